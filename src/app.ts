@@ -1,0 +1,76 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/database.js';
+import { registerJsonParsers } from './http/body-parsers.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import './http/fastify-types.js';
+import { parseQueryString } from './http/querystring.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { bearerToken } from './identity/authenticate.js';
+import { healthRoutes } from './ops/health.routes.js';
+import { registerMetrics } from './ops/metrics.js';
+import { createServices, type Services } from './services.js';
+import { registerApiRoutes } from './routes.js';
+import { VERSION } from './version.js';
+
+export type App = FastifyInstance;
+
+export interface BuildOptions {
+  config: Config;
+  handle: DatabaseHandle;
+  /** pino options or a destination; tests pass `false` or a capturing stream. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Builds the whole HTTP application over an open, migrated database. Used by main and by tests. */
+export async function buildApp(options: BuildOptions): Promise<{ app: App; services: Services }> {
+  const { config, handle } = options;
+  const app = Fastify({
+    logger:
+      options.logger === undefined
+        ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'] }
+        : options.logger,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { querystringParser: parseQueryString },
+    ajv: {
+      // A known attribute of the wrong type is a 422, never silently coerced (CONTRACT 2).
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+    },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const services = createServices(handle, config, app.log);
+
+  registerErrorHandler(app);
+  registerJsonParsers(app);
+  app.decorateRequest('principal', null);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Teamstage API', version: VERSION, description: 'HCP Terraform API v2: teams and run task gating' },
+      servers: [{ url: config.baseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  // Authentication runs first on every non-public route; the rate limit then counts per principal.
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.public || !request.url.startsWith('/api/v2/')) return;
+    request.principal = await services.authenticator.authenticate(bearerToken(request));
+  });
+  await registerRateLimit(app, config.rateLimit);
+
+  registerMetrics(app);
+  await app.register(healthRoutes, { handle, rateLimit: config.rateLimit });
+  await app.register(async (api) => registerApiRoutes(api, services), { prefix: '/api/v2' });
+  app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
+
+  app.addHook('onClose', async () => services.stop());
+  await app.ready();
+  return { app, services };
+}

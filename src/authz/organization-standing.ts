@@ -1,0 +1,53 @@
+import type { Principal } from '../identity/principal.js';
+import { fullAccess, noAccess, unionAccess, type OrganizationAccess } from '../teams/organization-access.js';
+
+/**
+ * What a principal is inside one organization (CONTRACT 4). Built once per request and organization,
+ * then every rule asks it instead of the database.
+ */
+export interface OrganizationStanding {
+  organizationName: string;
+  principal: Principal;
+  /** Site admin, member of owners, the organization token or the owners team's token. */
+  isOwner: boolean;
+  /** May see the organization at all (any active member, any token of it, site admin). */
+  isMember: boolean;
+  /** The union of the organization-access of the caller's teams (all true for owners). */
+  access: OrganizationAccess;
+  /** Teams the caller belongs to: their secret teams are visible to them. */
+  teamIds: ReadonlySet<string>;
+  /** The organization token is not a person: it cannot create runs or override stages. */
+  actsAsPerson: boolean;
+}
+
+export interface CallerTeam {
+  id: string;
+  isOwners: boolean;
+  access: OrganizationAccess;
+}
+
+/** Pure: the standing from the caller's teams in this organization. */
+export function standingFromTeams(
+  principal: Principal,
+  organizationName: string,
+  facts: { activeMember: boolean; teams: CallerTeam[] },
+): OrganizationStanding {
+  const base = { organizationName, principal, actsAsPerson: principal.kind !== 'organization' };
+  if (principal.kind === 'site-admin' || principal.kind === 'organization') {
+    const ownsIt = principal.kind === 'site-admin' || principal.organizationName === organizationName;
+    return { ...base, isOwner: ownsIt, isMember: ownsIt, access: ownsIt ? fullAccess() : noAccess(), teamIds: new Set() };
+  }
+  const isOwner = facts.teams.some((team) => team.isOwners);
+  return {
+    ...base,
+    isOwner,
+    isMember: facts.activeMember,
+    access: isOwner ? fullAccess() : unionAccess(facts.teams.map((team) => team.access)),
+    teamIds: new Set(facts.teams.map((team) => team.id)),
+  };
+}
+
+/** A caller who may not see the organization at all. */
+export function outsider(principal: Principal, organizationName: string): OrganizationStanding {
+  return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Principal } from '../identity/principal.js';
+import { parseStoredAccess } from '../teams/organization-access.js';
+import { standingFromTeams, type CallerTeam, type OrganizationStanding } from './organization-standing.js';
+
+/** Loads the facts a standing is computed from: the caller's active membership and teams. */
+export class StandingRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async standingIn(principal: Principal, organizationName: string): Promise<OrganizationStanding> {
+    if (principal.kind === 'site-admin' || principal.kind === 'organization') {
+      return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+    }
+    if (principal.kind === 'team') {
+      if (principal.organizationName !== organizationName) {
+        return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+      }
+      const team = await this.db
+        .selectFrom('teams')
+        .select(['id', 'is_owners', 'organization_access'])
+        .where('id', '=', principal.teamId)
+        .executeTakeFirst();
+      const teams: CallerTeam[] = team
+        ? [{ id: team.id, isOwners: team.is_owners === 1, access: parseStoredAccess(team.organization_access) }]
+        : [];
+      return standingFromTeams(principal, organizationName, { activeMember: teams.length > 0, teams });
+    }
+    const membership = await this.db
+      .selectFrom('organization_memberships')
+      .select(['id'])
+      .where('organization_name', '=', organizationName)
+      .where('user_id', '=', principal.userId)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    if (!membership) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+    const rows = await this.db
+      .selectFrom('team_memberships')
+      .innerJoin('teams', 'teams.id', 'team_memberships.team_id')
+      .select(['teams.id', 'teams.is_owners', 'teams.organization_access'])
+      .where('team_memberships.organization_membership_id', '=', membership.id)
+      .execute();
+    const teams = rows.map((row) => ({
+      id: row.id,
+      isOwners: row.is_owners === 1,
+      access: parseStoredAccess(row.organization_access),
+    }));
+    return standingFromTeams(principal, organizationName, { activeMember: true, teams });
+  }
+}

@@ -1,0 +1,66 @@
+import type { OrganizationStanding } from './organization-standing.js';
+
+/** The facts about a team that decide who may see and change it. */
+export interface TeamFacts {
+  id: string;
+  isOwners: boolean;
+  visibility: 'secret' | 'organization';
+  allowMemberTokenManagement: boolean;
+}
+
+/** Holders of these rights reach secret teams too when they also hold `access-secret-teams`. */
+function reachesSecretTeams(standing: OrganizationStanding): boolean {
+  const access = standing.access;
+  return access['access-secret-teams'] && (access['manage-membership'] || access['manage-teams'] || access['manage-organization-access']);
+}
+
+/** Whether every secret team is visible, so a list needs no visibility filter. */
+export function seesAllTeams(standing: OrganizationStanding): boolean {
+  return standing.isOwner || (standing.isMember && reachesSecretTeams(standing));
+}
+
+/** Seed 5.3: members see visible teams and the secret teams they belong to; owners see all. */
+export function canSeeTeam(standing: OrganizationStanding, team: TeamFacts): boolean {
+  if (seesAllTeams(standing)) return true;
+  if (!standing.isMember) return false;
+  return team.visibility === 'organization' || standing.teamIds.has(team.id);
+}
+
+export function canCreateTeams(standing: OrganizationStanding): boolean {
+  return standing.isOwner || (standing.isMember && standing.access['manage-teams']);
+}
+
+export interface TeamPermissions {
+  'can-update-membership': boolean;
+  'can-destroy': boolean;
+  'can-update-organization-access': boolean;
+  'can-update-api-token': boolean;
+  'can-update-visibility': boolean;
+  'can-update-name': boolean;
+  'can-update-sso-team-id': boolean;
+  'can-update-member-token-management': boolean;
+  'can-view-api-token': boolean;
+}
+
+/** CONTRACT 4 and 5, for one caller and one team. Every route checks through this, and it is what `permissions` shows. */
+export function teamPermissions(standing: OrganizationStanding, team: TeamFacts): TeamPermissions {
+  const visible = canSeeTeam(standing, team);
+  const owner = standing.isOwner;
+  const access = standing.access;
+  const manageTeams = visible && (owner || access['manage-teams']);
+  const manageMembership = visible && (owner || access['manage-membership']);
+  const manageAccess = visible && (owner || access['manage-organization-access']);
+  const isMemberOfTeam = standing.teamIds.has(team.id) && standing.principal.kind === 'user';
+  const tokens = manageTeams || (visible && isMemberOfTeam && team.allowMemberTokenManagement);
+  return {
+    'can-update-membership': manageMembership,
+    'can-destroy': manageTeams && !team.isOwners,
+    'can-update-organization-access': manageAccess && !team.isOwners,
+    'can-update-api-token': tokens,
+    'can-update-visibility': manageTeams,
+    'can-update-name': manageTeams && !team.isOwners,
+    'can-update-sso-team-id': manageTeams,
+    'can-update-member-token-management': manageTeams,
+    'can-view-api-token': tokens,
+  };
+}

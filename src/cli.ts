@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+import fs from 'node:fs';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { rotateSiteToken, siteTokenFile } from './identity/site-token.js';
+import { TokensRepository } from './identity/tokens.repository.js';
+import { serve } from './main.js';
+import { VERSION } from './version.js';
+
+const USAGE = `teamstage ${VERSION}
+
+Usage:
+  teamstage serve            run the server (migrates first)
+  teamstage migrate          apply database migrations and exit
+  teamstage token print      print the generated site admin token (from <data dir>/site-token)
+  teamstage token rotate     replace the site admin token with a new one and print it
+
+Configuration comes from the environment; see README.md.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, subcommand] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    console.log(USAGE);
+    return command ? 0 : 1;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return -1; // keep running
+    case 'migrate': {
+      const handle = openDatabase(config.databaseUrl);
+      const applied = await migrateToLatest(handle);
+      await handle.close();
+      console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'already up to date');
+      return 0;
+    }
+    case 'token': {
+      if (subcommand === 'print') {
+        const file = siteTokenFile(config.dataDir);
+        if (!fs.existsSync(file)) {
+          console.error(`no generated site token at ${file} (tokens are stored hashed; use "teamstage token rotate")`);
+          return 1;
+        }
+        console.log(fs.readFileSync(file, 'utf8').trim());
+        return 0;
+      }
+      if (subcommand === 'rotate') {
+        const handle = openDatabase(config.databaseUrl);
+        await migrateToLatest(handle);
+        const { secret, file } = await rotateSiteToken(new TokensRepository(handle.db), config.dataDir);
+        await handle.close();
+        console.log(secret);
+        console.error(`saved to ${file}; the previous site token no longer works`);
+        return 0;
+      }
+      console.error(USAGE);
+      return 1;
+    }
+    default:
+      console.error(USAGE);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    console.error(error instanceof ConfigError ? `configuration error: ${error.message}` : error);
+    process.exit(1);
+  },
+);

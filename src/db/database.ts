@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** For PostgreSQL: the pool, for LISTEN/NOTIFY and health checks. */
+  pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns COUNT(*) and BIGINT as strings; every count here fits in a JS number.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export function openDatabase(databaseUrl: string): DatabaseHandle {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const file = databaseUrl.slice('sqlite:'.length);
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const sqlite = new SQLite(file);
+    // WAL: readers never block the writer; NORMAL sync is durable across process crashes in WAL mode.
+    // FULL keeps acknowledged writes across power loss too, which is what "nothing acknowledged is lost" needs.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+}
+
+/** True when the error is a unique-constraint violation, on either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

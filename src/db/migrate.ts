@@ -1,0 +1,33 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { DatabaseHandle } from './database.js';
+import * as m001 from './migrations/001-identity-and-teams.js';
+
+/** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '001-identity-and-teams': m001 as Migration,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code ?? '';
+  return code.startsWith('SQLITE_BUSY');
+}
+
+/**
+ * Brings the schema up to date. PostgreSQL: Kysely takes an advisory lock, so nodes starting together
+ * take turns. SQLite: a second process racing the first can get SQLITE_BUSY; it waits and tries again,
+ * and then finds the work already done.
+ */
+export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  const migrator = new Migrator({ db: handle.db, provider });
+  for (let attempt = 0; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (handle.dialect === 'sqlite' && isSqliteBusy(error) && attempt < 20) {
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+      continue;
+    }
+    throw error;
+  }
+}

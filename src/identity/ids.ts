@@ -1,0 +1,19 @@
+import { customAlphabet } from 'nanoid';
+
+// Base58 (no 0, O, I, l): the alphabet HCP Terraform's own ids use.
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const suffix = customAlphabet(BASE58, 16);
+
+export type IdPrefix =
+  | 'team' | 'ts' | 'taskrs' | 'task' | 'wstask' | 'ws' | 'run' | 'cv' | 'plan' | 'apply' | 'user' | 'ou' | 'at'
+  | 'outcome' | 'job';
+
+/** `<prefix>-<16 random base58 chars>` as CONTRACT 2 requires. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}-${suffix()}`;
+}
+
+/** The part after the first `-`: used for the `api-team_<suffix>` service account name. */
+export function idSuffix(id: string): string {
+  return id.slice(id.indexOf('-') + 1);
+}

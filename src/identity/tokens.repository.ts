@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { Database, TokensTable } from '../db/schema.js';
+
+export type TokenRow = TokensTable;
+
+const TOKEN_COLUMNS = [
+  'id', 'kind', 'token_hash', 'user_id', 'organization_name', 'team_id', 'is_legacy', 'description',
+  'created_by_id', 'created_at', 'expired_at', 'last_used_at',
+] as const;
+
+export class TokensRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  findByHash(tokenHash: string): Promise<TokenRow | undefined> {
+    return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  findById(id: string): Promise<TokenRow | undefined> {
+    return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  async insert(row: TokenRow): Promise<void> {
+    await this.db.insertInto('tokens').values(row).execute();
+  }
+
+  async deleteById(id: string): Promise<void> {
+    await this.db.deleteFrom('tokens').where('id', '=', id).execute();
+  }
+
+  listForUser(userId: string): Promise<TokenRow[]> {
+    return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('kind', '=', 'user').where('user_id', '=', userId)
+      .orderBy('created_at').orderBy('id').execute();
+  }
+
+  listForTeam(teamId: string): Promise<TokenRow[]> {
+    return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('kind', '=', 'team').where('team_id', '=', teamId)
+      .orderBy('created_at').orderBy('id').execute();
+  }
+
+  /** Replaces any token of that kind and scope in one transaction (legacy team token, organization token). */
+  async replaceSingle(row: TokenRow, scope: { organizationName?: string; legacyTeamId?: string }): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      let removal = trx.deleteFrom('tokens').where('kind', '=', row.kind);
+      if (scope.organizationName) removal = removal.where('organization_name', '=', scope.organizationName);
+      if (scope.legacyTeamId) removal = removal.where('team_id', '=', scope.legacyTeamId).where('is_legacy', '=', 1);
+      await removal.execute();
+      await trx.insertInto('tokens').values(row).execute();
+    });
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    await this.db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+
+  async deleteOrganizationTokens(organizationName: string): Promise<void> {
+    await this.db.deleteFrom('tokens').where('kind', '=', 'organization').where('organization_name', '=', organizationName).execute();
+  }
+
+  async deleteLegacyTeamToken(teamId: string): Promise<void> {
+    await this.db.deleteFrom('tokens').where('kind', '=', 'team').where('team_id', '=', teamId).where('is_legacy', '=', 1).execute();
+  }
+
+  async hasSiteToken(): Promise<boolean> {
+    const row = await this.db.selectFrom('tokens').select('id').where('kind', '=', 'site').executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async deleteSiteTokens(): Promise<void> {
+    await this.db.deleteFrom('tokens').where('kind', '=', 'site').execute();
+  }
+}

@@ -1,0 +1,177 @@
+import { teamPermissions } from '../authz/team-permissions.js';
+import { nowIso } from '../clock.js';
+import { isUniqueViolation } from '../db/database.js';
+import { InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { OrganizationGate } from '../organizations/organization-gate.js';
+import type { TeamsRepository } from '../teams/teams.repository.js';
+import { teamFacts, type TeamsService } from '../teams/teams.service.js';
+import { idSuffix, newId } from './ids.js';
+import type { Principal } from './principal.js';
+import { ensureServiceAccount } from './service-accounts.js';
+import { generateToken, hashToken } from './token-secrets.js';
+import type { TokenRow, TokensRepository } from './tokens.repository.js';
+import { tokenResource } from './tokens.serializer.js';
+import type { UsersRepository } from './users.repository.js';
+
+export interface TeamTokenInput {
+  description?: string | null;
+  'expired-at'?: string | null;
+}
+
+function createdById(principal: Principal): string | null {
+  if (principal.kind === 'user') return principal.userId;
+  if (principal.kind === 'team') return principal.serviceAccountUserId;
+  return null;
+}
+
+function parseExpiry(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(time)) {
+    throw new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp');
+  }
+  if (time <= Date.now()) throw new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be in the future');
+  return new Date(time).toISOString();
+}
+
+/** Issuing and revoking user, organization and team tokens. Each secret is returned once and stored hashed. */
+export class TokensService {
+  constructor(
+    private readonly tokens: TokensRepository,
+    private readonly users: UsersRepository,
+    private readonly teams: TeamsRepository,
+    private readonly teamsService: TeamsService,
+    private readonly gate: OrganizationGate,
+  ) {}
+
+  private newRow(kind: TokenRow['kind'], fields: Partial<TokenRow>): { row: TokenRow; secret: string } {
+    const secret = generateToken();
+    const row: TokenRow = {
+      id: newId('at'),
+      kind,
+      token_hash: hashToken(secret),
+      user_id: null,
+      organization_name: null,
+      team_id: null,
+      is_legacy: 0,
+      description: null,
+      created_by_id: null,
+      created_at: nowIso(),
+      expired_at: null,
+      last_used_at: null,
+      ...fields,
+    };
+    return { row, secret };
+  }
+
+  async createUserToken(principal: Principal, userId: string, description: string | null): Promise<Resource> {
+    const allowed = principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === userId);
+    const user = allowed ? await this.users.findById(userId) : undefined;
+    if (!user || user.is_service_account === 1) throw new NotFound('user not found');
+    const { row, secret } = this.newRow('user', { user_id: user.id, description, created_by_id: user.id });
+    await this.tokens.insert(row);
+    return tokenResource(row, secret);
+  }
+
+  async listUserTokens(principal: Principal, userId: string): Promise<Resource[]> {
+    const allowed = principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === userId);
+    if (!allowed) throw new NotFound('user not found');
+    return (await this.tokens.listForUser(userId)).map((row) => tokenResource(row));
+  }
+
+  async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<Resource> {
+    const { organization } = await this.gate.enterAsOwner(principal, organizationName);
+    const serviceAccount = await ensureServiceAccount(this.users, `api-org-${organization.name}`);
+    const { row, secret } = this.newRow('organization', {
+      organization_name: organization.name,
+      created_by_id: createdById(principal) ?? serviceAccount,
+      expired_at: parseExpiry(expiredAt),
+    });
+    await this.tokens.replaceSingle(row, { organizationName: organization.name });
+    return tokenResource(row, secret);
+  }
+
+  async deleteOrganizationToken(principal: Principal, organizationName: string): Promise<void> {
+    const { organization } = await this.gate.enterAsOwner(principal, organizationName);
+    await this.tokens.deleteOrganizationTokens(organization.name);
+  }
+
+  /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
+  async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<Resource> {
+    const team = await this.manageableTeam(principal, teamId);
+    const description = input.description ?? null;
+    if (description !== null && description.length > 255) {
+      throw new InvalidAttribute('/data/attributes/description', 'description must be at most 255 characters');
+    }
+    const serviceAccountId = await this.teamServiceAccount(team.id, team.service_account_user_id);
+    const { row, secret } = this.newRow('team', {
+      team_id: team.id,
+      organization_name: team.organization_name,
+      is_legacy: legacy ? 1 : 0,
+      description: legacy ? null : description,
+      created_by_id: createdById(principal) ?? serviceAccountId,
+      expired_at: parseExpiry(input['expired-at']),
+    });
+    try {
+      if (legacy) await this.tokens.replaceSingle(row, { legacyTeamId: team.id });
+      else await this.tokens.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new InvalidAttribute('/data/attributes/description', 'Description has already been taken for this team');
+      }
+      throw error;
+    }
+    return tokenResource(row, secret);
+  }
+
+  async listTeamTokens(principal: Principal, teamId: string): Promise<Resource[]> {
+    const team = await this.manageableTeam(principal, teamId);
+    return (await this.tokens.listForTeam(team.id)).map((row) => tokenResource(row));
+  }
+
+  async deleteLegacyTeamToken(principal: Principal, teamId: string): Promise<void> {
+    const team = await this.manageableTeam(principal, teamId);
+    await this.tokens.deleteLegacyTeamToken(team.id);
+  }
+
+  async showToken(principal: Principal, tokenId: string): Promise<Resource> {
+    return tokenResource(await this.ownedToken(principal, tokenId));
+  }
+
+  async deleteToken(principal: Principal, tokenId: string): Promise<void> {
+    const row = await this.ownedToken(principal, tokenId);
+    await this.tokens.deleteById(row.id);
+  }
+
+  /** A token the caller may manage: its own user token, or a token of a team it may manage. */
+  private async ownedToken(principal: Principal, tokenId: string): Promise<TokenRow> {
+    const row = await this.tokens.findById(tokenId);
+    if (!row) throw new NotFound('token not found');
+    if (row.kind === 'user' && (principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === row.user_id))) {
+      return row;
+    }
+    if (row.kind === 'team' && row.team_id) {
+      try {
+        await this.manageableTeam(principal, row.team_id);
+        return row;
+      } catch {
+        throw new NotFound('token not found');
+      }
+    }
+    throw new NotFound('token not found');
+  }
+
+  private async manageableTeam(principal: Principal, teamId: string) {
+    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
+    if (!teamPermissions(standing, teamFacts(row))['can-update-api-token']) throw new NotFound('team not found');
+    return row;
+  }
+
+  private async teamServiceAccount(teamId: string, existing: string | null): Promise<string> {
+    if (existing) return existing;
+    const id = await ensureServiceAccount(this.users, `api-team_${idSuffix(teamId)}`);
+    await this.teams.update(teamId, { service_account_user_id: id });
+    return id;
+  }
+}

@@ -1,0 +1,48 @@
+import type { Kysely } from 'kysely';
+import type { Database, UsersTable } from '../db/schema.js';
+
+export type UserRow = UsersTable;
+
+const USER_COLUMNS = ['id', 'username', 'username_lower', 'email', 'email_lower', 'is_service_account', 'created_at'] as const;
+
+export class UsersRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: UserRow): Promise<void> {
+    await this.db.insertInto('users').values(row).execute();
+  }
+
+  findById(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  findByUsername(username: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').select(USER_COLUMNS).where('username_lower', '=', username.toLowerCase()).executeTakeFirst();
+  }
+
+  findByEmail(email: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').select(USER_COLUMNS).where('email_lower', '=', email.toLowerCase()).executeTakeFirst();
+  }
+
+  async findManyByIds(ids: readonly string[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('users').select(USER_COLUMNS).where('id', 'in', [...ids]).execute();
+  }
+
+  async list(offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .where('is_service_account', '=', 0)
+      .orderBy('username_lower')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const count = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('is_service_account', '=', 0)
+      .executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+}

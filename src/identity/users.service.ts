@@ -1,0 +1,72 @@
+import { nowIso } from '../clock.js';
+import { isUniqueViolation } from '../db/database.js';
+import { InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { checkEmail } from '../organizations/organizations.service.js';
+import { nameProblem } from '../teams/team-name.js';
+import { newId } from './ids.js';
+import type { Principal } from './principal.js';
+import { ensureServiceAccount } from './service-accounts.js';
+import type { UsersRepository } from './users.repository.js';
+import { userResource } from './users.serializer.js';
+import { idSuffix } from './ids.js';
+
+/** Site-admin user management and "who am I" (CONTRACT 3). */
+export class UsersService {
+  constructor(private readonly users: UsersRepository) {}
+
+  async create(principal: Principal, input: { username: string; email: string }): Promise<Resource> {
+    if (principal.kind !== 'site-admin') throw new NotFound('not found');
+    const problem = nameProblem(input.username);
+    if (problem) throw new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username'));
+    checkEmail(input.email, '/data/attributes/email');
+    const row = {
+      id: newId('user'),
+      username: input.username,
+      username_lower: input.username.toLowerCase(),
+      email: input.email,
+      email_lower: input.email.toLowerCase(),
+      is_service_account: 0 as const,
+      created_at: nowIso(),
+    };
+    try {
+      await this.users.insert(row);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const pointer = (await this.users.findByUsername(input.username)) ? 'username' : 'email';
+      throw new InvalidAttribute(`/data/attributes/${pointer}`, `${pointer === 'username' ? 'Username' : 'Email'} has already been taken`);
+    }
+    return userResource(row, { showEmail: true });
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+    if (principal.kind !== 'site-admin') throw new NotFound('not found');
+    const { rows, total } = await this.users.list(page.offset, page.size);
+    return { data: rows.map((row) => userResource(row, { showEmail: true })), total };
+  }
+
+  /** The caller as a user; tokens that are not a person answer with their service account. */
+  async accountDetails(principal: Principal): Promise<Resource> {
+    let userId: string;
+    switch (principal.kind) {
+      case 'user':
+        userId = principal.userId;
+        break;
+      case 'team':
+        userId = principal.serviceAccountUserId ?? (await ensureServiceAccount(this.users, `api-team_${idSuffix(principal.teamId)}`));
+        break;
+      case 'organization':
+        userId = await ensureServiceAccount(this.users, `api-org-${principal.organizationName}`);
+        break;
+      case 'site-admin':
+        userId = await ensureServiceAccount(this.users, 'api-site-admin');
+        break;
+    }
+    const user = await this.users.findById(userId);
+    if (!user) throw new NotFound('user not found');
+    const resource = userResource(user, { showEmail: true });
+    (resource.attributes as Record<string, unknown>)['is-site-admin'] = principal.kind === 'site-admin';
+    return resource;
+  }
+}

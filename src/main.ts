@@ -1,0 +1,43 @@
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { ensureSiteToken } from './identity/site-token.js';
+import { TokensRepository } from './identity/tokens.repository.js';
+
+/**
+ * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: stop accepting, let in-flight
+ * requests finish, release background claims (app onClose), close the database, exit 0.
+ */
+export async function serve(config: Config): Promise<void> {
+  const handle = openDatabase(config.databaseUrl);
+  await migrateToLatest(handle);
+  const siteToken = await ensureSiteToken(new TokensRepository(handle.db), { configured: config.siteToken, dataDir: config.dataDir });
+  const { app } = await buildApp({ config, handle });
+  if (siteToken.generated) {
+    // Printed once, to the terminal only (never through the logger), and kept in a 0600 file.
+    process.stdout.write(
+      `\nSite admin token (shown once, also saved to ${siteToken.file}):\n\n  ${siteToken.generated}\n\n`,
+    );
+  }
+  await app.listen({ host: config.host, port: config.port });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 30_000);
+    timer.unref();
+    try {
+      await app.close();
+      await handle.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,32 @@
+/**
+ * Editions (CONTRACT 6): a feature set is a named bundle of entitlements; each organization has one.
+ * Static data: the site admin chooses among them, nobody edits them.
+ */
+export interface FeatureSet {
+  id: string;
+  name: string;
+  teams: boolean;
+  runTasks: boolean;
+  /** null: no limit. */
+  runTaskLimit: number | null;
+  runTaskWorkspaceLimit: number | null;
+}
+
+export const FEATURE_SETS: readonly FeatureSet[] = [
+  { id: 'fs-free', name: 'Free', teams: false, runTasks: true, runTaskLimit: 1, runTaskWorkspaceLimit: 10 },
+  { id: 'fs-standard', name: 'Standard', teams: true, runTasks: true, runTaskLimit: null, runTaskWorkspaceLimit: null },
+  { id: 'fs-business', name: 'Business', teams: true, runTasks: true, runTaskLimit: null, runTaskWorkspaceLimit: null },
+];
+
+export function featureSetByName(name: string): FeatureSet | undefined {
+  return FEATURE_SETS.find((set) => set.name.toLowerCase() === name.toLowerCase());
+}
+
+export function featureSetById(id: string): FeatureSet | undefined {
+  return FEATURE_SETS.find((set) => set.id === id);
+}
+
+/** The stored feature set of an organization; an unknown stored name falls back to the most limited one. */
+export function featureSetOf(organization: { feature_set: string }): FeatureSet {
+  return featureSetByName(organization.feature_set) ?? FEATURE_SETS[0]!;
+}

@@ -1,0 +1,154 @@
+import { nowIso } from '../clock.js';
+import { isUniqueViolation } from '../db/database.js';
+import type { MembershipStatus } from '../db/schema.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import type { UsersRepository, UserRow } from '../identity/users.repository.js';
+import { userResource } from '../identity/users.serializer.js';
+import type { TeamsRepository } from '../teams/teams.repository.js';
+import type { TeamsService } from '../teams/teams.service.js';
+import type { OrganizationStanding } from '../authz/organization-standing.js';
+import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
+import { membershipResource } from './memberships.serializer.js';
+import type { OrganizationGate } from './organization-gate.js';
+import { checkEmail } from './organizations.service.js';
+
+function canManageMembers(standing: OrganizationStanding): boolean {
+  return standing.isOwner || standing.access['manage-membership'];
+}
+
+/** Inviting users into an organization, accepting, listing and removing (CONTRACT 3). */
+export class MembershipsService {
+  constructor(
+    private readonly memberships: MembershipsRepository,
+    private readonly users: UsersRepository,
+    private readonly teams: TeamsRepository,
+    private readonly teamsService: TeamsService,
+    private readonly gate: OrganizationGate,
+  ) {}
+
+  /**
+   * Invites by email. An address nobody has registered gets a user record now (as HCP Terraform sends an
+   * invitation email), so the invitation can be accepted once that person has a token.
+   */
+  async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<Resource> {
+    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    if (!canManageMembers(standing)) throw new NotFound(`organization '${organizationName}' not found`);
+    checkEmail(email, '/data/attributes/email');
+    for (const [index, teamId] of teamIds.entries()) {
+      const team = await this.teams.findById(teamId);
+      if (!team || team.organization_name !== organization.name) {
+        throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
+      }
+    }
+    const user = (await this.users.findByEmail(email)) ?? (await this.createInvitedUser(email));
+    const row: MembershipRow = { id: newId('ou'), organization_name: organization.name, user_id: user.id, status: 'invited', created_at: nowIso() };
+    try {
+      await this.memberships.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/email', 'this user is already a member of the organization');
+      throw error;
+    }
+    for (const teamId of teamIds) await this.teams.addMemberships(teamId, [row.id], row.created_at);
+    return membershipResource(row, user, teamIds);
+  }
+
+  async accept(principal: Principal, membershipId: string): Promise<Resource> {
+    const membership = await this.memberships.findById(membershipId);
+    if (!membership || principal.kind !== 'user' || principal.userId !== membership.user_id) {
+      throw new NotFound('organization membership not found');
+    }
+    if (membership.status !== 'active') await this.memberships.activate(membership.id);
+    const user = await this.users.findById(membership.user_id);
+    const teamIds = (await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? [];
+    return membershipResource({ ...membership, status: 'active' }, user, teamIds);
+  }
+
+  async list(
+    principal: Principal,
+    organizationName: string,
+    options: { q?: string; status?: string; emails?: string[]; page: PageRequest; includeUser: boolean },
+  ): Promise<{ data: Resource[]; included: Resource[]; total: number }> {
+    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    if (options.status !== undefined && options.status !== 'invited' && options.status !== 'active') {
+      throw new InvalidAttribute('filter[status]', "filter[status] must be 'invited' or 'active'");
+    }
+    const { rows, total } = await this.memberships.list(
+      { organizationName: organization.name, q: options.q, status: options.status as MembershipStatus | undefined, emails: options.emails },
+      options.page.offset,
+      options.page.size,
+    );
+    const users = new Map((await this.users.findManyByIds(rows.map((row) => row.user_id))).map((user) => [user.id, user]));
+    const data = await this.resources(rows, users, standing);
+    const included = options.includeUser ? [...users.values()].map((user) => userResource(user, { showEmail: true })) : [];
+    return { data, included, total };
+  }
+
+  async show(principal: Principal, membershipId: string): Promise<Resource> {
+    const { membership, standing } = await this.visibleMembership(principal, membershipId);
+    const user = await this.users.findById(membership.user_id);
+    const [resource] = await this.resources([membership], new Map(user ? [[user.id, user]] : []), standing);
+    return resource!;
+  }
+
+  /** Removes the user from the organization and all its teams; the last owner cannot leave. */
+  async delete(principal: Principal, membershipId: string): Promise<void> {
+    const { membership, standing } = await this.visibleMembership(principal, membershipId);
+    if (!canManageMembers(standing)) throw new NotFound('organization membership not found');
+    const owners = await this.teams.findOwnersTeam(membership.organization_name);
+    if (owners && membership.status === 'active') {
+      const active = await this.teams.activeMembers([owners.id]);
+      if (active.length === 1 && active[0]!.membershipId === membership.id) {
+        throw new Forbidden('the last active member of the owners team cannot leave the organization');
+      }
+    }
+    await this.memberships.delete(membership.id);
+  }
+
+  private async visibleMembership(principal: Principal, membershipId: string) {
+    const membership = await this.memberships.findById(membershipId);
+    if (!membership) throw new NotFound('organization membership not found');
+    try {
+      const { standing } = await this.gate.enter(principal, membership.organization_name);
+      return { membership, standing };
+    } catch (error) {
+      if (error instanceof NotFound) throw new NotFound('organization membership not found');
+      throw error;
+    }
+  }
+
+  private async resources(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<Resource[]> {
+    const teamIdsByMembership = await this.memberships.teamIdsOf(rows.map((row) => row.id));
+    const visible = await this.teamsService.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
+    return rows.map((row) =>
+      membershipResource(row, users.get(row.user_id), (teamIdsByMembership.get(row.id) ?? []).filter((id) => visible.has(id))),
+    );
+  }
+
+  private async createInvitedUser(email: string): Promise<UserRow> {
+    const local = email.split('@')[0]!.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 60) || 'user';
+    for (let attempt = 0; ; attempt++) {
+      const username = attempt === 0 ? local : `${local}-${newId('user').slice(-6)}`;
+      const row: UserRow = {
+        id: newId('user'),
+        username,
+        username_lower: username.toLowerCase(),
+        email,
+        email_lower: email.toLowerCase(),
+        is_service_account: 0,
+        created_at: nowIso(),
+      };
+      try {
+        await this.users.insert(row);
+        return row;
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt > 5) throw error;
+        const byEmail = await this.users.findByEmail(email);
+        if (byEmail) return byEmail;
+      }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import type { OrganizationStanding } from '../authz/organization-standing.js';
+import type { StandingRepository } from '../authz/standing.repository.js';
+import { NotFound } from '../http/errors.js';
+import type { Principal } from '../identity/principal.js';
+import { featureSetOf, type FeatureSet } from './editions.js';
+import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
+
+export interface OrganizationContext {
+  organization: OrganizationRow;
+  featureSet: FeatureSet;
+  standing: OrganizationStanding;
+}
+
+/**
+ * The first step of every organization-scoped request: the organization must exist and the caller
+ * must belong to it; otherwise 404, so outsiders cannot even learn that it exists.
+ */
+export class OrganizationGate {
+  constructor(
+    private readonly organizations: OrganizationsRepository,
+    private readonly standings: StandingRepository,
+  ) {}
+
+  async enter(principal: Principal, organizationName: string): Promise<OrganizationContext> {
+    const organization = await this.organizations.findByName(organizationName);
+    if (!organization) throw new NotFound(`organization '${organizationName}' not found`);
+    const standing = await this.standings.standingIn(principal, organization.name);
+    if (!standing.isMember) throw new NotFound(`organization '${organizationName}' not found`);
+    return { organization, featureSet: featureSetOf(organization), standing };
+  }
+
+  /** Like enter, and additionally requires owner rights; a member without them gets 404 as well. */
+  async enterAsOwner(principal: Principal, organizationName: string): Promise<OrganizationContext> {
+    const context = await this.enter(principal, organizationName);
+    if (!context.standing.isOwner) throw new NotFound(`organization '${organizationName}' not found`);
+    return context;
+  }
+}

@@ -1,0 +1,48 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, OrganizationsTable } from '../db/schema.js';
+
+export type OrganizationRow = OrganizationsTable;
+
+const ORG_COLUMNS = ['name', 'name_lower', 'email', 'feature_set', 'created_at', 'updated_at'] as const;
+
+export class OrganizationsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Lookups are exact on the stored name, the organization's id in every URL. */
+  findByName(name: string): Promise<OrganizationRow | undefined> {
+    return this.db.selectFrom('organizations').select(ORG_COLUMNS).where('name', '=', name).executeTakeFirst();
+  }
+
+  async insert(trx: Transaction<Database>, row: OrganizationRow): Promise<void> {
+    await trx.insertInto('organizations').values(row).execute();
+  }
+
+  async update(name: string, changes: Partial<Pick<OrganizationRow, 'email' | 'feature_set' | 'updated_at'>>): Promise<void> {
+    await this.db.updateTable('organizations').set(changes).where('name', '=', name).execute();
+  }
+
+  async delete(name: string): Promise<void> {
+    await this.db.deleteFrom('organizations').where('name', '=', name).execute();
+  }
+
+  /** All organizations (site admin) or those in `names`. */
+  async list(filter: { names?: string[] }, offset: number, limit: number): Promise<{ rows: OrganizationRow[]; total: number }> {
+    if (filter.names && filter.names.length === 0) return { rows: [], total: 0 };
+    let query = this.db.selectFrom('organizations');
+    if (filter.names) query = query.where('name', 'in', filter.names);
+    const rows = await query.select(ORG_COLUMNS).orderBy('name_lower').limit(limit).offset(offset).execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  /** Organizations where the user is an active member. */
+  async namesForUser(userId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('organization_memberships')
+      .select('organization_name')
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .execute();
+    return rows.map((row) => row.organization_name);
+  }
+}

@@ -1,0 +1,155 @@
+import type { Kysely } from 'kysely';
+import { nowIso } from '../clock.js';
+import { isUniqueViolation } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { InvalidAttribute, NotFound, Unprocessable } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import type { StandingRepository } from '../authz/standing.repository.js';
+import { fullAccess } from '../teams/organization-access.js';
+import { nameProblem } from '../teams/team-name.js';
+import { FEATURE_SETS, featureSetById, featureSetByName } from './editions.js';
+import type { OrganizationGate } from './organization-gate.js';
+import type { OrganizationsRepository } from './organizations.repository.js';
+import { entitlementSetResource, featureSetResource, organizationResource } from './organizations.serializer.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export function checkEmail(email: string, pointer: string): void {
+  if (email.length > 255 || !EMAIL.test(email)) throw new InvalidAttribute(pointer, 'email is not a valid address');
+}
+
+/** Organizations, their editions and entitlements (CONTRACT 3, 6). */
+export class OrganizationsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly organizations: OrganizationsRepository,
+    private readonly gate: OrganizationGate,
+    private readonly standings: StandingRepository,
+    private readonly defaultFeatureSet: string,
+  ) {}
+
+  /** Creates the organization with its owners team; a user creating it becomes its first owner. */
+  async create(principal: Principal, input: { name: string; email: string }): Promise<Resource> {
+    if (principal.kind !== 'user' && principal.kind !== 'site-admin') {
+      throw new NotFound('only users and site admins create organizations');
+    }
+    const problem = nameProblem(input.name);
+    if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
+    checkEmail(input.email, '/data/attributes/email');
+    const now = nowIso();
+    const featureSet = featureSetByName(this.defaultFeatureSet)!;
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await this.organizations.insert(trx, {
+          name: input.name,
+          name_lower: input.name.toLowerCase(),
+          email: input.email,
+          feature_set: featureSet.name,
+          created_at: now,
+          updated_at: now,
+        });
+        const ownersId = newId('team');
+        await trx
+          .insertInto('teams')
+          .values({
+            id: ownersId,
+            organization_name: input.name,
+            name: 'owners',
+            name_lower: 'owners',
+            sso_team_id: null,
+            visibility: 'secret',
+            allow_member_token_management: 1,
+            organization_access: JSON.stringify(fullAccess()),
+            is_owners: 1,
+            service_account_user_id: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        if (principal.kind === 'user') {
+          const membershipId = newId('ou');
+          await trx
+            .insertInto('organization_memberships')
+            .values({ id: membershipId, organization_name: input.name, user_id: principal.userId, status: 'active', created_at: now })
+            .execute();
+          await trx
+            .insertInto('team_memberships')
+            .values({ team_id: ownersId, organization_membership_id: membershipId, created_at: now })
+            .execute();
+        }
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
+      throw error;
+    }
+    return this.show(principal, input.name);
+  }
+
+  async list(principal: Principal, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+    let names: string[] | undefined;
+    if (principal.kind === 'user') names = await this.organizations.namesForUser(principal.userId);
+    else if (principal.kind !== 'site-admin') names = [principal.organizationName];
+    const { rows, total } = await this.organizations.list({ names }, page.offset, page.size);
+    const data: Resource[] = [];
+    for (const row of rows) data.push(organizationResource(row, await this.standings.standingIn(principal, row.name)));
+    return { data, total };
+  }
+
+  async show(principal: Principal, name: string): Promise<Resource> {
+    const { organization, standing } = await this.gate.enter(principal, name);
+    return organizationResource(organization, standing);
+  }
+
+  async update(principal: Principal, name: string, input: { name?: string; email?: string }): Promise<Resource> {
+    const { organization } = await this.gate.enterAsOwner(principal, name);
+    if (input.name !== undefined && input.name !== organization.name) {
+      throw new InvalidAttribute('/data/attributes/name', 'renaming an organization is not supported');
+    }
+    if (input.email !== undefined) {
+      checkEmail(input.email, '/data/attributes/email');
+      await this.organizations.update(organization.name, { email: input.email, updated_at: nowIso() });
+    }
+    return this.show(principal, name);
+  }
+
+  async delete(principal: Principal, name: string): Promise<void> {
+    const { organization } = await this.gate.enterAsOwner(principal, name);
+    await this.organizations.delete(organization.name);
+  }
+
+  async entitlements(principal: Principal, name: string): Promise<Resource> {
+    const { organization, featureSet } = await this.gate.enter(principal, name);
+    return entitlementSetResource(organization, featureSet);
+  }
+
+  listFeatureSets(principal: Principal, q: string | undefined): Resource[] {
+    this.requireSiteAdmin(principal);
+    const needle = q?.toLowerCase();
+    return FEATURE_SETS.filter((set) => !needle || set.name.toLowerCase().includes(needle)).map(featureSetResource);
+  }
+
+  async subscribe(principal: Principal, name: string, featureSetId: string): Promise<Resource> {
+    this.requireSiteAdmin(principal);
+    const organization = await this.organizations.findByName(name);
+    if (!organization) throw new NotFound(`organization '${name}' not found`);
+    const featureSet = featureSetById(featureSetId) ?? featureSetByName(featureSetId);
+    if (!featureSet) throw new Unprocessable(`feature set '${featureSetId}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' });
+    await this.organizations.update(organization.name, { feature_set: featureSet.name, updated_at: nowIso() });
+    return {
+      id: `sub-${organization.name}`,
+      type: 'subscriptions',
+      attributes: { 'is-active': true, 'is-public-free-tier': featureSet.name === 'Free' },
+      relationships: {
+        organization: { data: { id: organization.name, type: 'organizations' } },
+        'feature-set': { data: { id: featureSet.id, type: 'feature-sets' } },
+      },
+    };
+  }
+
+  private requireSiteAdmin(principal: Principal): void {
+    if (principal.kind !== 'site-admin') throw new NotFound('not found');
+  }
+}

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { tokensRoutes } from './identity/tokens.routes.js';
+import { usersRoutes } from './identity/users.routes.js';
+import { membershipsRoutes } from './organizations/memberships.routes.js';
+import { organizationsRoutes } from './organizations/organizations.routes.js';
+import type { Services } from './services.js';
+import { teamMembersRoutes } from './teams/team-members.routes.js';
+import { teamsRoutes } from './teams/teams.routes.js';
+
+/** Every /api/v2 route, by area. */
+export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
+  await usersRoutes(api, services);
+  await tokensRoutes(api, services);
+  await organizationsRoutes(api, services);
+  await membershipsRoutes(api, services);
+  await teamsRoutes(api, services);
+  await teamMembersRoutes(api, services);
+}

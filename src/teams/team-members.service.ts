@@ -1,0 +1,88 @@
+import { teamPermissions } from '../authz/team-permissions.js';
+import { nowIso } from '../clock.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Principal } from '../identity/principal.js';
+import type { UsersRepository } from '../identity/users.repository.js';
+import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';
+import type { TeamsRepository, TeamRow } from './teams.repository.js';
+import { teamFacts, type TeamsService } from './teams.service.js';
+
+/**
+ * Adding and removing team members (CONTRACT 3), by username or by organization membership id.
+ * Users join through their organization membership, so an invited user joins when they accept.
+ */
+export class TeamMembersService {
+  constructor(
+    private readonly teamsService: TeamsService,
+    private readonly teams: TeamsRepository,
+    private readonly users: UsersRepository,
+    private readonly memberships: MembershipsRepository,
+  ) {}
+
+  async addByUsernames(principal: Principal, teamId: string, usernames: string[]): Promise<void> {
+    const team = await this.manageableTeam(principal, teamId);
+    const memberships = await this.membershipsForUsernames(team, usernames);
+    await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
+  }
+
+  async removeByUsernames(principal: Principal, teamId: string, usernames: string[]): Promise<void> {
+    const team = await this.manageableTeam(principal, teamId);
+    const memberships = await this.membershipsForUsernames(team, usernames);
+    await this.remove(team, memberships.map((membership) => membership.id));
+  }
+
+  async addByMembershipIds(principal: Principal, teamId: string, membershipIds: string[]): Promise<void> {
+    const team = await this.manageableTeam(principal, teamId);
+    const memberships = await this.membershipsByIds(team, membershipIds);
+    await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
+  }
+
+  async removeByMembershipIds(principal: Principal, teamId: string, membershipIds: string[]): Promise<void> {
+    const team = await this.manageableTeam(principal, teamId);
+    const memberships = await this.membershipsByIds(team, membershipIds);
+    await this.remove(team, memberships.map((membership) => membership.id));
+  }
+
+  private async manageableTeam(principal: Principal, teamId: string): Promise<TeamRow> {
+    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
+    if (!teamPermissions(standing, teamFacts(row))['can-update-membership']) throw new NotFound('team not found');
+    return row;
+  }
+
+  /** The owners team must keep at least one active member, or nobody could administer the organization. */
+  private async remove(team: TeamRow, membershipIds: string[]): Promise<void> {
+    if (team.is_owners === 1) {
+      const active = await this.teams.activeMembers([team.id]);
+      const remaining = active.filter((member) => !membershipIds.includes(member.membershipId));
+      if (active.length > 0 && remaining.length === 0) {
+        throw new Forbidden('the last active member of the owners team cannot be removed');
+      }
+    }
+    await this.teams.removeMemberships(team.id, membershipIds);
+  }
+
+  private async membershipsForUsernames(team: TeamRow, usernames: string[]): Promise<MembershipRow[]> {
+    const result: MembershipRow[] = [];
+    for (const [index, username] of usernames.entries()) {
+      const user = await this.users.findByUsername(username);
+      const membership = user && (await this.memberships.findByUser(team.organization_name, user.id));
+      if (!membership || membership.status !== 'active') {
+        throw new InvalidAttribute(`/data/${index}/id`, `user '${username}' is not an active member of the organization`);
+      }
+      result.push(membership);
+    }
+    return result;
+  }
+
+  private async membershipsByIds(team: TeamRow, ids: string[]): Promise<MembershipRow[]> {
+    const result: MembershipRow[] = [];
+    for (const [index, id] of ids.entries()) {
+      const membership = await this.memberships.findById(id);
+      if (!membership || membership.organization_name !== team.organization_name) {
+        throw new InvalidAttribute(`/data/${index}/id`, `organization membership '${id}' not found in this organization`);
+      }
+      result.push(membership);
+    }
+    return result;
+  }
+}

@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import { containsText } from '../db/like.js';
+import type { Database, TeamsTable } from '../db/schema.js';
+
+export type TeamRow = TeamsTable;
+
+const TEAM_COLUMNS = [
+  'teams.id', 'teams.organization_name', 'teams.name', 'teams.name_lower', 'teams.sso_team_id', 'teams.visibility',
+  'teams.allow_member_token_management', 'teams.organization_access', 'teams.is_owners', 'teams.service_account_user_id',
+  'teams.created_at', 'teams.updated_at',
+] as const;
+
+export interface TeamListFilter {
+  organizationName: string;
+  /** When set, only teams with visibility `organization` or one of these ids (the caller's own). */
+  visibleTo?: { teamIds: string[] };
+  ownersOnly?: boolean;
+  q?: string;
+  names?: string[];
+}
+
+export interface TeamMember {
+  teamId: string;
+  userId: string;
+  membershipId: string;
+}
+
+export class TeamsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: TeamRow, executor: Kysely<Database> = this.db): Promise<void> {
+    await executor.insertInto('teams').values(row).execute();
+  }
+
+  findById(id: string): Promise<TeamRow | undefined> {
+    return this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  findOwnersTeam(organizationName: string): Promise<TeamRow | undefined> {
+    return this.db
+      .selectFrom('teams')
+      .select(TEAM_COLUMNS)
+      .where('organization_name', '=', organizationName)
+      .where('is_owners', '=', 1)
+      .executeTakeFirst();
+  }
+
+  async update(id: string, changes: Partial<Omit<TeamRow, 'id' | 'organization_name' | 'is_owners'>>): Promise<void> {
+    await this.db.updateTable('teams').set(changes).where('id', '=', id).execute();
+  }
+
+  /** Deletes the team with its memberships and tokens. */
+  async delete(id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('tokens').where('team_id', '=', id).execute();
+      await trx.deleteFrom('teams').where('id', '=', id).execute();
+    });
+  }
+
+  async list(filter: TeamListFilter, offset: number, limit: number): Promise<{ rows: TeamRow[]; total: number }> {
+    let query = this.db.selectFrom('teams').where('teams.organization_name', '=', filter.organizationName);
+    if (filter.ownersOnly) query = query.where('teams.is_owners', '=', 1);
+    if (filter.visibleTo) {
+      const own = filter.visibleTo.teamIds;
+      query = query.where((eb) =>
+        own.length > 0
+          ? eb.or([eb('teams.visibility', '=', 'organization'), eb('teams.id', 'in', own)])
+          : eb('teams.visibility', '=', 'organization'),
+      );
+    }
+    if (filter.q) query = query.where((eb) => containsText(eb.ref('teams.name_lower'), filter.q!.toLowerCase()));
+    if (filter.names) {
+      if (filter.names.length === 0) return { rows: [], total: 0 };
+      // filter[names] is exact; names are unique ignoring case, so compare on the lower-cased key.
+      query = query.where('teams.name_lower', 'in', filter.names.map((name) => name.toLowerCase()));
+    }
+    const rows = await query.select(TEAM_COLUMNS).orderBy('teams.name_lower').orderBy('teams.id').limit(limit).offset(offset).execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  /** Active members of each team; invited memberships are left out everywhere (seed 1). */
+  async activeMembers(teamIds: readonly string[]): Promise<TeamMember[]> {
+    if (teamIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('team_memberships')
+      .innerJoin('organization_memberships', 'organization_memberships.id', 'team_memberships.organization_membership_id')
+      .select(['team_memberships.team_id', 'organization_memberships.user_id', 'organization_memberships.id'])
+      .where('team_memberships.team_id', 'in', [...teamIds])
+      .where('organization_memberships.status', '=', 'active')
+      .orderBy('team_memberships.created_at')
+      .orderBy('organization_memberships.id')
+      .execute();
+    return rows.map((row) => ({ teamId: row.team_id, userId: row.user_id, membershipId: row.id }));
+  }
+
+  /** Teams that currently hold at least one unexpired token: their service account counts as a member. */
+  async teamsWithTokens(teamIds: readonly string[], now: string): Promise<Set<string>> {
+    if (teamIds.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('tokens')
+      .select('team_id')
+      .distinct()
+      .where('kind', '=', 'team')
+      .where('team_id', 'in', [...teamIds])
+      .where((eb) => eb.or([eb('expired_at', 'is', null), eb('expired_at', '>', now)]))
+      .execute();
+    return new Set(rows.map((row) => row.team_id!));
+  }
+
+  async addMemberships(teamId: string, membershipIds: readonly string[], now: string): Promise<void> {
+    if (membershipIds.length === 0) return;
+    // ON CONFLICT DO NOTHING: adding someone twice, even concurrently, is not an error.
+    await this.db
+      .insertInto('team_memberships')
+      .values(membershipIds.map((membershipId) => ({ team_id: teamId, organization_membership_id: membershipId, created_at: now })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  async removeMemberships(teamId: string, membershipIds: readonly string[]): Promise<void> {
+    if (membershipIds.length === 0) return;
+    await this.db
+      .deleteFrom('team_memberships')
+      .where('team_id', '=', teamId)
+      .where('organization_membership_id', 'in', [...membershipIds])
+      .execute();
+  }
+}

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { callerOf } from '../http/caller.js';
+import { parseInclude } from '../http/include.js';
+import { listDocument } from '../http/list-document.js';
+import { parsePage } from '../http/pagination.js';
+import { listParameter, type Query } from '../http/querystring.js';
+import { sendDocument, sendNoContent } from '../http/reply.js';
+import { IdParam, NullableString, resourceBody } from '../http/schemas.js';
+import type { Services } from '../services.js';
+import { ORGANIZATION_ACCESS_KEYS } from './organization-access.js';
+import { TEAM_INCLUDES, type TeamAttributesInput } from './teams.service.js';
+
+const OrganizationAccessInput = Type.Object(
+  Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((key) => [key, Type.Optional(Type.Boolean())])),
+);
+
+const teamAttributes = (nameRequired: boolean) =>
+  Type.Object({
+    name: nameRequired ? Type.String({ maxLength: 1000 }) : Type.Optional(Type.String({ maxLength: 1000 })),
+    'sso-team-id': NullableString(255),
+    visibility: Type.Optional(Type.Union([Type.Literal('secret'), Type.Literal('organization')])),
+    'organization-access': Type.Optional(OrganizationAccessInput),
+    'allow-member-token-management': Type.Optional(Type.Boolean()),
+    'allow-team-token-management': Type.Optional(Type.Boolean()),
+  });
+
+const CreateTeamBody = resourceBody('teams', teamAttributes(true));
+const UpdateTeamBody = resourceBody('teams', teamAttributes(false), { attributesRequired: false });
+const OrgParams = IdParam('organization_name');
+const TeamParams = IdParam('team_id');
+
+/** Seed 4.1–4.5. */
+export async function teamsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const { teamsService, config } = services;
+
+  app.get<{ Params: { organization_name: string }; Querystring: Query }>(
+    '/organizations/:organization_name/teams',
+    { schema: { params: OrgParams, tags: ['teams'], summary: 'List teams' } },
+    async (request, reply) => {
+      const query = request.query;
+      const include = parseInclude(query, TEAM_INCLUDES);
+      const page = parsePage(query);
+      const names = query['filter[names]'] !== undefined ? listParameter(query['filter[names]']) : undefined;
+      const result = await teamsService.list(callerOf(request), request.params.organization_name, {
+        q: query.q || undefined,
+        names,
+        page,
+        include,
+      });
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, page, result));
+    },
+  );
+
+  app.post<{ Params: { organization_name: string }; Querystring: Query; Body: { data: { attributes: TeamAttributesInput & { name: string } } } }>(
+    '/organizations/:organization_name/teams',
+    { schema: { params: OrgParams, body: CreateTeamBody, tags: ['teams'], summary: 'Create a team' } },
+    async (request, reply) => {
+      const include = parseInclude(request.query, TEAM_INCLUDES);
+      const document = await teamsService.create(callerOf(request), request.params.organization_name, request.body.data.attributes, include);
+      return sendDocument(reply, 200, withIncluded(document));
+    },
+  );
+
+  app.get<{ Params: { team_id: string }; Querystring: Query }>(
+    '/teams/:team_id',
+    { schema: { params: TeamParams, tags: ['teams'], summary: 'Show a team' } },
+    async (request, reply) => {
+      const include = parseInclude(request.query, TEAM_INCLUDES);
+      return sendDocument(reply, 200, withIncluded(await teamsService.show(callerOf(request), request.params.team_id, include)));
+    },
+  );
+
+  // CONTRACT 5: an unknown team is 404 before the body is looked at, so the team is checked in preValidation.
+  app.patch<{ Params: { team_id: string }; Querystring: Query; Body: { data: { attributes?: TeamAttributesInput } } }>(
+    '/teams/:team_id',
+    {
+      schema: { params: TeamParams, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' },
+      preValidation: async (request) => {
+        await teamsService.visibleTeam(callerOf(request), (request.params as { team_id: string }).team_id);
+      },
+    },
+    async (request, reply) => {
+      const include = parseInclude(request.query, TEAM_INCLUDES);
+      const attributes = request.body.data.attributes ?? {};
+      return sendDocument(reply, 200, withIncluded(await teamsService.update(callerOf(request), request.params.team_id, attributes, include)));
+    },
+  );
+
+  app.delete<{ Params: { team_id: string } }>(
+    '/teams/:team_id',
+    { schema: { params: TeamParams, tags: ['teams'], summary: 'Delete a team' } },
+    async (request, reply) => {
+      await teamsService.delete(callerOf(request), request.params.team_id);
+      return sendNoContent(reply);
+    },
+  );
+}
+
+function withIncluded(parts: { data: import('../http/jsonapi.js').Resource; included: import('../http/jsonapi.js').Resource[] }) {
+  return parts.included.length > 0 ? { data: parts.data, included: parts.included } : { data: parts.data };
+}

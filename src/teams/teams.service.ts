@@ -1,0 +1,278 @@
+import { canCreateTeams, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../authz/team-permissions.js';
+import type { OrganizationStanding } from '../authz/organization-standing.js';
+import { nowIso } from '../clock.js';
+import { isUniqueViolation } from '../db/database.js';
+import { InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import type { UsersRepository } from '../identity/users.repository.js';
+import { userResource } from '../identity/users.serializer.js';
+import type { MembershipsRepository } from '../organizations/memberships.repository.js';
+import { membershipResource } from '../organizations/memberships.serializer.js';
+import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
+import {
+  fullAccess, mergeOrganizationAccess, noAccess, parseStoredAccess, type AccessChange, type OrganizationAccess,
+} from './organization-access.js';
+import { nameKey, nameProblem } from './team-name.js';
+import type { TeamRow, TeamsRepository } from './teams.repository.js';
+import { teamResource, type TeamView } from './teams.serializer.js';
+
+export type TeamInclude = 'users' | 'organization-memberships';
+export const TEAM_INCLUDES: readonly TeamInclude[] = ['users', 'organization-memberships'];
+
+export interface TeamAttributesInput {
+  name?: string;
+  'sso-team-id'?: string | null;
+  visibility?: 'secret' | 'organization';
+  'organization-access'?: AccessChange;
+  'allow-member-token-management'?: boolean;
+  'allow-team-token-management'?: boolean;
+}
+
+export interface TeamDocumentParts {
+  data: Resource;
+  included: Resource[];
+}
+
+export interface TeamListResult {
+  data: Resource[];
+  included: Resource[];
+  total: number;
+}
+
+const ATTRIBUTE = '/data/attributes';
+
+export function teamFacts(row: TeamRow): TeamFacts {
+  return {
+    id: row.id,
+    isOwners: row.is_owners === 1,
+    visibility: row.visibility,
+    allowMemberTokenManagement: row.allow_member_token_management === 1,
+  };
+}
+
+/** The token-management flag under either spelling clients send (seed 4.4). */
+function memberTokenManagement(input: TeamAttributesInput): boolean | undefined {
+  return input['allow-member-token-management'] ?? input['allow-team-token-management'];
+}
+
+function checkName(name: string): void {
+  const problem = nameProblem(name);
+  if (problem) throw new InvalidAttribute(`${ATTRIBUTE}/name`, problem);
+}
+
+function rejectViolations(result: ReturnType<typeof mergeOrganizationAccess>): OrganizationAccess {
+  const violation = result.violations[0];
+  if (violation) throw new InvalidAttribute(`${ATTRIBUTE}/organization-access/${violation.key}`, violation.detail);
+  return result.access;
+}
+
+const NAME_TAKEN = 'Name has already been taken';
+
+export class TeamsService {
+  constructor(
+    private readonly teams: TeamsRepository,
+    private readonly users: UsersRepository,
+    private readonly memberships: MembershipsRepository,
+    private readonly gate: OrganizationGate,
+  ) {}
+
+  async list(
+    principal: Principal,
+    organizationName: string,
+    options: { q?: string; names?: string[]; page: PageRequest; include: Set<TeamInclude> },
+  ): Promise<TeamListResult> {
+    const context = await this.gate.enter(principal, organizationName);
+    const { standing } = context;
+    const { rows, total } = await this.teams.list(
+      {
+        organizationName: context.organization.name,
+        visibleTo: seesAllTeams(standing) ? undefined : { teamIds: [...standing.teamIds] },
+        // Without the teams entitlement an organization has only its owners team (CONTRACT 5).
+        ownersOnly: !context.featureSet.teams,
+        q: options.q,
+        names: options.names,
+      },
+      options.page.offset,
+      options.page.size,
+    );
+    const views = await this.views(rows);
+    return {
+      data: views.map((view) => teamResource(view, teamPermissions(standing, teamFacts(view.row)))),
+      included: await this.included(views, options.include, standing),
+      total,
+    };
+  }
+
+  async show(principal: Principal, teamId: string, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
+    const { row, standing } = await this.visibleTeam(principal, teamId);
+    return this.document(row, standing, include);
+  }
+
+  async create(
+    principal: Principal,
+    organizationName: string,
+    input: TeamAttributesInput & { name: string },
+    include: Set<TeamInclude>,
+  ): Promise<TeamDocumentParts> {
+    const context = await this.gate.enter(principal, organizationName);
+    if (!context.featureSet.teams || !canCreateTeams(context.standing)) {
+      throw new NotFound(`organization '${organizationName}' not found`);
+    }
+    checkName(input.name);
+    const access = rejectViolations(mergeOrganizationAccess(noAccess(), input['organization-access'] ?? {}));
+    const now = nowIso();
+    const row: TeamRow = {
+      id: newId('team'),
+      organization_name: context.organization.name,
+      name: input.name,
+      name_lower: nameKey(input.name),
+      sso_team_id: input['sso-team-id'] ?? null,
+      visibility: input.visibility ?? 'secret',
+      allow_member_token_management: memberTokenManagement(input) === false ? 0 : 1,
+      organization_access: JSON.stringify(access),
+      is_owners: 0,
+      service_account_user_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.teams.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+      throw error;
+    }
+    return this.document(row, context.standing, include);
+  }
+
+  /** Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). */
+  async update(principal: Principal, teamId: string, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
+    const { row, standing } = await this.visibleTeam(principal, teamId);
+    const permissions = teamPermissions(standing, teamFacts(row));
+    const isOwners = row.is_owners === 1;
+    const changes: Partial<TeamRow> = {};
+    const tokenSetting = memberTokenManagement(input);
+
+    const wantsTeamSettings =
+      input.name !== undefined || input['sso-team-id'] !== undefined || input.visibility !== undefined || tokenSetting !== undefined;
+    const wantsAccess = input['organization-access'] !== undefined;
+    // Seed 5.5: lacking the right to change a team reads as "not found".
+    if (wantsTeamSettings && !permissions['can-update-visibility']) throw new NotFound('team not found');
+    if (wantsAccess && !isOwners && !permissions['can-update-organization-access']) throw new NotFound('team not found');
+
+    if (input.name !== undefined && input.name !== row.name) {
+      checkName(input.name);
+      if (isOwners) throw new InvalidAttribute(`${ATTRIBUTE}/name`, 'the owners team cannot be renamed');
+      changes.name = input.name;
+      changes.name_lower = nameKey(input.name);
+    }
+    if (input['sso-team-id'] !== undefined) changes.sso_team_id = input['sso-team-id'];
+    if (input.visibility !== undefined) changes.visibility = input.visibility;
+    if (tokenSetting !== undefined) changes.allow_member_token_management = tokenSetting ? 1 : 0;
+    if (wantsAccess) {
+      const current = parseStoredAccess(row.organization_access);
+      const access = rejectViolations(mergeOrganizationAccess(current, input['organization-access']!));
+      if (isOwners && Object.values(access).some((value) => !value)) {
+        const key = Object.entries(access).find(([, value]) => !value)![0];
+        throw new InvalidAttribute(`${ATTRIBUTE}/organization-access/${key}`, "the owners team's organization access cannot be changed");
+      }
+      changes.organization_access = JSON.stringify(access);
+    }
+
+    if (Object.keys(changes).length > 0) {
+      changes.updated_at = nowIso();
+      try {
+        await this.teams.update(row.id, changes);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+        throw error;
+      }
+    }
+    return this.document({ ...row, ...changes }, standing, include);
+  }
+
+  async delete(principal: Principal, teamId: string): Promise<void> {
+    const { row, standing } = await this.visibleTeam(principal, teamId);
+    if (!teamPermissions(standing, teamFacts(row))['can-destroy']) {
+      if (row.is_owners === 1 && standing.isOwner) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
+      throw new NotFound('team not found');
+    }
+    await this.teams.delete(row.id);
+  }
+
+  /** The team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
+  async visibleTeam(principal: Principal, teamId: string): Promise<{ row: TeamRow; standing: OrganizationStanding; context: OrganizationContext }> {
+    const row = await this.teams.findById(teamId);
+    if (!row) throw new NotFound('team not found');
+    let context: OrganizationContext;
+    try {
+      context = await this.gate.enter(principal, row.organization_name);
+    } catch (error) {
+      if (error instanceof NotFound) throw new NotFound('team not found');
+      throw error;
+    }
+    const hiddenByEdition = !context.featureSet.teams && row.is_owners !== 1;
+    if (hiddenByEdition || !canSeeTeam(context.standing, teamFacts(row))) throw new NotFound('team not found');
+    return { row, standing: context.standing, context };
+  }
+
+  private async document(row: TeamRow, standing: OrganizationStanding, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
+    const [view] = await this.views([row]);
+    return {
+      data: teamResource(view!, teamPermissions(standing, teamFacts(row))),
+      included: await this.included([view!], include, standing),
+    };
+  }
+
+  /** Members and token holders of a page of teams, in two queries whatever the page size. */
+  private async views(rows: TeamRow[]): Promise<TeamView[]> {
+    const ids = rows.map((row) => row.id);
+    const [members, withTokens] = await Promise.all([this.teams.activeMembers(ids), this.teams.teamsWithTokens(ids, nowIso())]);
+    return rows.map((row) => ({
+      row,
+      access: row.is_owners === 1 ? fullAccess() : parseStoredAccess(row.organization_access),
+      members: members.filter((member) => member.teamId === row.id),
+      serviceAccountUserId: withTokens.has(row.id) ? row.service_account_user_id : null,
+    }));
+  }
+
+  private async included(views: TeamView[], include: Set<TeamInclude>, standing: OrganizationStanding): Promise<Resource[]> {
+    const included: Resource[] = [];
+    if (include.has('users')) {
+      const ids = new Set<string>();
+      for (const view of views) {
+        for (const member of view.members) ids.add(member.userId);
+        if (view.serviceAccountUserId) ids.add(view.serviceAccountUserId);
+      }
+      const users = await this.users.findManyByIds([...ids]);
+      users.sort((a, b) => a.username_lower.localeCompare(b.username_lower));
+      included.push(...users.map((user) => userResource(user, { showEmail: standing.isMember })));
+    }
+    if (include.has('organization-memberships')) {
+      const membershipIds = [...new Set(views.flatMap((view) => view.members.map((member) => member.membershipId)))];
+      const [memberships, teamIdsByMembership] = await Promise.all([
+        this.memberships.findManyByIds(membershipIds),
+        this.memberships.teamIdsOf(membershipIds),
+      ]);
+      const users = new Map((await this.users.findManyByIds(memberships.map((m) => m.user_id))).map((user) => [user.id, user]));
+      const visibleTeamIds = await this.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
+      for (const membership of memberships) {
+        const teamIds = (teamIdsByMembership.get(membership.id) ?? []).filter((id) => visibleTeamIds.has(id));
+        included.push(membershipResource(membership, users.get(membership.user_id), teamIds));
+      }
+    }
+    return included;
+  }
+
+  /** Which of these teams the caller may see: a membership's other teams must not reveal secret ones. */
+  async visibleTeamIdsAmong(standing: OrganizationStanding, teamIds: string[]): Promise<Set<string>> {
+    const visible = new Set<string>();
+    for (const id of teamIds) {
+      const row = await this.teams.findById(id);
+      if (row && canSeeTeam(standing, teamFacts(row))) visible.add(id);
+    }
+    return visible;
+  }
+}
