@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { ensureSiteToken } from '../../src/identity/site-token.js';
+import { TokensRepository } from '../../src/identity/tokens.repository.js';
+import type { Services } from '../../src/services.js';
+
+/** The dialects this run covers: SQLite always, PostgreSQL when `npm test` started one. */
+export function testDialects(): Dialect[] {
+  return process.env.TEAMSTAGE_TEST_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** A fresh, empty database URL: a temp SQLite file, or a new database on the throwaway server. */
+export async function freshDatabaseUrl(dialect: Dialect): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-test-'));
+    return { url: `sqlite:${path.join(dir, 'db.sqlite')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const adminUrl = process.env.TEAMSTAGE_TEST_PG_URL;
+  if (!adminUrl) throw new Error('TEAMSTAGE_TEST_PG_URL is not set; run tests through `npm test`');
+  const name = `t_${randomBytes(8).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = adminUrl.replace(/\/[^/]*$/, `/${name}`);
+  return {
+    url,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export interface TestContext {
+  app: App;
+  services: Services;
+  handle: DatabaseHandle;
+  config: Config;
+  dialect: Dialect;
+  siteToken: string;
+  close(): Promise<void>;
+}
+
+/** The whole application over a fresh database, with a known site token and no rate limit unless asked. */
+export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestContext> {
+  const database = await freshDatabaseUrl(dialect);
+  const siteToken = `site-${randomBytes(24).toString('hex')}`;
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    TEAMSTAGE_RATE_LIMIT: '0',
+    TEAMSTAGE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-data-')),
+    TEAMSTAGE_BASE_URL: 'http://127.0.0.1:8080',
+    ...env,
+  });
+  const handle = openDatabase(config.databaseUrl);
+  await migrateToLatest(handle);
+  await ensureSiteToken(new TokensRepository(handle.db), { configured: siteToken, dataDir: config.dataDir });
+  const { app, services } = await buildApp({ config, handle, logger: false });
+  return {
+    app,
+    services,
+    handle,
+    config,
+    dialect,
+    siteToken,
+    close: async () => {
+      await app.close();
+      await handle.close();
+      await database.drop();
+    },
+  };
+}
