@@ -72,5 +72,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
 
   app.addHook('onClose', async () => services.stop());
   await app.ready();
+  // Workers start after every route module registered its job handlers.
+  if (config.jobs.enabled) services.jobs.start();
   return { app, services };
 }

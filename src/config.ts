@@ -19,6 +19,16 @@ export interface Config {
     retryDelaysSeconds: number[];
     requestTimeoutSeconds: number;
   };
+  jobs: {
+    /** Seconds a claimed job stays leased; after a crash its jobs wait at most this long. */
+    leaseSeconds: number;
+    /** Seconds between catch-up polls of the job table. */
+    pollSeconds: number;
+    /** Jobs one node handles at once. */
+    concurrency: number;
+    /** false: this process only serves HTTP (tests that drive jobs by hand). */
+    enabled: boolean;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -74,6 +84,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDurationSeconds: positiveNumber('TEAMSTAGE_TASK_MAX_DURATION', env.TEAMSTAGE_TASK_MAX_DURATION, 3600),
       retryDelaysSeconds,
       requestTimeoutSeconds: positiveNumber('TEAMSTAGE_TASK_REQUEST_TIMEOUT', env.TEAMSTAGE_TASK_REQUEST_TIMEOUT, 10),
+    },
+    jobs: {
+      leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),
+      pollSeconds: positiveNumber('TEAMSTAGE_JOB_POLL', env.TEAMSTAGE_JOB_POLL, 1),
+      concurrency: Math.max(1, Math.floor(positiveNumber('TEAMSTAGE_JOB_CONCURRENCY', env.TEAMSTAGE_JOB_CONCURRENCY, 32))),
+      enabled: env.TEAMSTAGE_JOBS !== 'off',
     },
   };
 }

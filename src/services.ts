@@ -15,6 +15,7 @@ import { OrganizationsService } from './organizations/organizations.service.js';
 import { TeamMembersService } from './teams/team-members.service.js';
 import { TeamsRepository } from './teams/teams.repository.js';
 import { TeamsService } from './teams/teams.service.js';
+import { Jobs } from './jobs/jobs.js';
 
 /**
  * The object graph, wired by hand in one place: every repository gets the database, every service
@@ -31,6 +32,16 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const gate = new OrganizationGate(organizations, standings);
   const teamsService = new TeamsService(teams, users, memberships, gate);
   const stopFunctions: Array<() => Promise<void>> = [];
+  const jobs = new Jobs(
+    handle,
+    {
+      concurrency: config.jobs.concurrency,
+      pollMs: config.jobs.pollSeconds * 1000,
+      leaseMs: config.jobs.leaseSeconds * 1000,
+      databaseUrl: config.databaseUrl,
+    },
+    log,
+  );
 
   return {
     config,
@@ -38,6 +49,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     log,
     repositories: { tokens, users, organizations, memberships, teams, standings },
     gate,
+    jobs,
     authenticator: new Authenticator(db, tokens),
     usersService: new UsersService(users),
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet),
@@ -48,7 +60,9 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     onStop(stop: () => Promise<void>) {
       stopFunctions.push(stop);
     },
+    /** Workers first (they finish in-flight jobs with everything still up), then the rest in reverse order. */
     async stop() {
+      await jobs.stop();
       for (const stop of stopFunctions.reverse()) await stop();
     },
   };

@@ -75,7 +75,24 @@ export interface TeamMembershipsTable {
   created_at: string;
 }
 
+export interface JobsTable {
+  id: string;
+  kind: string;
+  payload: string;
+  /** Not before this time (ISO). */
+  run_at: string;
+  attempts: number;
+  /** The node holding the lease, until `locked_until`; an expired lease is free to claim again. */
+  locked_by: string | null;
+  locked_until: string | null;
+  /** At most one pending job per key (e.g. one timeout per result). */
+  dedupe_key: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  jobs: JobsTable;
   users: UsersTable;
   tokens: TokensTable;
   organizations: OrganizationsTable;

@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { nowIso } from '../clock.js';
+import type { Dialect } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface NewJob {
+  kind: string;
+  payload: unknown;
+  /** Not before this time; now when omitted. */
+  runAt?: Date;
+  /** While a job with this key exists, enqueueing another with the same key does nothing. */
+  dedupeKey?: string;
+}
+
+export interface ClaimedJob {
+  id: string;
+  kind: string;
+  payload: unknown;
+  attempts: number;
+}
+
+export const NOTIFY_CHANNEL = 'teamstage_jobs';
+
+function jobId(): string {
+  return `job-${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * The SQL of the job table. The table is the truth between nodes: a job exists until a handler finished
+ * it; a claim is a lease (locked_by, locked_until) that expires, so a killed node's jobs are taken over.
+ */
+export class JobQueue {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    /** Called after a job is enqueued outside a transaction (and, on SQLite, inside one: see enqueue). */
+    private readonly onEnqueued: () => void,
+  ) {}
+
+  /**
+   * Inserts the job with the caller's executor, so it commits or rolls back with the state change it
+   * belongs to. PostgreSQL: NOTIFY in the same transaction is delivered only on commit, waking every
+   * node's worker. SQLite: one connection serializes queries, so a local wake-up sees the committed row.
+   */
+  async enqueue(executor: Executor, job: NewJob): Promise<void> {
+    const now = nowIso();
+    let insert = executor.insertInto('jobs').values({
+      id: jobId(),
+      kind: job.kind,
+      payload: JSON.stringify(job.payload ?? null),
+      run_at: (job.runAt ?? new Date()).toISOString(),
+      attempts: 0,
+      locked_by: null,
+      locked_until: null,
+      dedupe_key: job.dedupeKey ?? null,
+      last_error: null,
+      created_at: now,
+    });
+    if (job.dedupeKey) insert = insert.onConflict((oc) => oc.column('dedupe_key').doNothing());
+    await insert.execute();
+    if (this.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(executor);
+    setImmediate(this.onEnqueued);
+  }
+
+  /** Claims up to `limit` due jobs whose lease is free or expired; SKIP LOCKED lets nodes claim side by side. */
+  async claim(nodeId: string, limit: number, leaseMs: number): Promise<ClaimedJob[]> {
+    const now = new Date();
+    const nowText = now.toISOString();
+    const until = new Date(now.getTime() + leaseMs).toISOString();
+    const lockClause = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+    const result = await sql<{ id: string; kind: string; payload: string; attempts: number }>`
+      update jobs set locked_by = ${nodeId}, locked_until = ${until}, attempts = attempts + 1
+      where id in (
+        select id from jobs
+        where run_at <= ${nowText} and (locked_until is null or locked_until < ${nowText})
+        order by run_at limit ${limit} ${lockClause}
+      )
+      returning id, kind, payload, attempts`.execute(this.db);
+    return result.rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts) }));
+  }
+
+  /** Done: the row goes. Only the lease holder removes it; a job whose lease was lost stays for its new owner. */
+  async complete(nodeId: string, id: string): Promise<void> {
+    await this.db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', nodeId).execute();
+  }
+
+  async retryLater(nodeId: string, id: string, delayMs: number, error: string): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ locked_by: null, locked_until: null, run_at: new Date(Date.now() + delayMs).toISOString(), last_error: error.slice(0, 2000) })
+      .where('id', '=', id)
+      .where('locked_by', '=', nodeId)
+      .execute();
+  }
+
+  /** Gives back every lease this node holds (graceful shutdown), so other nodes need not wait for expiry. */
+  async releaseAll(nodeId: string): Promise<void> {
+    await this.db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('locked_by', '=', nodeId).execute();
+  }
+
+  /** When the next job becomes due, to sleep exactly until then. */
+  async nextRunAt(): Promise<Date | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.min('run_at').as('next'))
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowIso())]))
+      .executeTakeFirst();
+    const next = row?.next as string | null | undefined;
+    return next ? new Date(next) : undefined;
+  }
+
+  async count(kind?: string): Promise<number> {
+    let query = this.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'));
+    if (kind) query = query.where('kind', '=', kind);
+    return Number((await query.executeTakeFirstOrThrow()).n);
+  }
+}

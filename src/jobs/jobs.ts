@@ -1,0 +1,53 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseHandle } from '../db/database.js';
+import { JobQueue, type Executor, type NewJob } from './job-queue.js';
+import { JobWorker, type JobHandler } from './job-worker.js';
+import { listenForJobs } from './pg-wakeup.js';
+
+export interface JobsOptions {
+  concurrency: number;
+  pollMs: number;
+  leaseMs: number;
+  databaseUrl: string;
+}
+
+/**
+ * Durable background work for the rest of the code: `register` a handler per kind, `enqueue` inside
+ * the transaction that makes the job necessary. Every node runs a worker; the database hands out jobs.
+ */
+export class Jobs {
+  readonly queue: JobQueue;
+  readonly worker: JobWorker;
+  private listener: { stop(): Promise<void> } | undefined;
+
+  constructor(
+    private readonly handle: DatabaseHandle,
+    private readonly options: JobsOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.queue = new JobQueue(handle.db, handle.dialect, () => this.worker.wake());
+    this.worker = new JobWorker(this.queue, { concurrency: options.concurrency, pollMs: options.pollMs, leaseMs: options.leaseMs, log });
+  }
+
+  register(kind: string, handler: JobHandler): void {
+    this.worker.register(kind, handler);
+  }
+
+  enqueue(executor: Executor, job: NewJob): Promise<void> {
+    return this.queue.enqueue(executor, job);
+  }
+
+  wake(): void {
+    this.worker.wake();
+  }
+
+  start(): void {
+    if (this.handle.dialect === 'postgres') this.listener = listenForJobs(this.options.databaseUrl, this.worker.wake, this.log);
+    this.worker.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.stop();
+    await this.listener?.stop();
+  }
+}

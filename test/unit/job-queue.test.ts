@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { Jobs } from '../../src/jobs/jobs.js';
+import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
+
+const silent = pino({ level: 'silent' });
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+for (const dialect of testDialects()) {
+  describe(`durable jobs (${dialect})`, () => {
+    let handle: DatabaseHandle;
+    let url: string;
+    let drop: () => Promise<void>;
+    before(async () => {
+      ({ url, drop } = await freshDatabaseUrl(dialect));
+      handle = openDatabase(url);
+      await migrateToLatest(handle);
+    });
+    after(async () => {
+      await handle.close();
+      await drop();
+    });
+
+    const makeJobs = (leaseMs = 5000) => new Jobs(handle, { concurrency: 8, pollMs: 200, leaseMs, databaseUrl: url }, silent);
+
+    it('runs an enqueued job once and deletes it', async () => {
+      const jobs = makeJobs();
+      const seen: unknown[] = [];
+      jobs.register('test.once', async (payload) => {
+        seen.push(payload);
+      });
+      jobs.start();
+      await jobs.enqueue(handle.db, { kind: 'test.once', payload: { n: 1 } });
+      await waitFor(() => seen.length === 1);
+      await waitFor(async () => (await jobs.queue.count('test.once')) === 0);
+      await jobs.stop();
+      assert.deepEqual(seen, [{ n: 1 }]);
+    });
+
+    it('does not run a job enqueued in a rolled-back transaction', async () => {
+      const jobs = makeJobs();
+      let ran = 0;
+      jobs.register('test.rollback', async () => {
+        ran += 1;
+      });
+      jobs.start();
+      await assert.rejects(
+        handle.db.transaction().execute(async (trx) => {
+          await jobs.enqueue(trx, { kind: 'test.rollback', payload: {} });
+          throw new Error('roll back');
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await jobs.stop();
+      assert.equal(ran, 0);
+      assert.equal(await jobs.queue.count('test.rollback'), 0);
+    });
+
+    it('waits for runAt and keeps one job per dedupe key', async () => {
+      const jobs = makeJobs();
+      const ranAt: number[] = [];
+      jobs.register('test.later', async () => {
+        ranAt.push(Date.now());
+      });
+      jobs.start();
+      const start = Date.now();
+      await jobs.enqueue(handle.db, { kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
+      await jobs.enqueue(handle.db, { kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
+      await waitFor(() => ranAt.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await jobs.stop();
+      assert.equal(ranAt.length, 1);
+      assert.ok(ranAt[0]! - start >= 390, `ran after ${ranAt[0]! - start} ms`);
+    });
+
+    it('retries a handler that throws', async () => {
+      const jobs = makeJobs();
+      let calls = 0;
+      jobs.register('test.flaky', async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('first try fails');
+      });
+      jobs.start();
+      await jobs.enqueue(handle.db, { kind: 'test.flaky', payload: {} });
+      await waitFor(() => calls === 2);
+      await waitFor(async () => (await jobs.queue.count('test.flaky')) === 0);
+      await jobs.stop();
+    });
+
+    it('hands a job to another worker once the first one’s lease expires, and two workers never share a claim', async () => {
+      const dead = makeJobs(300);
+      // A worker that claims and then "dies": claim without handling.
+      await dead.enqueue(handle.db, { kind: 'test.takeover', payload: { v: 7 } });
+      const claimed = await dead.queue.claim('node-dead', 10, 300);
+      assert.equal(claimed.length, 1);
+      const other = makeJobs(300);
+      assert.equal((await other.queue.claim('node-other', 10, 300)).length, 0, 'a live lease is not claimable');
+      const seen: unknown[] = [];
+      other.register('test.takeover', async (payload) => {
+        seen.push(payload);
+      });
+      other.start();
+      await waitFor(() => seen.length === 1, 3000);
+      await other.stop();
+      assert.deepEqual(seen, [{ v: 7 }]);
+    });
+
+    it('releases its leases on stop', async () => {
+      const jobs = makeJobs(60_000);
+      await jobs.enqueue(handle.db, { kind: 'test.release', payload: {} });
+      const claimed = await jobs.queue.claim(jobs.worker.nodeId, 10, 60_000);
+      assert.equal(claimed.length, 1);
+      jobs.start();
+      await jobs.stop();
+      const again = await jobs.queue.claim('node-next', 10, 1000);
+      assert.equal(again.length, 1, 'released job is claimable at once');
+      await jobs.queue.complete('node-next', again[0]!.id);
+    });
+  });
+}
