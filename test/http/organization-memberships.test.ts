@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertError, assertStatus } from '../helpers/assertions.js';
+import { addMember, addToTeam, createOrganization, createTeam, createUser, unique, type TestOrganization } from '../helpers/fixtures.js';
+import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+
+const invitation = (email: string, teamIds: string[] = []) => ({
+  data: {
+    type: 'organization-memberships',
+    attributes: { email },
+    ...(teamIds.length > 0 ? { relationships: { teams: { data: teamIds.map((id) => ({ type: 'teams', id })) } } } : {}),
+  },
+});
+
+for (const dialect of testDialects()) {
+  describe(`organization memberships (${dialect})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestApp(dialect);
+    });
+    after(() => ctx.close());
+
+    async function invite(org: TestOrganization, email: string, teamIds: string[] = []) {
+      const invited = await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, invitation(email, teamIds));
+      assertStatus(invited, 201);
+      return invited.body.data;
+    }
+
+    it('invites (201, invited, ou- id) and the invited user accepts (active)', async () => {
+      const org = await createOrganization(ctx);
+      const user = await createUser(ctx);
+      const membership = await invite(org, user.email.toUpperCase());
+      assert.match(membership.id, /^ou-[1-9A-HJ-NP-Za-km-z]{16}$/);
+      assert.equal(membership.type, 'organization-memberships');
+      assert.equal(membership.attributes.status, 'invited');
+      assert.equal(membership.relationships.user.data.id, user.id);
+      assert.equal(membership.relationships.organization.data.id, org.name);
+
+      const stranger = await createUser(ctx);
+      assertError(await stranger.api.post(`/organization-memberships/${membership.id}/actions/accept`), 404);
+      assertError(await org.owner.api.post(`/organization-memberships/${membership.id}/actions/accept`), 404);
+      assertError(await user.api.get(`/organizations/${org.name}/teams`), 404, undefined);
+
+      const accepted = await user.api.post(`/organization-memberships/${membership.id}/actions/accept`);
+      assertStatus(accepted, 200);
+      assert.equal(accepted.body.data.attributes.status, 'active');
+      assertStatus(await user.api.get(`/organizations/${org.name}/teams`), 200);
+      const shown = await org.owner.api.get(`/organization-memberships/${membership.id}`);
+      assertStatus(shown, 200);
+      assert.equal(shown.body.data.attributes.status, 'active');
+    });
+
+    it('an email nobody registered yet is invited too; duplicates and bad emails are 422', async () => {
+      const org = await createOrganization(ctx);
+      const email = `${unique('new')}@example.test`;
+      const membership = await invite(org, email);
+      assert.equal(membership.attributes.email, email);
+      assertError(await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, invitation(email)), 422);
+      assertError(await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, invitation(org.owner.email)), 422);
+      const bad = await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, invitation('not an email'));
+      assert.equal(assertError(bad, 422).source?.pointer, '/data/attributes/email');
+      const other = await createOrganization(ctx);
+      const foreignTeam = await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, invitation(`${unique('x')}@example.test`, [other.ownersTeamId]));
+      assert.equal(assertError(foreignTeam, 422).source?.pointer, '/data/relationships/teams/data/0/id');
+    });
+
+    it('plain members cannot invite, show others or delete (404); manage-membership can invite', async () => {
+      const org = await createOrganization(ctx);
+      const member = await addMember(ctx, org);
+      const target = await createUser(ctx);
+      assertError(await member.api.post(`/organizations/${org.name}/organization-memberships`, invitation(target.email)), 404);
+      const ownerMembership = (await org.owner.api.get(`/organizations/${org.name}/organization-memberships?filter[email]=${encodeURIComponent(org.owner.email)}`)).body.data[0];
+      assertError(await member.api.delete(`/organization-memberships/${ownerMembership.id}`), 404);
+
+      const managers = await createTeam(ctx, org, { 'organization-access': { 'manage-membership': true } });
+      await addToTeam(org, managers.id, member.username);
+      assertStatus(await member.api.post(`/organizations/${org.name}/organization-memberships`, invitation(target.email)), 201);
+      const outsider = await createUser(ctx);
+      assertError(await outsider.api.get(`/organization-memberships/${ownerMembership.id}`), 404);
+      assertError(await outsider.api.get(`/organizations/${org.name}/organization-memberships`), 404);
+    });
+
+    it('lists with q, filter[status] and filter[email], paginated', async () => {
+      const org = await createOrganization(ctx);
+      const tag = unique('zz');
+      const active = await addMember(ctx, org, await createUser(ctx, `${tag}active`));
+      const invitedUser = await createUser(ctx, `${tag}invited`);
+      await invite(org, invitedUser.email);
+      const other = await addMember(ctx, org);
+
+      const all = await org.owner.api.get(`/organizations/${org.name}/organization-memberships`);
+      assertStatus(all, 200);
+      assert.equal(all.body.meta.pagination['total-count'], 4);
+
+      const byQ = await org.owner.api.get(`/organizations/${org.name}/organization-memberships?q=${tag.toUpperCase()}`);
+      assert.deepEqual(byQ.body.data.map((m: any) => m.relationships.user.data.id).sort(), [active.id, invitedUser.id].sort());
+
+      const invited = await org.owner.api.get(`/organizations/${org.name}/organization-memberships?filter%5Bstatus%5D=invited`);
+      assert.deepEqual(invited.body.data.map((m: any) => m.relationships.user.data.id), [invitedUser.id]);
+      const activeOnly = await org.owner.api.get(`/organizations/${org.name}/organization-memberships?filter[status]=active`);
+      assert.equal(activeOnly.body.data.length, 3);
+      assert.ok(activeOnly.body.data.every((m: any) => m.attributes.status === 'active'));
+      assertError(await org.owner.api.get(`/organizations/${org.name}/organization-memberships?filter[status]=bogus`), 422);
+
+      const byEmail = await org.owner.api.get(
+        `/organizations/${org.name}/organization-memberships?filter[email]=${encodeURIComponent(`${active.email},${other.email.toUpperCase()}`)}`,
+      );
+      assert.deepEqual(byEmail.body.data.map((m: any) => m.relationships.user.data.id).sort(), [active.id, other.id].sort());
+
+      const paged = await org.owner.api.get(`/organizations/${org.name}/organization-memberships?page[size]=3&page[number]=2`);
+      assert.equal(paged.body.data.length, 1);
+      assert.equal(paged.body.meta.pagination['total-pages'], 2);
+      assert.equal(paged.body.meta.pagination['prev-page'], 1);
+    });
+
+    it('invited users never appear in team users or users-count; they join when they accept', async () => {
+      const org = await createOrganization(ctx);
+      const team = await createTeam(ctx, org, { visibility: 'organization' });
+      const user = await createUser(ctx);
+      const membership = await invite(org, user.email, [team.id]);
+      assert.deepEqual(membership.relationships.teams.data, [{ id: team.id, type: 'teams' }]);
+
+      const before = await org.owner.api.get(`/teams/${team.id}?include=users,organization-memberships`);
+      assert.equal(before.body.data.attributes['users-count'], 0);
+      assert.deepEqual(before.body.data.relationships.users.data, []);
+      assert.deepEqual(before.body.data.relationships['organization-memberships'].data, []);
+      assert.equal(before.body.included, undefined);
+      const listed = await org.owner.api.get(`/organizations/${org.name}/teams?filter[names]=${team.name}`);
+      assert.equal(listed.body.data[0].attributes['users-count'], 0);
+
+      assertStatus(await user.api.post(`/organization-memberships/${membership.id}/actions/accept`), 200);
+      const afterAccept = await org.owner.api.get(`/teams/${team.id}`);
+      assert.equal(afterAccept.body.data.attributes['users-count'], 1);
+      assert.deepEqual(afterAccept.body.data.relationships.users.data, [{ id: user.id, type: 'users' }]);
+    });
+
+    it('deleting a membership leaves every team; the last owner cannot leave (403)', async () => {
+      const org = await createOrganization(ctx);
+      const member = await addMember(ctx, org);
+      const a = await createTeam(ctx, org);
+      const b = await createTeam(ctx, org, { visibility: 'organization' });
+      await addToTeam(org, a.id, member.username);
+      await addToTeam(org, b.id, member.username);
+      await addToTeam(org, org.ownersTeamId, member.username);
+      const shown = await org.owner.api.get(`/organization-memberships/${member.membershipId}`);
+      assert.deepEqual(shown.body.data.relationships.teams.data.map((t: any) => t.id).sort(), [a.id, b.id, org.ownersTeamId].sort());
+
+      assertStatus(await org.owner.api.delete(`/organization-memberships/${member.membershipId}`), 204);
+      assertError(await org.owner.api.get(`/organization-memberships/${member.membershipId}`), 404);
+      for (const teamId of [a.id, b.id, org.ownersTeamId]) {
+        const team = await org.owner.api.get(`/teams/${teamId}`);
+        assert.ok(!team.body.data.relationships.users.data.some((u: any) => u.id === member.id), teamId);
+      }
+      assertError(await member.api.get(`/organizations/${org.name}`), 404);
+      const rows = await ctx.handle.db.selectFrom('team_memberships').select('team_id').where('organization_membership_id', '=', member.membershipId).execute();
+      assert.deepEqual(rows, []);
+
+      const ownerMembership = (await org.owner.api.get(`/organizations/${org.name}/organization-memberships?filter[email]=${encodeURIComponent(org.owner.email)}`)).body.data[0];
+      assertError(await org.owner.api.delete(`/organization-memberships/${ownerMembership.id}`), 403);
+      assertStatus(await org.owner.api.get(`/organizations/${org.name}`), 200);
+    });
+  });
+}
