@@ -1,0 +1,46 @@
+import type { OrganizationStanding } from './organization-standing.js';
+
+/**
+ * CONTRACT 4 for runs, task stages and task results. Pure functions of the caller's standing in the
+ * run's organization; every stage route asks these, and `permissions` on a stage shows them.
+ */
+
+/** Rights that let a member read every run of the organization, and so its stages and results. */
+const READ_RIGHTS = [
+  'manage-run-tasks',
+  'manage-policy-overrides',
+  'read-workspaces',
+  'manage-workspaces',
+  'manage-policies',
+  'manage-agent-pools',
+] as const;
+
+/** Owners (site admin, org owner, org token, owners-team token) and holders of a read right; anyone else gets 404. */
+export function canReadRuns(standing: OrganizationStanding): boolean {
+  if (standing.isOwner) return true;
+  if (!standing.isMember) return false;
+  return READ_RIGHTS.some((key) => standing.access[key]);
+}
+
+export interface TaskStagePermissions {
+  'can-override-policy': boolean;
+  'can-override-tasks': boolean;
+  'can-override': boolean;
+}
+
+/**
+ * Who may override: a person (never the organization token) who owns the organization or holds
+ * `manage-run-tasks` (tasks) / `manage-policy-overrides` (policy). A stage here holds run task results
+ * only (its policy evaluations are always empty), so overriding it needs the tasks right:
+ * `can-override` is `can-override-tasks`.
+ */
+export function taskStagePermissions(standing: OrganizationStanding): TaskStagePermissions {
+  const person = standing.actsAsPerson && canReadRuns(standing);
+  const overrideTasks = person && (standing.isOwner || standing.access['manage-run-tasks']);
+  const overridePolicy = person && (standing.isOwner || standing.access['manage-policy-overrides']);
+  return {
+    'can-override-policy': overridePolicy,
+    'can-override-tasks': overrideTasks,
+    'can-override': overrideTasks,
+  };
+}
