@@ -1,0 +1,215 @@
+/**
+ * `npm run bench`: every scenario of issue 5, each side by side with its own baseline measured in the
+ * same run, on SQLite and PostgreSQL. Prints a table and rewrites BENCHMARKS.md.
+ * `npm run bench -- --smoke`: one short round on SQLite with a small organization (CI checks the bench works).
+ */
+import { execSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Dialect } from '../src/db/database.js';
+import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
+import { recordResponse, startBaselineServer } from './baseline-server.js';
+import { BenchDatabases } from './environment.js';
+import { startInsertBaselineServer } from './insert-baseline-server.js';
+import { load, median, paired, type LoadOptions } from './measure.js';
+import { seedOrganization, type Seeded } from './seed.js';
+import { extraScenarios } from './scenarios.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const smoke = process.argv.includes('--smoke');
+const settings = smoke
+  ? { rounds: 1, duration: 1, connections: 10, teams: 1000, dialects: ['sqlite'] as Dialect[], growth: [] as number[] }
+  : { rounds: 3, duration: 5, connections: 50, teams: 10_000, dialects: ['sqlite', 'postgres'] as Dialect[], growth: [1000, 10_000, 100_000] };
+
+export interface Row {
+  scenario: string;
+  dialect: Dialect | '-';
+  measured: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  met: boolean;
+}
+
+const rows: Row[] = [];
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function readScenario(
+  name: string,
+  dialect: Dialect,
+  server: ServerProcess,
+  seeded: Seeded,
+  path: string,
+  minRatio: number,
+  maxP99?: number,
+): Promise<void> {
+  const headers = { authorization: `Bearer ${seeded.ownerToken}` };
+  const recorded = await recordResponse(`${server.url}${path}`, headers);
+  const baseline = await startBaselineServer(recorded);
+  try {
+    const common = { connections: settings.connections, durationSeconds: settings.duration, headers };
+    const result = await paired(settings.rounds, { ...common, url: `${server.url}${path}` }, { ...common, url: `${baseline.url}${path}` });
+    const p99Met = maxP99 === undefined || result.target.p99 <= maxP99;
+    rows.push({
+      scenario: name,
+      dialect,
+      measured: `${fmt(result.target.rps)} req/s, p50 ${result.target.p50} ms, p99 ${result.target.p99} ms`,
+      baseline: `${fmt(result.baseline.rps)} req/s, p99 ${result.baseline.p99} ms`,
+      ratio: `${fmt(result.ratio, 2)}×`,
+      target: `≥ ${minRatio}×${maxP99 !== undefined ? `, p99 ≤ ${maxP99} ms` : ''}`,
+      met: result.ratio >= minRatio && p99Met && result.failures === 0,
+    });
+  } finally {
+    await baseline.close();
+  }
+}
+
+async function createScenario(dialect: Dialect, databaseUrl: string, server: ServerProcess, seeded: Seeded): Promise<void> {
+  const headers = { authorization: `Bearer ${seeded.ownerToken}`, 'content-type': 'application/vnd.api+json' };
+  let counter = 0;
+  const body = () => JSON.stringify({ data: { type: 'teams', attributes: { name: `new-${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 8)}` } } });
+  const first = await fetch(`${server.url}/api/v2/organizations/${seeded.organization}/teams`, { method: 'POST', headers, body: body() });
+  const recorded = { status: first.status, headers: { 'content-type': first.headers.get('content-type') ?? '' }, body: Buffer.from(await first.arrayBuffer()) };
+  const baseline = await startInsertBaselineServer(databaseUrl, recorded);
+  try {
+    const common = { connections: settings.connections, durationSeconds: settings.duration, headers, method: 'POST' as const, body };
+    const result = await paired(
+      settings.rounds,
+      { ...common, url: `${server.url}/api/v2/organizations/${seeded.organization}/teams` },
+      { ...common, url: `${baseline.url}/insert` },
+    );
+    rows.push({
+      scenario: 'POST /organizations/:org/teams',
+      dialect,
+      measured: `${fmt(result.target.rps)} req/s, p99 ${result.target.p99} ms`,
+      baseline: `${fmt(result.baseline.rps)} req/s (one bare INSERT per request)`,
+      ratio: `${fmt(result.ratio, 2)}×`,
+      target: '≥ 0.5×',
+      met: result.ratio >= 0.5 && result.failures === 0,
+    });
+  } finally {
+    await baseline.close();
+  }
+}
+
+async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promise<void> {
+  const databaseUrl = await databases.fresh(dialect);
+  const seeded = await seedOrganization(databaseUrl, settings.teams);
+  const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEAMSTAGE_RATE_LIMIT: '0' }, { compiled: true });
+  try {
+    const org = seeded.organization;
+    await readScenario('GET /teams/:id', dialect, server, seeded, `/api/v2/teams/${seeded.sampleTeamId}`, 0.6, 10);
+    await readScenario('GET /organizations/:org/teams (page of 20)', dialect, server, seeded, `/api/v2/organizations/${org}/teams`, 0.5);
+    await readScenario('… with q=', dialect, server, seeded, `/api/v2/organizations/${org}/teams?q=team-0050`, 0.3);
+    await readScenario('… with filter[names]=', dialect, server, seeded, `/api/v2/organizations/${org}/teams?filter%5Bnames%5D=${seeded.sampleTeamName},team-000001`, 0.3);
+    await createScenario(dialect, databaseUrl, server, seeded);
+    for (const scenario of extraScenarios) await scenario({ dialect, server, seeded, settings, rows });
+  } finally {
+    await server.kill('SIGTERM');
+  }
+}
+
+/** p50 of show and list at several organization sizes, and the peak RSS at the largest. */
+async function growthScenario(databases: BenchDatabases, dialect: Dialect): Promise<void> {
+  const p50s: Record<string, number[]> = { show: [], list: [] };
+  let peakRss = 0;
+  for (const size of settings.growth) {
+    const databaseUrl = await databases.fresh(dialect);
+    const seeded = await seedOrganization(databaseUrl, size);
+    const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEAMSTAGE_RATE_LIMIT: '0' }, { compiled: true });
+    try {
+      const headers = { authorization: `Bearer ${seeded.ownerToken}` };
+      const measure = async (url: string) => {
+        const options: LoadOptions = { url, headers, connections: 10, durationSeconds: settings.duration };
+        const runs = [];
+        for (let round = 0; round < settings.rounds; round++) runs.push((await load(options)).p50);
+        return median(runs);
+      };
+      p50s.show!.push(await measure(`${server.url}/api/v2/teams/${seeded.sampleTeamId}`));
+      p50s.list!.push(await measure(`${server.url}/api/v2/organizations/${seeded.organization}/teams`));
+      if (size === Math.max(...settings.growth)) peakRss = server.peakRssBytes();
+    } finally {
+      await server.kill('SIGTERM');
+    }
+  }
+  const sizes = settings.growth.map((size) => fmt(size)).join(' / ');
+  for (const [name, values] of Object.entries(p50s)) {
+    const growth = values[values.length - 1]! / Math.max(values[0]!, 0.001);
+    rows.push({
+      scenario: `cost growth: p50 of ${name} at ${sizes} teams`,
+      dialect,
+      measured: values.map((v) => `${v} ms`).join(' / '),
+      baseline: `${values[0]} ms at ${fmt(settings.growth[0]!)}`,
+      ratio: `${fmt(growth, 2)}×`,
+      target: '≤ 1.5× from smallest to largest',
+      met: growth <= 1.5,
+    });
+  }
+  rows.push({
+    scenario: `memory: peak RSS under load at ${fmt(Math.max(...settings.growth))} teams`,
+    dialect,
+    measured: `${fmt(peakRss / 1024 / 1024)} MB`,
+    baseline: '-',
+    ratio: '-',
+    target: '≤ 200 MB',
+    met: peakRss > 0 && peakRss <= 200 * 1024 * 1024,
+  });
+}
+
+function table(): string {
+  const header = '| scenario | db | Teamstage (median) | baseline (median) | ratio | target | met |\n| --- | --- | --- | --- | --- | --- | --- |';
+  return [header, ...rows.map((r) => `| ${r.scenario} | ${r.dialect} | ${r.measured} | ${r.baseline} | ${r.ratio} | ${r.target} | ${r.met ? 'yes' : 'NO'} |`)].join('\n');
+}
+
+function writeBenchmarksFile(): void {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const file = path.join(root, 'BENCHMARKS.md');
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const notesStart = previous.indexOf('## Notes');
+  const notes = notesStart >= 0 ? previous.slice(notesStart) : '## Notes\n\n(What remains and why goes here.)\n';
+  const content = `# Benchmarks
+
+Generated by \`npm run bench\` on ${new Date().toISOString()}: ${os.cpus().length} × ${cpu}, ${fmt(os.totalmem() / 2 ** 30)} GiB,
+Node ${process.version}. Each figure is the median of ${settings.rounds} runs of ${settings.duration} s with
+${settings.connections} connections (autocannon on loopback, in the same machine); every scenario is run
+alternately with its baseline in the same run: a bare \`node:http\` server answering a byte-identical copy
+of the same response from memory (for POST: doing one bare INSERT per request on the same database).
+The server runs the compiled build with \`TEAMSTAGE_RATE_LIMIT=0\` and \`LOG_LEVEL=warn\`.
+The organization holds ${fmt(settings.teams)} teams (growth rows: as stated).
+
+${table()}
+
+${notes}`;
+  fs.writeFileSync(file, content);
+}
+
+async function main(): Promise<void> {
+  execSync('npm run build', { cwd: root, stdio: 'inherit' });
+  const databases = new BenchDatabases();
+  try {
+    for (const dialect of settings.dialects) {
+      await mainScenarios(databases, dialect);
+      if (settings.growth.length > 0) await growthScenario(databases, dialect);
+    }
+  } finally {
+    await databases.close();
+  }
+  console.log(`\n${table()}\n`);
+  if (smoke) {
+    if (rows.length === 0) throw new Error('smoke bench produced no rows');
+    console.log('smoke run: BENCHMARKS.md left unchanged');
+  } else {
+    writeBenchmarksFile();
+    console.log('BENCHMARKS.md rewritten');
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,15 @@
+import type { Dialect } from '../src/db/database.js';
+import type { ServerProcess } from '../test/helpers/server-process.js';
+import type { Row } from './run.js';
+import type { Seeded } from './seed.js';
+
+export interface ScenarioContext {
+  dialect: Dialect;
+  server: ServerProcess;
+  seeded: Seeded;
+  settings: { rounds: number; duration: number; connections: number };
+  rows: Row[];
+}
+
+/** Scenarios beyond the teams ones (task stages, run-task fan-out) register here. */
+export const extraScenarios: Array<(context: ScenarioContext) => Promise<void>> = [];

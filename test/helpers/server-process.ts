@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './postgres-server.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  pid: number;
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far (logs are searched for secrets). */
+  output(): string;
+  /** Peak resident memory in bytes (Linux VmHWM). */
+  peakRssBytes(): number;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * A real Teamstage node on 127.0.0.1. Uses the compiled build when `compiled` (benchmarks measure what
+ * `npm start` runs), else tsx on the sources.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { compiled?: boolean; port?: number; readyTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
+  const port = options.port ?? (await freePort());
+  const args = options.compiled
+    ? [path.join(root, 'dist/src/cli.js'), 'serve']
+    : ['--import', 'tsx', path.join(root, 'src/cli.ts'), 'serve'];
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    try {
+      const response = await fetch(`${url}/readyz`);
+      if (response.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready within the time limit:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    port,
+    pid: child.pid!,
+    child,
+    output: () => output,
+    peakRssBytes: () => {
+      try {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const match = /VmHWM:\s+(\d+) kB/.exec(status);
+        return match ? Number(match[1]) * 1024 : 0;
+      } catch {
+        return 0;
+      }
+    },
+    kill: async (signal) => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
