@@ -30,6 +30,14 @@ export function canCreateTeams(standing: OrganizationStanding): boolean {
   return standing.isOwner || (standing.isMember && standing.access['manage-teams']);
 }
 
+/**
+ * Whether the caller may set `organization-access` at all: owners and holders of
+ * `manage-organization-access`. Without it, `manage-teams` could create a team with any rights and join it.
+ */
+export function canGrantOrganizationAccess(standing: OrganizationStanding): boolean {
+  return standing.isOwner || (standing.isMember && standing.access['manage-organization-access']);
+}
+
 export interface TeamPermissions {
   'can-update-membership': boolean;
   'can-destroy': boolean;
@@ -49,7 +57,7 @@ export function teamPermissions(standing: OrganizationStanding, team: TeamFacts)
   const access = standing.access;
   const manageTeams = visible && (owner || access['manage-teams']);
   const manageMembership = visible && (owner || access['manage-membership']);
-  const manageAccess = visible && (owner || access['manage-organization-access']);
+  const manageAccess = visible && canGrantOrganizationAccess(standing);
   const isMemberOfTeam = standing.teamIds.has(team.id) && standing.principal.kind === 'user';
   const tokens = manageTeams || (visible && isMemberOfTeam && team.allowMemberTokenManagement);
   return {

@@ -1,4 +1,4 @@
-import { canCreateTeams, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../authz/team-permissions.js';
+import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../authz/team-permissions.js';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import { nowIso } from '../clock.js';
 import { isUniqueViolation } from '../db/database.js';
@@ -121,6 +121,9 @@ export class TeamsService {
     if (!context.featureSet.teams || !canCreateTeams(context.standing)) {
       throw new NotFound(`organization '${organizationName}' not found`);
     }
+    // Granting any right on create is changing organization access (CONTRACT 4); all-false is no grant.
+    const grants = Object.values(input['organization-access'] ?? {}).some((value) => value === true);
+    if (grants && !canGrantOrganizationAccess(context.standing)) throw new NotFound(`organization '${organizationName}' not found`);
     checkName(input.name);
     const access = rejectViolations(mergeOrganizationAccess(noAccess(), input['organization-access'] ?? {}));
     const now = nowIso();
@@ -160,7 +163,9 @@ export class TeamsService {
     const wantsAccess = input['organization-access'] !== undefined;
     // Seed 5.5: lacking the right to change a team reads as "not found".
     if (wantsTeamSettings && !permissions['can-update-visibility']) throw new NotFound('team not found');
-    if (wantsAccess && !isOwners && !permissions['can-update-organization-access']) throw new NotFound('team not found');
+    // The owners team's access is fixed (422 below), but only for callers who could otherwise change access.
+    const mayChangeAccess = isOwners ? canGrantOrganizationAccess(standing) : permissions['can-update-organization-access'];
+    if (wantsAccess && !mayChangeAccess) throw new NotFound('team not found');
 
     if (input.name !== undefined && input.name !== row.name) {
       checkName(input.name);
@@ -195,8 +200,10 @@ export class TeamsService {
 
   async delete(principal: Principal, teamId: string): Promise<void> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    if (!teamPermissions(standing, teamFacts(row))['can-destroy']) {
-      if (row.is_owners === 1 && standing.isOwner) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
+    const permissions = teamPermissions(standing, teamFacts(row));
+    if (!permissions['can-destroy']) {
+      // Whoever could delete any other visible team learns why this one is refused.
+      if (row.is_owners === 1 && permissions['can-update-visibility']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
       throw new NotFound('team not found');
     }
     await this.teams.delete(row.id);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { outsider, standingFromTeams, type CallerTeam, type OrganizationStanding } from '../../src/authz/organization-standing.js';
-import { canCreateTeams, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../../src/authz/team-permissions.js';
+import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../../src/authz/team-permissions.js';
 import type { Principal } from '../../src/identity/principal.js';
 import {
   ORGANIZATION_ACCESS_KEYS, fullAccess, noAccess, type OrganizationAccess, type OrganizationAccessKey,
@@ -202,6 +202,17 @@ describe('team permissions', () => {
     assert.equal(canCreateTeams(memberOf([{ id: 'team-m', isOwners: false, access: access('manage-organization-access') }])), false);
     assert.equal(canCreateTeams(memberOf([])), false);
     assert.equal(canCreateTeams(outsider(user, ORG)), false);
+  });
+
+  it('only owners and manage-organization-access may grant organization access', () => {
+    assert.equal(canGrantOrganizationAccess(memberOf([{ id: 'team-owners', isOwners: true, access: fullAccess() }])), true);
+    assert.equal(canGrantOrganizationAccess(standingFromTeams(orgToken, ORG, { activeMember: false, teams: [] })), true);
+    assert.equal(
+      canGrantOrganizationAccess(memberOf([{ id: 'team-m', isOwners: false, access: access('manage-organization-access', 'manage-teams', 'manage-membership') }])),
+      true,
+    );
+    assert.equal(canGrantOrganizationAccess(memberOf([{ id: 'team-m', isOwners: false, access: access('manage-teams', 'manage-membership') }])), false);
+    assert.equal(canGrantOrganizationAccess(outsider(user, ORG)), false);
   });
 
   it('property: no permission is granted on a team the caller cannot see, and the owners team is never destroyed', () => {
