@@ -29,7 +29,7 @@ export function openDatabase(databaseUrl: string): DatabaseHandle {
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
@@ -37,6 +37,29 @@ export function openDatabase(databaseUrl: string): DatabaseHandle {
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew; preparing is a large share of a small query's cost. The SQL text of
+ * Kysely's queries repeats (values are parameters), so a bounded cache of prepared statements keyed by
+ * SQL serves almost every request. Safe because Kysely's SQLite driver runs one query at a time.
+ */
+function withStatementCache(sqlite: SQLite.Database, capacity = 1000) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text); // re-insert: the Map's order is the recency order
+      } else {
+        statement = sqlite.prepare(text);
+        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
+  };
 }
 
 /** True when the error is a unique-constraint violation, on either dialect. */
