@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { codePointOrder } from '../db/ordering.js';
 import type { Database, UsersTable } from '../db/schema.js';
 
 export type UserRow = UsersTable;
@@ -34,7 +35,7 @@ export class UsersRepository {
       .selectFrom('users')
       .select(USER_COLUMNS)
       .where('is_service_account', '=', 0)
-      .orderBy('username_lower')
+      .orderBy(codePointOrder(this.db, 'username_lower'))
       .limit(limit)
       .offset(offset)
       .execute();

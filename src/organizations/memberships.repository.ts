@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { containsText } from '../db/like.js';
+import { codePointOrder } from '../db/ordering.js';
 import type { Database, MembershipStatus, OrganizationMembershipsTable } from '../db/schema.js';
 
 export type MembershipRow = OrganizationMembershipsTable;
@@ -70,8 +71,8 @@ export class MembershipsRepository {
     }
     const rows = await query
       .select(MEMBERSHIP_COLUMNS)
-      .orderBy('users.username_lower')
-      .orderBy('organization_memberships.id')
+      .orderBy(codePointOrder(this.db, 'users.username_lower'))
+      .orderBy(codePointOrder(this.db, 'organization_memberships.id'))
       .limit(limit)
       .offset(offset)
       .execute();

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { codePointOrder } from '../db/ordering.js';
 import type { Database, OrganizationsTable } from '../db/schema.js';
 
 export type OrganizationRow = OrganizationsTable;
@@ -30,7 +31,7 @@ export class OrganizationsRepository {
     if (filter.names && filter.names.length === 0) return { rows: [], total: 0 };
     let query = this.db.selectFrom('organizations');
     if (filter.names) query = query.where('name', 'in', filter.names);
-    const rows = await query.select(ORG_COLUMNS).orderBy('name_lower').limit(limit).offset(offset).execute();
+    const rows = await query.select(ORG_COLUMNS).orderBy(codePointOrder(this.db, 'name_lower')).limit(limit).offset(offset).execute();
     const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { containsText } from '../db/like.js';
+import { codePointOrder } from '../db/ordering.js';
 import type { Database, TeamsTable } from '../db/schema.js';
 
 export type TeamRow = TeamsTable;
@@ -74,7 +75,7 @@ export class TeamsRepository {
       // filter[names] is exact; names are unique ignoring case, so compare on the lower-cased key.
       query = query.where('teams.name_lower', 'in', filter.names.map((name) => name.toLowerCase()));
     }
-    const rows = await query.select(TEAM_COLUMNS).orderBy('teams.name_lower').orderBy('teams.id').limit(limit).offset(offset).execute();
+    const rows = await query.select(TEAM_COLUMNS).orderBy(codePointOrder(this.db, 'teams.name_lower')).orderBy(codePointOrder(this.db, 'teams.id')).limit(limit).offset(offset).execute();
     const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
   }

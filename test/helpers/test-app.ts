@@ -16,8 +16,16 @@ export function testDialects(): Dialect[] {
   return process.env.TEAMSTAGE_TEST_PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
+export interface DatabaseOptions {
+  /**
+   * PostgreSQL only: an ICU locale for the new database (e.g. `en-US`, what most production servers
+   * use) instead of the throwaway server's C locale, so text ordering that depends on collation shows.
+   */
+  postgresIcuLocale?: string;
+}
+
 /** A fresh, empty database URL: a temp SQLite file, or a new database on the throwaway server. */
-export async function freshDatabaseUrl(dialect: Dialect): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabaseUrl(dialect: Dialect, options: DatabaseOptions = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-test-'));
     return { url: `sqlite:${path.join(dir, 'db.sqlite')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
@@ -27,7 +35,11 @@ export async function freshDatabaseUrl(dialect: Dialect): Promise<{ url: string;
   const name = `t_${randomBytes(8).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  const locale = options.postgresIcuLocale;
+  if (locale !== undefined && !/^[A-Za-z0-9-]+$/.test(locale)) throw new Error(`bad ICU locale ${locale}`);
+  await admin.query(
+    locale ? `create database ${name} template template0 locale_provider icu icu_locale '${locale}' locale 'C.UTF-8'` : `create database ${name}`,
+  );
   await admin.end();
   const url = adminUrl.replace(/\/[^/]*$/, `/${name}`);
   return {
@@ -52,8 +64,8 @@ export interface TestContext {
 }
 
 /** The whole application over a fresh database, with a known site token and no rate limit unless asked. */
-export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestContext> {
-  const database = await freshDatabaseUrl(dialect);
+export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, options: DatabaseOptions = {}): Promise<TestContext> {
+  const database = await freshDatabaseUrl(dialect, options);
   const siteToken = `site-${randomBytes(24).toString('hex')}`;
   const config = loadConfig({
     DATABASE_URL: database.url,
