@@ -1,7 +1,9 @@
 /**
  * `npm test`: starts one throwaway PostgreSQL for the whole run, then runs every test file with node's
- * built-in runner. HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL).
- * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. Extra arguments are test files to run instead of all.
+ * built-in runner: unit and HTTP tests first, then the system tests (real processes, load, faults).
+ * HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL).
+ * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. `--system` runs only test/system; `--fast`
+ * everything but test/system. Other arguments are test files to run instead of all.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,14 +13,31 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../test/helpers/
 function testFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'system' ? [] : testFiles(full);
+    if (entry.isDirectory()) return testFiles(full);
     return entry.name.endsWith('.test.ts') ? [full] : [];
   });
 }
 
+function runNodeTests(files: string[], concurrency: number, env: NodeJS.ProcessEnv): Promise<number> {
+  if (files.length === 0) return Promise.resolve(0);
+  return new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
+      stdio: 'inherit',
+      env,
+    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
 async function main(): Promise<number> {
-  const files = process.argv.slice(2);
-  const selected = files.length > 0 ? files : testFiles('test').sort();
+  const args = process.argv.slice(2);
+  const files = args.filter((arg) => !arg.startsWith('--'));
+  const all = testFiles('test').sort();
+  const isSystem = (file: string) => file.split(path.sep).includes('system');
+  let fast = files.length > 0 ? files.filter((file) => !isSystem(file)) : all.filter((file) => !isSystem(file));
+  let system = files.length > 0 ? files.filter(isSystem) : all.filter(isSystem);
+  if (args.includes('--system')) fast = [];
+  if (args.includes('--fast')) system = [];
   const usePostgres = (process.env.TEAMSTAGE_TEST_DIALECTS ?? 'sqlite,postgres').includes('postgres');
   let postgres: ThrowawayPostgres | undefined;
   if (usePostgres) {
@@ -26,13 +45,11 @@ async function main(): Promise<number> {
     console.log(`throwaway PostgreSQL ready at ${postgres.adminUrl.replace(/:[^:@/]+@/, ':***@')}`);
   }
   try {
-    return await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...selected], {
-        stdio: 'inherit',
-        env: { ...process.env, TEAMSTAGE_TEST_PG_URL: postgres?.adminUrl ?? '' },
-      });
-      child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-    });
+    const env = { ...process.env, TEAMSTAGE_TEST_PG_URL: postgres?.adminUrl ?? '' };
+    const fastCode = await runNodeTests(fast, 2, env);
+    // System tests load the machine themselves: one file at a time, so their figures mean something.
+    const systemCode = await runNodeTests(system, 1, env);
+    return fastCode || systemCode;
   } finally {
     await postgres?.stop();
   }
