@@ -177,13 +177,14 @@ export class TeamsService {
     if (input.visibility !== undefined) changes.visibility = input.visibility;
     if (tokenSetting !== undefined) changes.allow_member_token_management = tokenSetting ? 1 : 0;
     if (wantsAccess) {
-      const current = parseStoredAccess(row.organization_access);
-      const access = rejectViolations(mergeOrganizationAccess(current, input['organization-access']!));
-      if (isOwners && Object.values(access).some((value) => !value)) {
-        const key = Object.entries(access).find(([, value]) => !value)![0];
-        throw new InvalidAttribute(`${ATTRIBUTE}/organization-access/${key}`, "the owners team's organization access cannot be changed");
+      // The owners team's rule comes first: its pointer names the key the caller tried to turn off, rather than
+      // a consistency rule that turning it off would break.
+      const turnedOff = isOwners ? Object.entries(input['organization-access']!).find(([, value]) => value === false) : undefined;
+      if (turnedOff) {
+        throw new InvalidAttribute(`${ATTRIBUTE}/organization-access/${turnedOff[0]}`, "the owners team's organization access cannot be changed");
       }
-      changes.organization_access = JSON.stringify(access);
+      const current = isOwners ? fullAccess() : parseStoredAccess(row.organization_access);
+      changes.organization_access = JSON.stringify(rejectViolations(mergeOrganizationAccess(current, input['organization-access']!)));
     }
 
     if (Object.keys(changes).length > 0) {
