@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { registerErrorHandler, sendErrors } from './http/error-handler.js';
+import { ERROR_TITLES } from './http/errors.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -35,7 +36,13 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
         ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'] }
         : options.logger,
     bodyLimit: BODY_LIMIT,
-    routerOptions: { querystringParser: parseQueryString },
+    routerOptions: { querystringParser: parseQueryString, maxParamLength: 500 },
+    // Errors the router raises before any route runs (bad URL encoding, over-long parameters) get the
+    // same JSON:API rendering as everything else.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+      void sendErrors(reply, status, [{ status: String(status), title: ERROR_TITLES[status] ?? 'bad request', detail: error.message }]);
+    },
     ajv: {
       // A known attribute of the wrong type is a 422, never silently coerced (CONTRACT 2).
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },

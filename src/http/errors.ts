@@ -10,6 +10,7 @@ export const ERROR_TITLES: Record<number, string> = {
   405: 'method not allowed',
   409: 'conflict',
   413: 'payload too large',
+  414: 'uri too long',
   415: 'unsupported media type',
   422: 'invalid attribute',
   429: 'too many requests',
