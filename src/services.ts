@@ -16,6 +16,27 @@ import { TeamMembersService } from './teams/team-members.service.js';
 import { TeamsRepository } from './teams/teams.repository.js';
 import { TeamsService } from './teams/teams.service.js';
 import { Jobs } from './jobs/jobs.js';
+import { ArtifactAccess } from './runs/artifact-access.js';
+import { NoopExecutor } from './runs/noop-executor.js';
+import { PhasesService } from './runs/phases.service.js';
+import { RunProgress } from './runs/run-progress.js';
+import { RunTransitions } from './runs/run-transitions.js';
+import { RunsRepository } from './runs/runs.repository.js';
+import { RunsService } from './runs/runs.service.js';
+import type { TaskAccessTokens } from './runs/task-access-port.js';
+import type { TaskStageDocuments } from './runs/task-stage-documents.js';
+import type { TaskStagePort } from './runs/task-stage-port.js';
+import { BasicTaskStageDocuments, noTaskAccessTokens, unwiredTaskStages } from './runs/unwired-task-stages.js';
+import { TaskVerifier } from './runtasks/task-verification.js';
+import { TasksRepository } from './runtasks/tasks.repository.js';
+import { TasksService } from './runtasks/tasks.service.js';
+import { WorkspaceTasksRepository } from './runtasks/workspace-tasks.repository.js';
+import { WorkspaceTasksService } from './runtasks/workspace-tasks.service.js';
+import { ConfigurationVersionsRepository } from './workspaces/configuration-versions.repository.js';
+import { ConfigurationVersionsService } from './workspaces/configuration-versions.service.js';
+import { WorkspaceGate } from './workspaces/workspace-gate.js';
+import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
+import { WorkspacesService } from './workspaces/workspaces.service.js';
 
 /**
  * The object graph, wired by hand in one place: every repository gets the database, every service
@@ -43,20 +64,47 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     log,
   );
 
+  // Workspaces, run tasks, configuration versions and runs (CONTRACT 7).
+  const authenticator = new Authenticator(db, tokens);
+  const workspaces = new WorkspacesRepository(db);
+  const tasks = new TasksRepository(db);
+  const workspaceTasks = new WorkspaceTasksRepository(db);
+  const configurationVersions = new ConfigurationVersionsRepository(db);
+  const runs = new RunsRepository(db);
+  const workspaceGate = new WorkspaceGate(workspaces, gate);
+  // The task stage side (src/taskstages) replaces these three placeholders with its implementations.
+  const taskStageRunner: TaskStagePort = unwiredTaskStages;
+  const taskAccessTokens: TaskAccessTokens = noTaskAccessTokens;
+  const taskStageDocuments: TaskStageDocuments = new BasicTaskStageDocuments(runs);
+  const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
+  const runTransitions = new RunTransitions(runs);
+  const runProgress = new RunProgress(db, runs, workspaces, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
+  runProgress.registerJobs();
+
   return {
     config,
     handle,
     log,
-    repositories: { tokens, users, organizations, memberships, teams, standings },
+    repositories: { tokens, users, organizations, memberships, teams, standings, workspaces, tasks, workspaceTasks, configurationVersions, runs },
     gate,
     jobs,
-    authenticator: new Authenticator(db, tokens),
+    authenticator,
     usersService: new UsersService(users),
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet),
     membershipsService: new MembershipsService(memberships, users, teams, teamsService, gate),
     teamsService,
     teamMembersService: new TeamMembersService(teamsService, teams, users, memberships),
     tokensService: new TokensService(tokens, users, teams, teamsService, gate),
+    workspaceGate,
+    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
+    tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds)),
+    workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate),
+    configurationVersionsService: new ConfigurationVersionsService(configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl),
+    runProgress,
+    taskStageRunner,
+    taskAccessTokens,
+    runsService: new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, taskStageDocuments),
+    phasesService: new PhasesService(runs, workspaces, workspaceGate, artifactAccess),
     onStop(stop: () => Promise<void>) {
       stopFunctions.push(stop);
     },

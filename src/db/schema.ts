@@ -91,6 +91,126 @@ export interface JobsTable {
   created_at: string;
 }
 
+/** The run stages that can trigger run tasks, in the order a run passes them. */
+export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
+
+export interface WorkspacesTable {
+  id: string;
+  organization_name: string;
+  name: string;
+  name_lower: string;
+  description: string | null;
+  auto_apply: Flag;
+  working_directory: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TasksTable {
+  id: string;
+  organization_name: string;
+  name: string;
+  name_lower: string;
+  url: string;
+  description: string | null;
+  category: string;
+  /** Write-only: used to sign requests, never returned or logged. */
+  hmac_key: string | null;
+  enabled: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkspaceTasksTable {
+  id: string;
+  workspace_id: string;
+  task_id: string;
+  enforcement_level: 'advisory' | 'mandatory';
+  /** JSON array of TaskStageName, in run order. */
+  stages: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConfigurationVersionsTable {
+  id: string;
+  workspace_id: string;
+  status: 'pending' | 'uploaded';
+  /** JSON object of `<status>-at` timestamps. */
+  status_timestamps: string;
+  auto_queue_runs: Flag;
+  speculative: Flag;
+  upload_token_hash: string;
+  archive: Buffer | null;
+  archive_size: number | null;
+  created_by_user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RunsTable {
+  id: string;
+  workspace_id: string;
+  configuration_version_id: string | null;
+  /** A RunStatus (src/runs/run-state-machine.ts). */
+  status: string;
+  status_timestamps: string;
+  message: string;
+  plan_only: Flag;
+  auto_apply: Flag;
+  is_destroy: Flag;
+  created_by_user_id: string | null;
+  /** Username (or `api-team_…`) as sent to run tasks in `run_created_by`. */
+  created_by_name: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Plans and applies share one shape; `json_output` is used by plans only. */
+export interface PhasesTable {
+  id: string;
+  run_id: string;
+  status: string;
+  status_timestamps: string;
+  has_changes: Flag;
+  resource_additions: number;
+  resource_changes: number;
+  resource_destructions: number;
+  json_output: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TaskStagesTable {
+  id: string;
+  run_id: string;
+  stage: TaskStageName;
+  status: string;
+  status_timestamps: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TaskResultsTable {
+  id: string;
+  task_stage_id: string;
+  run_id: string;
+  task_id: string;
+  task_name: string;
+  task_url: string;
+  workspace_task_id: string;
+  enforcement_level: 'advisory' | 'mandatory';
+  stage: TaskStageName;
+  is_speculative: Flag;
+  status: string;
+  message: string | null;
+  url: string | null;
+  status_timestamps: string;
+  access_token_hash: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
   users: UsersTable;
@@ -99,4 +219,13 @@ export interface Database {
   organization_memberships: OrganizationMembershipsTable;
   teams: TeamsTable;
   team_memberships: TeamMembershipsTable;
+  workspaces: WorkspacesTable;
+  tasks: TasksTable;
+  workspace_tasks: WorkspaceTasksTable;
+  configuration_versions: ConfigurationVersionsTable;
+  runs: RunsTable;
+  plans: PhasesTable;
+  applies: PhasesTable;
+  task_stages: TaskStagesTable;
+  task_results: TaskResultsTable;
 }

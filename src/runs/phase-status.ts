@@ -1,0 +1,54 @@
+import type { RunStatus } from './run-state-machine.js';
+
+/**
+ * Plans and applies follow their run (HCP's plan and apply resources): a pure function from the run's
+ * new status to the statuses of its two phases. A phase that will never run becomes `unreachable`.
+ */
+export const PHASE_STATUSES = ['pending', 'queued', 'running', 'finished', 'errored', 'canceled', 'unreachable'] as const;
+export type PhaseStatus = (typeof PHASE_STATUSES)[number];
+
+export interface Phases {
+  plan: PhaseStatus;
+  apply: PhaseStatus;
+}
+
+const OPEN: ReadonlySet<PhaseStatus> = new Set(['pending', 'queued', 'running']);
+
+export function isOpenPhase(status: PhaseStatus): boolean {
+  return OPEN.has(status);
+}
+
+/** How an open phase ends when its run stops early: a started phase shares the run's fate, one that never started is unreachable. */
+function stopped(phase: PhaseStatus, fate: 'errored' | 'canceled' | 'unreachable'): PhaseStatus {
+  if (!isOpenPhase(phase)) return phase;
+  if (phase === 'pending') return 'unreachable';
+  if (fate === 'unreachable') return 'unreachable';
+  return fate;
+}
+
+export function phasesAfter(runStatus: RunStatus, previous: Phases): Phases {
+  switch (runStatus) {
+    case 'plan_queued':
+      return { ...previous, plan: 'queued' };
+    case 'planning':
+      return { ...previous, plan: 'running' };
+    case 'planned':
+      return { ...previous, plan: 'finished' };
+    case 'planned_and_finished':
+      return { plan: 'finished', apply: 'unreachable' };
+    case 'apply_queued':
+      return { ...previous, apply: 'queued' };
+    case 'applying':
+      return { ...previous, apply: 'running' };
+    case 'applied':
+      return { ...previous, apply: 'finished' };
+    case 'errored':
+      return { plan: stopped(previous.plan, previous.plan === 'running' ? 'errored' : 'unreachable'), apply: stopped(previous.apply, previous.apply === 'running' ? 'errored' : 'unreachable') };
+    case 'canceled':
+      return { plan: stopped(previous.plan, 'canceled'), apply: stopped(previous.apply, 'canceled') };
+    case 'discarded':
+      return { plan: stopped(previous.plan, 'unreachable'), apply: stopped(previous.apply, 'unreachable') };
+    default:
+      return previous;
+  }
+}

@@ -1,0 +1,105 @@
+import type { TaskStageName } from '../db/schema.js';
+import {
+  awaitsConfirmation, isFinished, stageEnteredFrom, stageOfStatus, transition, type RunEvent, type RunFacts, type RunStatus,
+} from './run-state-machine.js';
+
+/**
+ * What run progress does next for a run, as a pure function of the run and its task stages. The
+ * step function (run-progress.ts) carries the answer out and asks again until the run waits.
+ */
+
+export interface StageSnapshot {
+  id: string;
+  stage: TaskStageName;
+  /** A task stage status (seed 3.2). */
+  status: string;
+}
+
+export interface RunSnapshot {
+  status: RunStatus;
+  planOnly: boolean;
+  autoApply: boolean;
+}
+
+export type RunStep =
+  | { kind: 'transition'; event: RunEvent; to: RunStatus }
+  /** Set the run to `<stage>_running` and start the stage, in one transaction. */
+  | { kind: 'enter-stage'; stageId: string; to: RunStatus }
+  | { kind: 'execute-plan' }
+  | { kind: 'execute-apply' }
+  | { kind: 'wait'; reason: 'task-stage' | 'override' | 'confirmation' | 'finished' };
+
+export function runFacts(run: RunSnapshot, stages: readonly StageSnapshot[]): RunFacts {
+  return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)) };
+}
+
+/** How a settled stage moves the run (CONTRACT 8); undefined while the stage is still working. */
+export function eventForStageStatus(stageStatus: string, runPhase: 'running' | 'awaiting_decision'): RunEvent | undefined {
+  switch (stageStatus) {
+    case 'passed':
+      return 'stage_passed';
+    case 'awaiting_override':
+      return runPhase === 'running' ? 'stage_needs_override' : undefined;
+    case 'errored':
+    case 'unreachable':
+    case 'failed':
+    // A stage canceled while its run goes on has nobody left to finish it: the run errors rather than hang.
+    case 'canceled':
+      return 'stage_failed';
+    default:
+      // pending, running (also while an override is being recorded)
+      return undefined;
+  }
+}
+
+function step(status: RunStatus, event: RunEvent, facts: RunFacts): RunStep {
+  const to = transition(status, event, facts);
+  if (!to) throw new Error(`run progress chose '${event}', which is not allowed in '${status}'`);
+  return { kind: 'transition', event, to };
+}
+
+export function nextStep(run: RunSnapshot, stages: readonly StageSnapshot[]): RunStep {
+  const facts = runFacts(run, stages);
+  const { status } = run;
+  if (isFinished(status, facts)) return { kind: 'wait', reason: 'finished' };
+
+  const entering = stageEnteredFrom(status, facts);
+  if (entering) {
+    const stage = stages.find((candidate) => candidate.stage === entering)!;
+    return { kind: 'enter-stage', stageId: stage.id, to: transition(status, 'start_stage', facts)! };
+  }
+
+  const inStage = stageOfStatus(status);
+  if (inStage && inStage.phase !== 'completed') {
+    const stage = stages.find((candidate) => candidate.stage === inStage.stage);
+    if (!stage) return step(status, 'stage_failed', facts);
+    const event = eventForStageStatus(stage.status, inStage.phase);
+    if (!event) return { kind: 'wait', reason: inStage.phase === 'running' ? 'task-stage' : 'override' };
+    return step(status, event, facts);
+  }
+
+  switch (status) {
+    case 'pending':
+      return step(status, 'queue', facts);
+    case 'plan_queued':
+    case 'pre_plan_completed':
+      return step(status, 'start_plan', facts);
+    case 'planning':
+      return { kind: 'execute-plan' };
+    case 'planned':
+    case 'post_plan_completed':
+      if (run.planOnly) return step(status, 'finish_plan_only', facts);
+      if (awaitsConfirmation(status, facts) && run.autoApply) return step(status, 'confirm', facts);
+      return { kind: 'wait', reason: 'confirmation' };
+    case 'confirmed':
+    case 'pre_apply_completed':
+      return step(status, 'queue_apply', facts);
+    case 'apply_queued':
+      return step(status, 'start_apply', facts);
+    case 'applying':
+      return { kind: 'execute-apply' };
+    default:
+      // Unreachable for a consistent run; erroring beats spinning.
+      return step(status, 'error', facts);
+  }
+}

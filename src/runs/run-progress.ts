@@ -1,0 +1,169 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Executor, NewJob } from '../jobs/job-queue.js';
+import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
+import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
+import type { ExecutionContext, RunExecutor } from './executor.js';
+import { nextStep, runFacts, type RunSnapshot } from './run-next-step.js';
+import { isRunStatus, transition, type RunStatus } from './run-state-machine.js';
+import type { RunTransitions } from './run-transitions.js';
+import type { RunRow, RunsRepository } from './runs.repository.js';
+import type { TaskStagePort } from './task-stage-port.js';
+
+export const RUN_ADVANCE_JOB = 'run.advance';
+
+/** The part of src/jobs run progress uses. */
+export interface RunJobs {
+  register(kind: string, handler: (payload: any) => Promise<void>): void;
+  enqueue(executor: Executor, job: NewJob): Promise<void>;
+}
+
+/** Steps one job takes before handing the rest of the run to a fresh job (a bound, not an expected length). */
+const MAX_STEPS_PER_JOB = 50;
+
+export function runSnapshot(run: RunRow): RunSnapshot {
+  return { status: run.status as RunStatus, planOnly: run.plan_only === 1, autoApply: run.auto_apply === 1 };
+}
+
+/**
+ * Moves runs forward, durably. `advance(runId)` is the handler of the `run.advance` job: it reads the
+ * run and its task stages, asks run-next-step.ts what comes next, does it in one transaction (run
+ * status compare-and-set, plus the stage start or phase result that belongs to it), and repeats until
+ * the run waits for something outside: a task stage, an override, a confirmation, or nothing (done).
+ *
+ * Every step is idempotent: it is decided from the database and committed with a compare-and-set, so
+ * a job run twice after a crash, or by two nodes at once, moves the run exactly once. Progress is
+ * resumed by whatever enqueues `run.advance` in the same transaction as its own change: run creation,
+ * the apply action, and the task stage side when a stage settles (onTaskStageSettled). A crash in the
+ * middle of advance leaves its job unfinished, and the job queue runs it again when the lease expires.
+ */
+export class RunProgress {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly runs: RunsRepository,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly versions: ConfigurationVersionsRepository,
+    private readonly transitions: RunTransitions,
+    private readonly executor: RunExecutor,
+    private readonly jobs: RunJobs,
+    private taskStages: TaskStagePort,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Replaces the task stage side (services.ts wiring; tests that observe stage starts). */
+  connectTaskStages(port: TaskStagePort): void {
+    this.taskStages = port;
+  }
+
+  registerJobs(): void {
+    this.jobs.register(RUN_ADVANCE_JOB, async (payload: { runId?: unknown }) => {
+      if (typeof payload?.runId === 'string') await this.advance(payload.runId);
+    });
+  }
+
+  /** Schedules `advance(runId)`; pass the transaction of the change that makes progress possible. */
+  async enqueueAdvance(executor: Executor, runId: string): Promise<void> {
+    await this.jobs.enqueue(executor, { kind: RUN_ADVANCE_JOB, payload: { runId } });
+  }
+
+  /**
+   * Called by the task stage side when a stage became passed, failed, errored, unreachable, canceled or
+   * awaiting_override (also after an override passed it). Pass the transaction that changed the stage.
+   */
+  async onTaskStageSettled(runId: string, executor: Executor = this.db): Promise<void> {
+    await this.enqueueAdvance(executor, runId);
+  }
+
+  /** Cancel and discard close the run's open stages in the transaction that ends the run. */
+  async closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void> {
+    await this.taskStages.closeOpenStages(executor, runId, reason);
+  }
+
+  async advance(runId: string): Promise<void> {
+    for (let steps = 0; steps < MAX_STEPS_PER_JOB; steps++) {
+      if ((await this.step(runId)) === 'waiting') return;
+    }
+    await this.enqueueAdvance(this.db, runId);
+  }
+
+  /** One step. 'moved' also when another worker moved the run first: the next step re-reads it. */
+  async step(runId: string): Promise<'moved' | 'waiting'> {
+    const run = await this.runs.findRun(runId);
+    if (!run) return 'waiting'; // deleted with its workspace
+    if (!isRunStatus(run.status)) {
+      this.log.error({ runId, status: run.status }, 'run has an unknown status; leaving it alone');
+      return 'waiting';
+    }
+    const stages = await this.runs.taskStagesOf(runId);
+    const snapshot = runSnapshot(run);
+    const next = nextStep(snapshot, stages);
+    switch (next.kind) {
+      case 'wait':
+        return 'waiting';
+      case 'transition':
+        await this.db.transaction().execute((trx) => this.transitions.move(trx, run, next.to));
+        return 'moved';
+      case 'enter-stage':
+        await this.db.transaction().execute(async (trx) => {
+          if (await this.transitions.move(trx, run, next.to)) await this.taskStages.start(trx, next.stageId);
+        });
+        return 'moved';
+      case 'execute-plan': {
+        const outcome = await this.executor.plan(await this.executionContext(run));
+        const facts = runFacts(snapshot, stages);
+        await this.db.transaction().execute(async (trx) => {
+          if (outcome.status === 'finished') {
+            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'plan_finished', facts)!, {
+              plans: {
+                has_changes: outcome.hasChanges ? 1 : 0,
+                resource_additions: outcome.resourceAdditions,
+                resource_changes: outcome.resourceChanges,
+                resource_destructions: outcome.resourceDestructions,
+                json_output: outcome.jsonOutput,
+              },
+            });
+          } else {
+            this.log.warn({ runId, executor: this.executor.name, message: outcome.message }, 'plan errored');
+            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
+          }
+        });
+        return 'moved';
+      }
+      case 'execute-apply': {
+        const outcome = await this.executor.apply(await this.executionContext(run));
+        const facts = runFacts(snapshot, stages);
+        await this.db.transaction().execute(async (trx) => {
+          if (outcome.status === 'finished') {
+            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'apply_finished', facts)!, {
+              applies: {
+                has_changes: outcome.hasChanges ? 1 : 0,
+                resource_additions: outcome.resourceAdditions,
+                resource_changes: outcome.resourceChanges,
+                resource_destructions: outcome.resourceDestructions,
+              },
+            });
+          } else {
+            this.log.warn({ runId, executor: this.executor.name, message: outcome.message }, 'apply errored');
+            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
+          }
+        });
+        return 'moved';
+      }
+    }
+  }
+
+  private async executionContext(run: RunRow): Promise<ExecutionContext> {
+    const workspace = await this.workspaces.findById(run.workspace_id);
+    return {
+      runId: run.id,
+      workspaceId: run.workspace_id,
+      workspaceName: workspace?.name ?? '',
+      organizationName: workspace?.organization_name ?? '',
+      configurationVersionId: run.configuration_version_id,
+      planOnly: run.plan_only === 1,
+      isDestroy: run.is_destroy === 1,
+      loadConfiguration: async () => (run.configuration_version_id ? this.versions.readArchive(run.configuration_version_id) : null),
+    };
+  }
+}

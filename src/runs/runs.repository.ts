@@ -1,0 +1,99 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../jobs/job-queue.js';
+import type { Database, PhasesTable, RunsTable, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
+
+export type RunRow = RunsTable;
+export type PhaseRow = PhasesTable;
+export type PhaseTable = 'plans' | 'applies';
+
+const RUN_COLUMNS = [
+  'runs.id', 'runs.workspace_id', 'runs.configuration_version_id', 'runs.status', 'runs.status_timestamps', 'runs.message',
+  'runs.plan_only', 'runs.auto_apply', 'runs.is_destroy', 'runs.created_by_user_id', 'runs.created_by_name', 'runs.created_at',
+  'runs.updated_at',
+] as const;
+
+const PHASE_COLUMNS = [
+  'id', 'run_id', 'status', 'status_timestamps', 'has_changes', 'resource_additions', 'resource_changes', 'resource_destructions',
+  'json_output', 'created_at', 'updated_at',
+] as const;
+
+/** Runs with their plan, apply and the task stage rows created with them. */
+export class RunsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insertRun(executor: Executor, row: RunRow): Promise<void> {
+    await executor.insertInto('runs').values(row).execute();
+  }
+
+  async insertPhase(executor: Executor, table: PhaseTable, row: PhaseRow): Promise<void> {
+    await executor.insertInto(table).values(row).execute();
+  }
+
+  async insertTaskStage(executor: Executor, row: TaskStagesTable): Promise<void> {
+    await executor.insertInto('task_stages').values(row).execute();
+  }
+
+  async insertTaskResults(executor: Executor, rows: TaskResultsTable[]): Promise<void> {
+    if (rows.length > 0) await executor.insertInto('task_results').values(rows).execute();
+  }
+
+  findRun(id: string, executor: Executor = this.db): Promise<RunRow | undefined> {
+    return executor.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Newest first, as HCP lists runs. */
+  async listRuns(workspaceId: string, offset: number, limit: number): Promise<{ rows: RunRow[]; total: number }> {
+    const query = this.db.selectFrom('runs').where('runs.workspace_id', '=', workspaceId);
+    const rows = await query.select(RUN_COLUMNS).orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc').limit(limit).offset(offset).execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  /**
+   * Moves the run from `from` to `to` only if it is still in `from` (compare-and-set): of two workers
+   * or requests racing on one run, exactly one wins; the other sees false and re-reads.
+   */
+  async compareAndSetStatus(executor: Executor, id: string, from: string, to: string, statusTimestamps: string, now: string): Promise<boolean> {
+    const result = await executor
+      .updateTable('runs')
+      .set({ status: to, status_timestamps: statusTimestamps, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** The run's task stages in run order (id, stage, status), for the run state machine. */
+  taskStagesOf(runId: string, executor: Executor = this.db): Promise<Array<Pick<TaskStagesTable, 'id' | 'stage' | 'status'>>> {
+    return executor.selectFrom('task_stages').select(['id', 'stage', 'status']).where('run_id', '=', runId).execute();
+  }
+
+  /** Stages of several runs at once (relationships of a page of runs). */
+  taskStagesOfRuns(runIds: readonly string[]): Promise<Array<Pick<TaskStagesTable, 'id' | 'run_id' | 'stage' | 'status'>>> {
+    if (runIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('task_stages').select(['id', 'run_id', 'stage', 'status']).where('run_id', 'in', [...runIds]).execute();
+  }
+
+  /** Full stage rows and their result ids, for the placeholder stage serializer (unwired-task-stages.ts). */
+  async taskStageRowsOfRuns(runIds: readonly string[]): Promise<Array<TaskStagesTable & { resultIds: string[] }>> {
+    if (runIds.length === 0) return [];
+    const stages = await this.db.selectFrom('task_stages').selectAll().where('run_id', 'in', [...runIds]).execute();
+    const results = stages.length === 0
+      ? []
+      : await this.db.selectFrom('task_results').select(['id', 'task_stage_id']).where('task_stage_id', 'in', stages.map((stage) => stage.id)).orderBy('created_at').orderBy('id').execute();
+    return stages.map((stage) => ({ ...stage, resultIds: results.filter((result) => result.task_stage_id === stage.id).map((result) => result.id) }));
+  }
+
+  phasesOfRuns(table: PhaseTable, runIds: readonly string[], executor: Executor = this.db): Promise<PhaseRow[]> {
+    if (runIds.length === 0) return Promise.resolve([]);
+    return executor.selectFrom(table).select(PHASE_COLUMNS).where('run_id', 'in', [...runIds]).execute();
+  }
+
+  findPhase(table: PhaseTable, id: string): Promise<PhaseRow | undefined> {
+    return this.db.selectFrom(table).select(PHASE_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  async updatePhase(executor: Executor, table: PhaseTable, id: string, changes: Partial<Omit<PhaseRow, 'id' | 'run_id' | 'created_at'>>): Promise<void> {
+    await executor.updateTable(table).set(changes).where('id', '=', id).execute();
+  }
+}

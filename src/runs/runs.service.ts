@@ -1,0 +1,269 @@
+import type { Kysely } from 'kysely';
+import type { OrganizationStanding } from '../authz/organization-standing.js';
+import { canQueueRuns } from '../authz/workspace-permissions.js';
+import { nowIso } from '../clock.js';
+import type { Database, TaskStageName } from '../db/schema.js';
+import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import { uniqueResources } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import type { OrganizationContext } from '../organizations/organization-gate.js';
+import { TASK_STAGE_ORDER } from '../runtasks/task-stages.js';
+import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
+import { parseStages } from '../runtasks/workspace-tasks.serializer.js';
+import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
+import { configurationVersionResource } from '../workspaces/configuration-versions.serializer.js';
+import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
+import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
+import { workspaceResource } from '../workspaces/workspaces.serializer.js';
+import { applyResource, planResource } from './phases.serializer.js';
+import { runCreator } from './run-creator.js';
+import type { RunProgress } from './run-progress.js';
+import { runFacts } from './run-next-step.js';
+import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
+import type { RunTransitions } from './run-transitions.js';
+import type { RunRow, RunsRepository } from './runs.repository.js';
+import { runResource, type RunView } from './runs.serializer.js';
+import { planTaskStages } from './task-stage-plan.js';
+import type { TaskStageDocuments } from './task-stage-documents.js';
+
+export type RunInclude = 'task-stages' | 'plan' | 'apply' | 'workspace' | 'configuration-version';
+export const RUN_INCLUDES: readonly RunInclude[] = ['task-stages', 'plan', 'apply', 'workspace', 'configuration-version'];
+
+export interface CreateRunInput {
+  attributes: { message?: string; 'plan-only'?: boolean; 'auto-apply'?: boolean; 'is-destroy'?: boolean };
+  workspaceId: string | undefined;
+  configurationVersionId: string | undefined;
+}
+
+export type RunAction = 'apply' | 'discard' | 'cancel';
+
+const ACTION_EVENTS: Record<RunAction, { event: RunEvent; verb: string }> = {
+  apply: { event: 'confirm', verb: 'applied' },
+  discard: { event: 'discard', verb: 'discarded' },
+  cancel: { event: 'cancel', verb: 'canceled' },
+};
+
+const DEFAULT_MESSAGE = 'Queued manually via the API';
+
+function byRunOrder<T extends { stage: TaskStageName }>(stages: T[]): T[] {
+  return [...stages].sort((a, b) => TASK_STAGE_ORDER.indexOf(a.stage) - TASK_STAGE_ORDER.indexOf(b.stage));
+}
+
+/** Runs (CONTRACT 7, 8): create with their task stages, show, list, apply, discard, cancel. */
+export class RunsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly runs: RunsRepository,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly versions: ConfigurationVersionsRepository,
+    private readonly workspaceTasks: WorkspaceTasksRepository,
+    private readonly workspaceGate: WorkspaceGate,
+    private readonly transitions: RunTransitions,
+    private readonly progress: RunProgress,
+    private readonly stageDocuments: TaskStageDocuments,
+  ) {}
+
+  /**
+   * The run, its plan and apply, and one task stage per stage value with enabled workspace tasks (each
+   * with one pending result per task), all in one transaction with the job that starts the run.
+   */
+  async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
+    if (input.workspaceId === undefined) throw new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required');
+    const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
+    if (!canQueueRuns(context.standing)) {
+      throw new Forbidden(
+        principal.kind === 'organization' ? 'the organization token cannot create runs' : 'queueing runs needs the manage-workspaces permission',
+      );
+    }
+    const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
+    const attributes = input.attributes;
+    const planOnly = attributes['plan-only'] === true || version.speculative === 1;
+    const creator = runCreator(principal);
+    const now = nowIso();
+    const run: RunRow = {
+      id: newId('run'),
+      workspace_id: workspace.id,
+      configuration_version_id: version.id,
+      status: 'pending',
+      // HCP's name for the moment a run starts waiting for its turn.
+      status_timestamps: JSON.stringify({ 'plan-queueable-at': now }),
+      message: attributes.message ?? DEFAULT_MESSAGE,
+      plan_only: planOnly ? 1 : 0,
+      auto_apply: (attributes['auto-apply'] ?? workspace.auto_apply === 1) ? 1 : 0,
+      is_destroy: attributes['is-destroy'] ? 1 : 0,
+      created_by_user_id: creator.userId,
+      created_by_name: creator.name,
+      created_at: now,
+      updated_at: now,
+    };
+    const phase = (prefix: 'plan' | 'apply') => ({
+      id: newId(prefix),
+      run_id: run.id,
+      status: 'pending',
+      status_timestamps: JSON.stringify({}),
+      has_changes: 0 as const,
+      resource_additions: 0,
+      resource_changes: 0,
+      resource_destructions: 0,
+      json_output: null,
+      created_at: now,
+      updated_at: now,
+    });
+
+    await this.db.transaction().execute(async (trx) => {
+      await this.runs.insertRun(trx, run);
+      await this.runs.insertPhase(trx, 'plans', phase('plan'));
+      await this.runs.insertPhase(trx, 'applies', phase('apply'));
+      const attached = (await this.workspaceTasks.enabledFor(trx, workspace.id)).map((row) => ({
+        workspaceTaskId: row.id,
+        taskId: row.task_id,
+        taskName: row.task_name,
+        taskUrl: row.task_url,
+        enforcementLevel: row.enforcement_level,
+        stages: parseStages(row.stages),
+      }));
+      for (const planned of planTaskStages(attached, planOnly)) {
+        const stageId = newId('ts');
+        await this.runs.insertTaskStage(trx, {
+          id: stageId,
+          run_id: run.id,
+          stage: planned.stage,
+          status: 'pending',
+          status_timestamps: JSON.stringify({}),
+          created_at: now,
+          updated_at: now,
+        });
+        await this.runs.insertTaskResults(
+          trx,
+          planned.tasks.map((task) => ({
+            id: newId('taskrs'),
+            task_stage_id: stageId,
+            run_id: run.id,
+            task_id: task.taskId,
+            task_name: task.taskName,
+            task_url: task.taskUrl,
+            workspace_task_id: task.workspaceTaskId,
+            enforcement_level: task.enforcementLevel,
+            stage: planned.stage,
+            is_speculative: planOnly ? 1 : 0,
+            status: 'pending',
+            message: null,
+            url: null,
+            status_timestamps: JSON.stringify({}),
+            access_token_hash: null,
+            created_at: now,
+            updated_at: now,
+          })),
+        );
+      }
+      await this.progress.enqueueAdvance(trx, run.id);
+    });
+    return this.document(run, workspace, context, include);
+  }
+
+  async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
+    const { run, workspace, context } = await this.visibleRun(principal, runId);
+    return this.document(run, workspace, context, include);
+  }
+
+  async list(principal: Principal, workspaceId: string, page: PageRequest, include: Set<RunInclude>): Promise<{ data: Resource[]; included: Resource[]; total: number }> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+    const { rows, total } = await this.runs.listRuns(workspace.id, page.offset, page.size);
+    const { data, included } = await this.documents(rows, workspace, context, include);
+    return { data, included, total };
+  }
+
+  /** apply, discard, cancel: 409 when the state machine does not allow it now; 403 without the right. */
+  async act(principal: Principal, runId: string, action: RunAction): Promise<void> {
+    const { context } = await this.visibleRun(principal, runId);
+    if (!canQueueRuns(context.standing)) {
+      throw new Forbidden(principal.kind === 'organization' ? 'the organization token cannot act on runs' : `only people who may queue runs can ${action} them`);
+    }
+    const { event, verb } = ACTION_EVENTS[action];
+    // A compare-and-set that loses to run progress re-reads and decides again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const done = await this.db.transaction().execute(async (trx) => {
+        const run = await this.runs.findRun(runId, trx);
+        if (!run) throw new NotFound('run not found');
+        const stages = await this.runs.taskStagesOf(runId, trx);
+        const to = transition(run.status as RunStatus, event, runFacts({ status: run.status as RunStatus, planOnly: run.plan_only === 1, autoApply: false }, stages));
+        if (!to) {
+          const why = action === 'apply' && run.plan_only === 1 ? 'a plan-only run cannot be applied' : `the run is ${run.status}`;
+          throw new Conflict(`the run cannot be ${verb}: ${why}`);
+        }
+        if (!(await this.transitions.move(trx, run, to))) return false;
+        if (action === 'apply') await this.progress.enqueueAdvance(trx, run.id);
+        else await this.progress.closeOpenStages(trx, run.id, action);
+        return true;
+      });
+      if (done) return;
+    }
+    throw new Conflict('the run is changing right now; try again');
+  }
+
+  /** The run, its workspace and the caller's organization context, or 404 when missing or invisible. */
+  async visibleRun(principal: Principal, runId: string): Promise<{ run: RunRow; workspace: WorkspaceRow; context: OrganizationContext }> {
+    const run = await this.runs.findRun(runId);
+    const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
+    if (!run || !workspace) throw new NotFound('run not found');
+    const context = await this.workspaceGate.enterOrganizationOf(principal, workspace, 'run');
+    return { run, workspace, context };
+  }
+
+  private async configurationVersionFor(workspace: WorkspaceRow, id: string | undefined) {
+    if (id === undefined) {
+      const latest = await this.versions.latestUploaded(this.db, workspace.id);
+      if (!latest) {
+        throw new InvalidAttribute('/data/relationships/configuration-version', 'the workspace has no uploaded configuration version; upload one first');
+      }
+      return latest;
+    }
+    const pointer = '/data/relationships/configuration-version/data/id';
+    const version = await this.versions.findById(id);
+    if (!version || version.workspace_id !== workspace.id) throw new InvalidAttribute(pointer, `configuration version '${id}' not found in this workspace`);
+    if (version.status !== 'uploaded') throw new InvalidAttribute(pointer, 'the configuration version has not been uploaded yet');
+    return version;
+  }
+
+  private async document(run: RunRow, workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>) {
+    const { data, included } = await this.documents([run], workspace, context, include);
+    return { data: data[0]!, included };
+  }
+
+  /** Runs of one workspace with their relationships (a handful of queries, whatever the page size). */
+  private async documents(rows: RunRow[], workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>) {
+    const runIds = rows.map((row) => row.id);
+    const [plans, applies, stages] = await Promise.all([
+      this.runs.phasesOfRuns('plans', runIds),
+      this.runs.phasesOfRuns('applies', runIds),
+      this.runs.taskStagesOfRuns(runIds),
+    ]);
+    const standing: OrganizationStanding = context.standing;
+    const data = rows.map((row) => {
+      const plan = plans.find((candidate) => candidate.run_id === row.id);
+      const view: RunView = {
+        row,
+        planId: plan?.id ?? null,
+        applyId: applies.find((candidate) => candidate.run_id === row.id)?.id ?? null,
+        hasChanges: plan?.has_changes === 1,
+        stages: byRunOrder(stages.filter((stage) => stage.run_id === row.id)),
+      };
+      return runResource(view, standing);
+    });
+    const included: Resource[] = [];
+    if (include.has('plan')) included.push(...plans.map(planResource));
+    if (include.has('apply')) included.push(...applies.map(applyResource));
+    if (include.has('workspace') && rows.length > 0) included.push(workspaceResource(workspace, standing));
+    if (include.has('configuration-version')) {
+      for (const id of new Set(rows.map((row) => row.configuration_version_id).filter((id): id is string => id !== null))) {
+        const version = await this.versions.findById(id);
+        if (version) included.push(configurationVersionResource(version));
+      }
+    }
+    if (include.has('task-stages')) included.push(...(await this.stageDocuments.forRuns(standing, runIds)));
+    return { data, included: uniqueResources(included) };
+  }
+}

@@ -1,0 +1,15 @@
+import type { Executor } from '../jobs/job-queue.js';
+
+/**
+ * What run progress needs from the task stage side (src/taskstages). Both calls run inside the
+ * caller's transaction (`executor`), together with the run status change they belong to.
+ *
+ * The implementation reports back through `RunProgress.onTaskStageSettled(runId, executor)` whenever
+ * a stage becomes passed, failed, errored, unreachable, canceled or awaiting_override.
+ */
+export interface TaskStagePort {
+  /** The run has just entered this stage (`<stage>_running`): make the stage running and send its results' requests. */
+  start(executor: Executor, taskStageId: string): Promise<void>;
+  /** The run is being canceled or discarded: close every open stage and result of it (CONTRACT 8). */
+  closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void>;
+}

@@ -1,0 +1,73 @@
+import type { TaskStageName } from '../db/schema.js';
+import type { FeatureSet } from '../organizations/editions.js';
+import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from './task-stages.js';
+
+/** Pure rules of run tasks and their workspace attachments (CONTRACT 6, 7). Each returns why input is bad, or undefined. */
+
+export const DESCRIPTION_MAX_LENGTH = 300;
+export const URL_MAX_LENGTH = 2048;
+export const TASK_CATEGORY = 'task';
+export const ENFORCEMENT_LEVELS = ['advisory', 'mandatory'] as const;
+export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
+
+export function taskUrlProblem(url: string): string | undefined {
+  if (url.length === 0) return 'url cannot be empty';
+  if (url.length > URL_MAX_LENGTH) return `url must be at most ${URL_MAX_LENGTH} characters`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'url is not a valid URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'url must use http or https';
+  if (parsed.hostname === '') return 'url must name a host';
+  return undefined;
+}
+
+export function descriptionProblem(description: string): string | undefined {
+  return description.length > DESCRIPTION_MAX_LENGTH ? `description must be at most ${DESCRIPTION_MAX_LENGTH} characters` : undefined;
+}
+
+export function categoryProblem(category: string): string | undefined {
+  return category === TASK_CATEGORY ? undefined : `category must be '${TASK_CATEGORY}'`;
+}
+
+export function enforcementLevelProblem(level: string): string | undefined {
+  return (ENFORCEMENT_LEVELS as readonly string[]).includes(level) ? undefined : 'enforcement-level must be advisory or mandatory';
+}
+
+export type StagesResult = { stages: TaskStageName[] } | { problem: string; pointer: 'stages' | 'stage' };
+
+/**
+ * The stages of an attachment from what the client sent: `stages` (the current form) wins over the
+ * legacy single `stage`; neither gives the default `["post_plan"]`. Duplicates collapse; order is run order.
+ */
+export function resolveStages(input: { stages?: string[]; stage?: string }, fallback: readonly TaskStageName[] = DEFAULT_STAGES): StagesResult {
+  const allowed = `one of ${TASK_STAGE_ORDER.join(', ')}`;
+  if (input.stages !== undefined) {
+    if (input.stages.length === 0) return { problem: 'stages must contain at least one stage', pointer: 'stages' };
+    const bad = input.stages.find((stage) => !isTaskStageName(stage));
+    if (bad !== undefined) return { problem: `'${bad}' is not a run task stage; use ${allowed}`, pointer: 'stages' };
+    return { stages: inRunOrder(input.stages as TaskStageName[]) };
+  }
+  if (input.stage !== undefined) {
+    if (!isTaskStageName(input.stage)) return { problem: `'${input.stage}' is not a run task stage; use ${allowed}`, pointer: 'stage' };
+    return { stages: [input.stage] };
+  }
+  return { stages: [...fallback] };
+}
+
+/** The Free edition's one run task (CONTRACT 6); `existing` is how many the organization has now. */
+export function runTaskLimitProblem(featureSet: FeatureSet, existing: number): string | undefined {
+  if (!featureSet.runTasks) return `the ${featureSet.name} edition does not include run tasks`;
+  const limit = featureSet.runTaskLimit;
+  if (limit === null || existing < limit) return undefined;
+  return `the ${featureSet.name} edition allows ${limit} run task${limit === 1 ? '' : 's'} per organization`;
+}
+
+/** A run task may be attached to at most N workspaces on the Free edition; `attached` counts them now. */
+export function workspaceLimitProblem(featureSet: FeatureSet, attached: number): string | undefined {
+  const limit = featureSet.runTaskWorkspaceLimit;
+  if (limit === null || attached < limit) return undefined;
+  return `the ${featureSet.name} edition allows a run task on at most ${limit} workspaces`;
+}

@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../jobs/job-queue.js';
+import type { Database, TasksTable } from '../db/schema.js';
+
+export type TaskRow = TasksTable;
+
+const COLUMNS = [
+  'tasks.id', 'tasks.organization_name', 'tasks.name', 'tasks.name_lower', 'tasks.url', 'tasks.description', 'tasks.category',
+  'tasks.hmac_key', 'tasks.enabled', 'tasks.created_at', 'tasks.updated_at',
+] as const;
+
+export class TasksRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * Takes the organization's row lock for the rest of the transaction (a no-op update: portable, a row
+   * lock on PostgreSQL and the write lock on SQLite), so limit checks and inserts of concurrent creates
+   * happen one after the other.
+   */
+  async lockOrganization(executor: Executor, organizationName: string): Promise<void> {
+    await executor.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('name', '=', organizationName).execute();
+  }
+
+  async countInOrganization(executor: Executor, organizationName: string): Promise<number> {
+    const row = await executor
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_name', '=', organizationName)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async insert(executor: Executor, row: TaskRow): Promise<void> {
+    await executor.insertInto('tasks').values(row).execute();
+  }
+
+  findById(id: string): Promise<TaskRow | undefined> {
+    return this.db.selectFrom('tasks').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  async list(organizationName: string, offset: number, limit: number): Promise<{ rows: TaskRow[]; total: number }> {
+    const query = this.db.selectFrom('tasks').where('tasks.organization_name', '=', organizationName);
+    const rows = await query.select(COLUMNS).orderBy('tasks.name_lower').orderBy('tasks.id').limit(limit).offset(offset).execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  async update(id: string, changes: Partial<Omit<TaskRow, 'id' | 'organization_name' | 'created_at'>>): Promise<void> {
+    await this.db.updateTable('tasks').set(changes).where('id', '=', id).execute();
+  }
+
+  /** Deletes the task only while nothing is attached to it; answers whether it did. */
+  async deleteIfDetached(id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('tasks')
+      .where('id', '=', id)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('workspace_tasks').select('workspace_tasks.id').where('workspace_tasks.task_id', '=', id))))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** The attachments of each task, for the `workspace-tasks` relationship. */
+  async attachmentsOf(taskIds: readonly string[]): Promise<Array<{ id: string; task_id: string; workspace_id: string }>> {
+    if (taskIds.length === 0) return [];
+    return this.db
+      .selectFrom('workspace_tasks')
+      .select(['id', 'task_id', 'workspace_id'])
+      .where('task_id', 'in', [...taskIds])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+}

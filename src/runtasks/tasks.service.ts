@@ -1,0 +1,170 @@
+import type { Kysely } from 'kysely';
+import type { OrganizationStanding } from '../authz/organization-standing.js';
+import { canManageRunTasks, canReadRunTasks } from '../authz/workspace-permissions.js';
+import { nowIso } from '../clock.js';
+import { isUniqueViolation } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
+import { nameKey, nameProblem } from '../teams/team-name.js';
+import { categoryProblem, descriptionProblem, runTaskLimitProblem, taskUrlProblem } from './run-task-rules.js';
+import type { TaskVerifier } from './task-verification.js';
+import type { TaskRow, TasksRepository } from './tasks.repository.js';
+import { taskResource } from './tasks.serializer.js';
+
+export interface TaskAttributesInput {
+  name?: string;
+  url?: string;
+  description?: string | null;
+  category?: string;
+  'hmac-key'?: string | null;
+  enabled?: boolean;
+}
+
+const ATTRIBUTE = '/data/attributes';
+const NAME_TAKEN = 'Name has already been taken';
+
+function check(problem: string | undefined, key: string): void {
+  if (problem) throw new InvalidAttribute(`${ATTRIBUTE}/${key}`, problem);
+}
+
+/** Validates whatever of the attributes was sent. */
+function checkAttributes(input: TaskAttributesInput): void {
+  if (input.name !== undefined) check(nameProblem(input.name), 'name');
+  if (input.url !== undefined) check(taskUrlProblem(input.url), 'url');
+  if (input.description !== undefined && input.description !== null) check(descriptionProblem(input.description), 'description');
+  if (input.category !== undefined) check(categoryProblem(input.category), 'category');
+}
+
+/** An empty key is no key: requests are then sent with an empty signature header. */
+function storedKey(key: string | null | undefined): string | null {
+  return key === undefined || key === null || key === '' ? null : key;
+}
+
+/** Members see run tasks; changing them needs manage-run-tasks (403 for a member who can see them). */
+function requireTaskManager(standing: OrganizationStanding): void {
+  if (!canManageRunTasks(standing)) throw new Forbidden('managing run tasks needs the manage-run-tasks permission');
+}
+
+/** Run tasks of an organization (type `tasks`, CONTRACT 6, 7). */
+export class TasksService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly tasks: TasksRepository,
+    private readonly gate: OrganizationGate,
+    private readonly verifier: TaskVerifier,
+  ) {}
+
+  async list(principal: Principal, organizationName: string, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    if (!canReadRunTasks(standing)) throw new NotFound(`organization '${organizationName}' not found`);
+    const { rows, total } = await this.tasks.list(organization.name, page.offset, page.size);
+    return { data: await this.resources(rows), total };
+  }
+
+  async show(principal: Principal, taskId: string): Promise<Resource> {
+    const { row } = await this.visibleTask(principal, taskId);
+    return (await this.resources([row]))[0]!;
+  }
+
+  async create(principal: Principal, organizationName: string, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<Resource> {
+    const { organization, featureSet, standing } = await this.gate.enter(principal, organizationName);
+    requireTaskManager(standing);
+    checkAttributes(input);
+    const limitProblem = (existing: number) => runTaskLimitProblem(featureSet, existing);
+    // Refuse early, before contacting the task; checked again under the organization lock below.
+    check(limitProblem(await this.tasks.countInOrganization(this.db, organization.name)), 'name');
+    const hmacKey = storedKey(input['hmac-key']);
+    await this.verifier.verify(input.url, hmacKey, organization.name);
+    const now = nowIso();
+    const row: TaskRow = {
+      id: newId('task'),
+      organization_name: organization.name,
+      name: input.name,
+      name_lower: nameKey(input.name),
+      url: input.url,
+      description: input.description ?? null,
+      category: input.category,
+      hmac_key: hmacKey,
+      enabled: input.enabled === false ? 0 : 1,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await this.tasks.lockOrganization(trx, organization.name);
+        check(limitProblem(await this.tasks.countInOrganization(trx, organization.name)), 'name');
+        await this.tasks.insert(trx, row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+      throw error;
+    }
+    return (await this.resources([row]))[0]!;
+  }
+
+  /** Changes only what was sent; a new URL is verified (with the new key when one was sent) before it is saved. */
+  async update(principal: Principal, taskId: string, input: TaskAttributesInput): Promise<Resource> {
+    const { row, context } = await this.visibleTask(principal, taskId);
+    requireTaskManager(context.standing);
+    checkAttributes(input);
+    const changes: Partial<TaskRow> = {};
+    if (input.name !== undefined && input.name !== row.name) {
+      changes.name = input.name;
+      changes.name_lower = nameKey(input.name);
+    }
+    if (input.url !== undefined && input.url !== row.url) changes.url = input.url;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.category !== undefined) changes.category = input.category;
+    if (input['hmac-key'] !== undefined) changes.hmac_key = storedKey(input['hmac-key']);
+    if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
+    if (changes.url !== undefined) {
+      const key = changes.hmac_key !== undefined ? changes.hmac_key : row.hmac_key;
+      await this.verifier.verify(changes.url, key, row.organization_name);
+    }
+    if (Object.keys(changes).length > 0) {
+      changes.updated_at = nowIso();
+      try {
+        await this.tasks.update(row.id, changes);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+        throw error;
+      }
+    }
+    return (await this.resources([{ ...row, ...changes }]))[0]!;
+  }
+
+  /** 422 while attached to any workspace: detach it first (CONTRACT 7). */
+  async delete(principal: Principal, taskId: string): Promise<void> {
+    const { row, context } = await this.visibleTask(principal, taskId);
+    requireTaskManager(context.standing);
+    if (!(await this.tasks.deleteIfDetached(row.id))) {
+      const attached = new Set((await this.tasks.attachmentsOf([row.id])).map((attachment) => attachment.workspace_id)).size;
+      throw new InvalidAttribute('/data', `the run task is attached to ${attached} workspace${attached === 1 ? '' : 's'}; detach it before deleting it`);
+    }
+  }
+
+  /** The task and the caller's organization context, or 404 when it does not exist or the caller may not see it. */
+  async visibleTask(principal: Principal, taskId: string): Promise<{ row: TaskRow; context: OrganizationContext }> {
+    const row = await this.tasks.findById(taskId);
+    if (!row) throw new NotFound('run task not found');
+    let context: OrganizationContext;
+    try {
+      context = await this.gate.enter(principal, row.organization_name);
+    } catch (error) {
+      if (error instanceof NotFound) throw new NotFound('run task not found');
+      throw error;
+    }
+    if (!canReadRunTasks(context.standing)) throw new NotFound('run task not found');
+    return { row, context };
+  }
+
+  private async resources(rows: TaskRow[]): Promise<Resource[]> {
+    const attachments = await this.tasks.attachmentsOf(rows.map((row) => row.id));
+    return rows.map((row) => taskResource(row, attachments.filter((attachment) => attachment.task_id === row.id).map((attachment) => attachment.id)));
+  }
+}

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../jobs/job-queue.js';
+import type { Database, WorkspaceTasksTable } from '../db/schema.js';
+
+export type WorkspaceTaskRow = WorkspaceTasksTable;
+
+const COLUMNS = [
+  'workspace_tasks.id', 'workspace_tasks.workspace_id', 'workspace_tasks.task_id', 'workspace_tasks.enforcement_level',
+  'workspace_tasks.stages', 'workspace_tasks.created_at', 'workspace_tasks.updated_at',
+] as const;
+
+/** An enabled attachment with what a run's results copy from its task. */
+export interface EnabledWorkspaceTask {
+  id: string;
+  task_id: string;
+  task_name: string;
+  task_url: string;
+  enforcement_level: 'advisory' | 'mandatory';
+  stages: string;
+}
+
+export class WorkspaceTasksRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Serializes attachments of one task for the rest of the transaction (see TasksRepository.lockOrganization). */
+  async lockTask(executor: Executor, taskId: string): Promise<void> {
+    await executor.updateTable('tasks').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', taskId).execute();
+  }
+
+  /** Workspaces the task is attached to (an attachment is unique per workspace and task). */
+  async countWorkspacesOf(executor: Executor, taskId: string): Promise<number> {
+    const row = await executor
+      .selectFrom('workspace_tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('task_id', '=', taskId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async insert(executor: Executor, row: WorkspaceTaskRow): Promise<void> {
+    await executor.insertInto('workspace_tasks').values(row).execute();
+  }
+
+  find(workspaceId: string, id: string): Promise<WorkspaceTaskRow | undefined> {
+    return this.db.selectFrom('workspace_tasks').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async list(workspaceId: string, offset: number, limit: number): Promise<{ rows: WorkspaceTaskRow[]; total: number }> {
+    const query = this.db.selectFrom('workspace_tasks').where('workspace_tasks.workspace_id', '=', workspaceId);
+    const rows = await query.select(COLUMNS).orderBy('workspace_tasks.created_at').orderBy('workspace_tasks.id').limit(limit).offset(offset).execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  async update(id: string, changes: Partial<Pick<WorkspaceTaskRow, 'enforcement_level' | 'stages' | 'updated_at'>>): Promise<void> {
+    await this.db.updateTable('workspace_tasks').set(changes).where('id', '=', id).execute();
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('workspace_tasks').where('id', '=', id).execute();
+  }
+
+  /** The workspace's attachments whose task is enabled: what a new run builds its stages from. */
+  enabledFor(executor: Executor, workspaceId: string): Promise<EnabledWorkspaceTask[]> {
+    return executor
+      .selectFrom('workspace_tasks')
+      .innerJoin('tasks', 'tasks.id', 'workspace_tasks.task_id')
+      .select([
+        'workspace_tasks.id', 'workspace_tasks.task_id', 'tasks.name as task_name', 'tasks.url as task_url',
+        'workspace_tasks.enforcement_level', 'workspace_tasks.stages',
+      ])
+      .where('workspace_tasks.workspace_id', '=', workspaceId)
+      .where('tasks.enabled', '=', 1)
+      .orderBy('workspace_tasks.created_at')
+      .orderBy('workspace_tasks.id')
+      .execute();
+  }
+}

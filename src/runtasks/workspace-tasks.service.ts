@@ -1,0 +1,124 @@
+import type { Kysely } from 'kysely';
+import type { OrganizationStanding } from '../authz/organization-standing.js';
+import { canManageRunTasks } from '../authz/workspace-permissions.js';
+import { nowIso } from '../clock.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
+import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
+import type { TasksRepository } from './tasks.repository.js';
+import type { WorkspaceTaskRow, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
+import { parseStages, workspaceTaskResource } from './workspace-tasks.serializer.js';
+
+export interface WorkspaceTaskAttributesInput {
+  'enforcement-level'?: string;
+  stages?: string[];
+  stage?: string;
+}
+
+const ATTRIBUTE = '/data/attributes';
+const TASK_POINTER = '/data/relationships/task/data/id';
+
+function requireAttacher(standing: OrganizationStanding): void {
+  if (!canManageRunTasks(standing)) throw new Forbidden('attaching run tasks needs the manage-run-tasks permission');
+}
+
+function stagesOrThrow(input: WorkspaceTaskAttributesInput, fallback?: WorkspaceTaskRow): string {
+  const result = resolveStages(input, fallback ? parseStages(fallback.stages) : undefined);
+  if ('problem' in result) throw new InvalidAttribute(`${ATTRIBUTE}/${result.pointer}`, result.problem);
+  return JSON.stringify(result.stages);
+}
+
+function enforcementOrThrow(level: string): EnforcementLevel {
+  const problem = enforcementLevelProblem(level);
+  if (problem) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, problem);
+  return level as EnforcementLevel;
+}
+
+/** Run tasks attached to a workspace (type `workspace-tasks`, CONTRACT 6, 7). */
+export class WorkspaceTasksService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly workspaceTasks: WorkspaceTasksRepository,
+    private readonly tasks: TasksRepository,
+    private readonly workspaceGate: WorkspaceGate,
+  ) {}
+
+  async list(principal: Principal, workspaceId: string, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+    const { workspace } = await this.workspaceGate.enter(principal, workspaceId);
+    const { rows, total } = await this.workspaceTasks.list(workspace.id, page.offset, page.size);
+    return { data: rows.map(workspaceTaskResource), total };
+  }
+
+  async show(principal: Principal, workspaceId: string, id: string): Promise<Resource> {
+    return workspaceTaskResource((await this.visible(principal, workspaceId, id)).row);
+  }
+
+  async create(principal: Principal, workspaceId: string, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<Resource> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+    requireAttacher(context.standing);
+    if (input['enforcement-level'] === undefined) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, 'enforcement-level is required');
+    const enforcement = enforcementOrThrow(input['enforcement-level']);
+    const stages = stagesOrThrow(input);
+    if (taskId === undefined) throw new InvalidAttribute('/data/relationships/task', 'the run task to attach is required');
+    const task = await this.tasks.findById(taskId);
+    if (!task || task.organization_name !== workspace.organization_name) throw new InvalidAttribute(TASK_POINTER, `run task '${taskId}' not found`);
+
+    const now = nowIso();
+    const row: WorkspaceTaskRow = {
+      id: newId('wstask'),
+      workspace_id: workspace.id,
+      task_id: task.id,
+      enforcement_level: enforcement,
+      stages,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await this.workspaceTasks.lockTask(trx, task.id);
+        const problem = workspaceLimitProblem(context.featureSet, await this.workspaceTasks.countWorkspacesOf(trx, task.id));
+        if (problem) throw new InvalidAttribute(TASK_POINTER, problem);
+        await this.workspaceTasks.insert(trx, row);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute(TASK_POINTER, 'the run task is already attached to this workspace');
+      // The task or the workspace was deleted meanwhile.
+      if (isForeignKeyViolation(error)) throw new InvalidAttribute(TASK_POINTER, `run task '${taskId}' not found`);
+      throw error;
+    }
+    return workspaceTaskResource(row);
+  }
+
+  /** Changes only what was sent; sending neither `stages` nor `stage` keeps the stages. */
+  async update(principal: Principal, workspaceId: string, id: string, input: WorkspaceTaskAttributesInput): Promise<Resource> {
+    const { row, standing } = await this.visible(principal, workspaceId, id);
+    requireAttacher(standing);
+    const changes: Partial<WorkspaceTaskRow> = {};
+    if (input['enforcement-level'] !== undefined) changes.enforcement_level = enforcementOrThrow(input['enforcement-level']);
+    if (input.stages !== undefined || input.stage !== undefined) changes.stages = stagesOrThrow(input, row);
+    if (Object.keys(changes).length > 0) {
+      changes.updated_at = nowIso();
+      await this.workspaceTasks.update(row.id, changes);
+    }
+    return workspaceTaskResource({ ...row, ...changes });
+  }
+
+  async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
+    const { row, standing } = await this.visible(principal, workspaceId, id);
+    requireAttacher(standing);
+    await this.workspaceTasks.delete(row.id);
+  }
+
+  async visible(principal: Principal, workspaceId: string, id: string): Promise<{ row: WorkspaceTaskRow; standing: OrganizationStanding }> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+    const row = await this.workspaceTasks.find(workspace.id, id);
+    if (!row) throw new NotFound('workspace task not found');
+    return { row, standing: context.standing };
+  }
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { nowIso } from '../clock.js';
+import { Conflict, NotFound, Unprocessable } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import { hashToken } from '../identity/token-secrets.js';
+import type { ArtifactAccess } from '../runs/artifact-access.js';
+import { tarGzProblem } from './archive-check.js';
+import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from './configuration-versions.repository.js';
+import { configurationVersionResource } from './configuration-versions.serializer.js';
+import type { WorkspaceGate } from './workspace-gate.js';
+import type { WorkspacesRepository } from './workspaces.repository.js';
+import { requireWorkspaceManager } from './workspaces.service.js';
+
+export interface ConfigurationVersionInput {
+  'auto-queue-runs'?: boolean;
+  speculative?: boolean;
+}
+
+/** Path of the public upload route; the token in it is the only credential (CONTRACT 7). */
+export const UPLOAD_PATH_PREFIX = '/api/v2/configuration-versions/uploads/';
+
+/** How many of a version's newest runs a task access token is checked against on download. */
+const RUNS_CHECKED_FOR_TASK_TOKENS = 50;
+
+/**
+ * Configuration versions: a tar.gz uploaded once through an unguessable URL and kept in the database,
+ * the one store every node shares; downloaded by readers and by run tasks (CONTRACT 7, 9).
+ */
+export class ConfigurationVersionsService {
+  constructor(
+    private readonly versions: ConfigurationVersionsRepository,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly workspaceGate: WorkspaceGate,
+    private readonly artifactAccess: ArtifactAccess,
+    private readonly baseUrl: string,
+  ) {}
+
+  async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<Resource> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+    requireWorkspaceManager(context.standing);
+    // 32 random bytes: as strong as an API token; only its hash is stored.
+    const uploadToken = randomBytes(32).toString('base64url');
+    const now = nowIso();
+    const row: ConfigurationVersionRow = {
+      id: newId('cv'),
+      workspace_id: workspace.id,
+      status: 'pending',
+      status_timestamps: JSON.stringify({}),
+      auto_queue_runs: input['auto-queue-runs'] === false ? 0 : 1,
+      speculative: input.speculative ? 1 : 0,
+      upload_token_hash: hashToken(uploadToken),
+      archive_size: null,
+      created_by_user_id: principal.kind === 'user' ? principal.userId : null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.versions.insert(row);
+    return configurationVersionResource(row, `${this.baseUrl}${UPLOAD_PATH_PREFIX}${uploadToken}`);
+  }
+
+  async show(principal: Principal, id: string): Promise<Resource> {
+    const row = await this.versions.findById(id);
+    if (!row) throw new NotFound('configuration version not found');
+    await this.workspaceGate.enter(principal, row.workspace_id).catch((error: unknown) => {
+      throw error instanceof NotFound ? new NotFound('configuration version not found') : error;
+    });
+    return configurationVersionResource(row);
+  }
+
+  /** The PUT to the upload URL: no API token, the URL's token is the credential. Once only. */
+  async upload(uploadToken: string, archive: Buffer): Promise<void> {
+    const row = uploadToken.length <= 200 ? await this.versions.findByUploadTokenHash(hashToken(uploadToken)) : undefined;
+    if (!row) throw new NotFound('upload URL not found');
+    if (row.status !== 'pending') throw new Conflict('this configuration version has already been uploaded');
+    const problem = await tarGzProblem(archive);
+    if (problem) throw new Unprocessable(problem);
+    const now = nowIso();
+    const timestamps = { ...JSON.parse(row.status_timestamps), 'uploaded-at': now };
+    if (!(await this.versions.storeArchive(row.id, archive, JSON.stringify(timestamps), now))) {
+      throw new Conflict('this configuration version has already been uploaded');
+    }
+  }
+
+  /** The archive, for a reader's API token or a run task's access token of a run built from it. */
+  async download(token: string | undefined, id: string): Promise<Buffer> {
+    const row = await this.versions.findById(id);
+    const workspace = row ? await this.workspaces.findById(row.workspace_id) : undefined;
+    const target = row && workspace
+      ? { organizationName: workspace.organization_name, runIds: () => this.versions.runIdsUsing(row.id, RUNS_CHECKED_FOR_TASK_TOKENS) }
+      : undefined;
+    await this.artifactAccess.authorize(token, target, 'configuration version');
+    const archive = row!.status === 'uploaded' ? await this.versions.readArchive(row!.id) : null;
+    if (!archive) throw new NotFound('the configuration version has not been uploaded yet');
+    return archive;
+  }
+}

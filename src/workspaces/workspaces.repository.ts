@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import { containsText } from '../db/like.js';
+import type { Database, WorkspacesTable } from '../db/schema.js';
+
+export type WorkspaceRow = WorkspacesTable;
+
+const COLUMNS = [
+  'workspaces.id', 'workspaces.organization_name', 'workspaces.name', 'workspaces.name_lower', 'workspaces.description',
+  'workspaces.auto_apply', 'workspaces.working_directory', 'workspaces.created_at', 'workspaces.updated_at',
+] as const;
+
+export class WorkspacesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: WorkspaceRow): Promise<void> {
+    await this.db.insertInto('workspaces').values(row).execute();
+  }
+
+  findById(id: string): Promise<WorkspaceRow | undefined> {
+    return this.db.selectFrom('workspaces').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Names are unique ignoring case, so a lookup by name is too. */
+  findByName(organizationName: string, name: string): Promise<WorkspaceRow | undefined> {
+    return this.db
+      .selectFrom('workspaces')
+      .select(COLUMNS)
+      .where('organization_name', '=', organizationName)
+      .where('name_lower', '=', name.toLowerCase())
+      .executeTakeFirst();
+  }
+
+  async list(filter: { organizationName: string; search?: string }, offset: number, limit: number): Promise<{ rows: WorkspaceRow[]; total: number }> {
+    let query = this.db.selectFrom('workspaces').where('workspaces.organization_name', '=', filter.organizationName);
+    if (filter.search) query = query.where((eb) => containsText(eb.ref('workspaces.name_lower'), filter.search!.toLowerCase()));
+    const rows = await query.select(COLUMNS).orderBy('workspaces.name_lower').orderBy('workspaces.id').limit(limit).offset(offset).execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  /** Runs, plans, applies, stages, results, configuration versions and attachments go with it (ON DELETE CASCADE). */
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('workspaces').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,99 @@
+import type { OrganizationStanding } from '../authz/organization-standing.js';
+import { canManageWorkspaces, canReadWorkspaces } from '../authz/workspace-permissions.js';
+import { nowIso } from '../clock.js';
+import { isUniqueViolation } from '../db/database.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import type { PageRequest } from '../http/pagination.js';
+import { newId } from '../identity/ids.js';
+import type { Principal } from '../identity/principal.js';
+import type { OrganizationGate } from '../organizations/organization-gate.js';
+import { nameKey, nameProblem } from '../teams/team-name.js';
+import type { WorkspaceGate } from './workspace-gate.js';
+import type { WorkspacesRepository } from './workspaces.repository.js';
+import { workspaceResource } from './workspaces.serializer.js';
+
+export interface WorkspaceAttributesInput {
+  name: string;
+  'auto-apply'?: boolean;
+  description?: string | null;
+  'working-directory'?: string | null;
+}
+
+/**
+ * A caller who can see the collection but lacks the right to change it gets 403; one who cannot even
+ * see it gets 404 (CONTRACT 3, 4).
+ */
+export function requireWorkspaceManager(standing: OrganizationStanding): void {
+  if (canManageWorkspaces(standing)) return;
+  if (canReadWorkspaces(standing)) throw new Forbidden('managing workspaces needs the manage-workspaces permission');
+  throw new NotFound('workspace not found');
+}
+
+/** Workspaces (CONTRACT 7): create, show by id or name, list, delete with everything in them. */
+export class WorkspacesService {
+  constructor(
+    private readonly workspaces: WorkspacesRepository,
+    private readonly gate: OrganizationGate,
+    private readonly workspaceGate: WorkspaceGate,
+  ) {}
+
+  async create(principal: Principal, organizationName: string, input: WorkspaceAttributesInput): Promise<Resource> {
+    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    if (!canManageWorkspaces(standing)) {
+      if (canReadWorkspaces(standing)) throw new Forbidden('creating workspaces needs the manage-workspaces permission');
+      throw new NotFound(`organization '${organizationName}' not found`);
+    }
+    const problem = nameProblem(input.name);
+    if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
+    const now = nowIso();
+    const row = {
+      id: newId('ws'),
+      organization_name: organization.name,
+      name: input.name,
+      name_lower: nameKey(input.name),
+      description: input.description ?? null,
+      auto_apply: input['auto-apply'] ? (1 as const) : (0 as const),
+      working_directory: input['working-directory'] ?? '',
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.workspaces.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
+      throw error;
+    }
+    return workspaceResource(row, standing);
+  }
+
+  async show(principal: Principal, workspaceId: string): Promise<Resource> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+    return workspaceResource(workspace, context.standing);
+  }
+
+  async showByName(principal: Principal, organizationName: string, name: string): Promise<Resource> {
+    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    const row = canReadWorkspaces(standing) ? await this.workspaces.findByName(organization.name, name) : undefined;
+    if (!row) throw new NotFound('workspace not found');
+    return workspaceResource(row, standing);
+  }
+
+  /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
+  async list(principal: Principal, organizationName: string, options: { search?: string; page: PageRequest }): Promise<{ data: Resource[]; total: number }> {
+    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    if (!canReadWorkspaces(standing)) return { data: [], total: 0 };
+    const { rows, total } = await this.workspaces.list(
+      { organizationName: organization.name, search: options.search },
+      options.page.offset,
+      options.page.size,
+    );
+    return { data: rows.map((row) => workspaceResource(row, standing)), total };
+  }
+
+  async delete(principal: Principal, workspaceId: string): Promise<void> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+    requireWorkspaceManager(context.standing);
+    await this.workspaces.delete(workspace.id);
+  }
+}

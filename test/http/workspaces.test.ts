@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertError, assertStatus } from '../helpers/assertions.js';
+import { addMember, createOrganization } from '../helpers/fixtures.js';
+import { MockTaskService } from '../helpers/mock-task-service.js';
+import {
+  attachRunTask, createRun, createRunnableWorkspace, createRunTask, createWorkspace, memberWithAccess, organizationToken, waitForRunStatus,
+} from '../helpers/run-fixtures.js';
+import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+
+for (const dialect of testDialects()) {
+  describe(`workspaces (${dialect})`, () => {
+    let ctx: TestContext;
+    let mock: MockTaskService;
+    before(async () => {
+      ctx = await createTestApp(dialect);
+      mock = await MockTaskService.start();
+    });
+    after(async () => {
+      await mock.close();
+      await ctx.close();
+    });
+
+    it('creates (201), shows by id and by name, lists sorted and paginated', async () => {
+      const org = await createOrganization(ctx);
+      const created = await org.owner.api.post(`/organizations/${org.name}/workspaces`, {
+        data: { type: 'workspaces', attributes: { name: 'Payments', 'auto-apply': true } },
+      });
+      assertStatus(created, 201);
+      const workspace = created.body.data;
+      assert.match(workspace.id, /^ws-[1-9A-HJ-NP-Za-km-z]{16}$/);
+      assert.equal(workspace.type, 'workspaces');
+      assert.equal(workspace.attributes.name, 'Payments');
+      assert.equal(workspace.attributes['auto-apply'], true);
+      assert.match(workspace.attributes['created-at'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.equal(workspace.attributes.permissions['can-queue-run'], true);
+      assert.deepEqual(workspace.relationships.organization.data, { id: org.name, type: 'organizations' });
+      assert.equal(workspace.links.self, `/api/v2/workspaces/${workspace.id}`);
+
+      const shown = await org.owner.api.get(`/workspaces/${workspace.id}`);
+      assertStatus(shown, 200);
+      assert.deepEqual(shown.body.data, workspace);
+      const byName = await org.owner.api.get(`/organizations/${org.name}/workspaces/payments`);
+      assertStatus(byName, 200);
+      assert.equal(byName.body.data.id, workspace.id, 'names are looked up ignoring case');
+
+      await createWorkspace(org.owner.api, org.name, { name: 'alpha' });
+      await createWorkspace(org.owner.api, org.name, { name: 'zeta' });
+      const list = await org.owner.api.get(`/organizations/${org.name}/workspaces?page%5Bsize%5D=2`);
+      assertStatus(list, 200);
+      assert.deepEqual(list.body.data.map((item: any) => item.attributes.name), ['alpha', 'Payments']);
+      assert.equal(list.body.meta.pagination['total-count'], 3);
+      assert.equal(list.body.meta.pagination['next-page'], 2);
+      const second = await org.owner.api.get(`/organizations/${org.name}/workspaces?page[size]=2&page[number]=2`);
+      assert.deepEqual(second.body.data.map((item: any) => item.attributes.name), ['zeta']);
+      const searched = await org.owner.api.get(`/organizations/${org.name}/workspaces?search[name]=PAY`);
+      assert.deepEqual(searched.body.data.map((item: any) => item.id), [workspace.id]);
+    });
+
+    it('rejects bad input with 422 and a pointer', async () => {
+      const org = await createOrganization(ctx);
+      const post = (attributes: unknown) => org.owner.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes } });
+      assert.equal(assertError(await post({ name: 'bad name' }), 422).source?.pointer, '/data/attributes/name');
+      assert.equal(assertError(await post({ name: '' }), 422).source?.pointer, '/data/attributes/name');
+      assertError(await post({}), 422);
+      assert.equal(assertError(await post({ name: 'ok', 'auto-apply': 'yes' }), 422).source?.pointer, '/data/attributes/auto-apply');
+      await createWorkspace(org.owner.api, org.name, { name: 'taken' });
+      assertError(await post({ name: 'TAKEN' }), 422, /already been taken/);
+      assertError(await org.owner.api.post(`/organizations/${org.name}/workspaces`, '{not json'), 422);
+    });
+
+    it('404 for unknown or invisible workspaces and organizations', async () => {
+      const org = await createOrganization(ctx);
+      const other = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      assertError(await org.owner.api.get('/workspaces/ws-doesnotexist12345'), 404);
+      assertError(await other.owner.api.get(`/workspaces/${workspace.id}`), 404);
+      assertError(await other.owner.api.get(`/organizations/${org.name}/workspaces`), 404);
+      assertError(await other.owner.api.delete(`/workspaces/${workspace.id}`), 404);
+      assertError(await org.owner.api.get(`/organizations/${org.name}/workspaces/nope`), 404);
+    });
+
+    it('authorization: readers read, managers and owners (and the organization token) create and delete', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const plain = await addMember(ctx, org);
+      const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+      const manager = await memberWithAccess(ctx, org, { 'manage-workspaces': true });
+      const runTasks = await memberWithAccess(ctx, org, { 'manage-run-tasks': true });
+
+      // A member without a read right sees the organization but none of its workspaces.
+      const plainList = await plain.api.get(`/organizations/${org.name}/workspaces`);
+      assertStatus(plainList, 200);
+      assert.deepEqual(plainList.body.data, []);
+      assertError(await plain.api.get(`/workspaces/${workspace.id}`), 404);
+      assertError(await plain.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'x1' } } }), 404);
+
+      assertStatus(await reader.api.get(`/workspaces/${workspace.id}`), 200);
+      assertStatus(await runTasks.api.get(`/workspaces/${workspace.id}`), 200);
+      assert.equal((await reader.api.get(`/organizations/${org.name}/workspaces`)).body.data.length, 1);
+      const readerView = (await reader.api.get(`/workspaces/${workspace.id}`)).body.data;
+      assert.equal(readerView.attributes.permissions['can-destroy'], false);
+      assert.equal(readerView.attributes.permissions['can-queue-run'], false);
+      assertError(await reader.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'x2' } } }), 403);
+      assertError(await reader.api.delete(`/workspaces/${workspace.id}`), 403);
+
+      const made = await manager.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'x3' } } });
+      assertStatus(made, 201);
+      assertStatus(await manager.api.delete(`/workspaces/${made.body.data.id}`), 204);
+
+      const orgToken = await organizationToken(ctx, org);
+      const byToken = await orgToken.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'x4' } } });
+      assertStatus(byToken, 201);
+      assert.equal(byToken.body.data.attributes.permissions['can-queue-run'], false, 'the organization token cannot queue runs');
+    });
+
+    it('DELETE cascades runs, plans, applies, stages, results, configuration versions and attachments, even mid-run', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const task = await createRunTask(org.owner.api, org.name, mock.url);
+      await attachRunTask(org.owner.api, workspace.id, task.id, { stages: ['pre_plan', 'post_plan'] });
+      const run = await createRun(org.owner.api, workspace.id);
+      // Mid-run: the run has entered its pre-plan stage.
+      await waitForRunStatus(org.owner.api, run.data.id, ['pre_plan_running', 'pre_plan_completed', 'planning', 'planned', 'post_plan_running']);
+      const db = ctx.handle.db;
+      const runId = run.data.id as string;
+      const leftovers = async () => ({
+        runs: (await db.selectFrom('runs').select('id').where('workspace_id', '=', workspace.id).execute()).length,
+        plans: (await db.selectFrom('plans').select('id').where('run_id', '=', runId).execute()).length,
+        applies: (await db.selectFrom('applies').select('id').where('run_id', '=', runId).execute()).length,
+        stages: (await db.selectFrom('task_stages').select('id').where('run_id', '=', runId).execute()).length,
+        results: (await db.selectFrom('task_results').select('id').where('run_id', '=', runId).execute()).length,
+        versions: (await db.selectFrom('configuration_versions').select('id').where('workspace_id', '=', workspace.id).execute()).length,
+        attachments: (await db.selectFrom('workspace_tasks').select('id').where('workspace_id', '=', workspace.id).execute()).length,
+      });
+      assert.deepEqual(await leftovers(), { runs: 1, plans: 1, applies: 1, stages: 2, results: 2, versions: 1, attachments: 1 });
+
+      const deleted = await org.owner.api.delete(`/workspaces/${workspace.id}`, undefined, { 'content-type': 'application/vnd.api+json' });
+      assertStatus(deleted, 204);
+      assert.equal(deleted.text, '');
+      assertError(await org.owner.api.get(`/workspaces/${workspace.id}`), 404);
+      assertError(await org.owner.api.get(`/runs/${run.data.id}`), 404);
+      assertError(await org.owner.api.get(`/plans/${run.data.relationships.plan.data.id}`), 404);
+      assertError(await org.owner.api.get(`/configuration-versions/${workspace.configurationVersionId}`), 404);
+      assert.deepEqual(await leftovers(), { runs: 0, plans: 0, applies: 0, stages: 0, results: 0, versions: 0, attachments: 0 });
+      // The run task itself stays (it belongs to the organization), now detached and deletable.
+      assertStatus(await org.owner.api.delete(`/tasks/${task.id}`), 204);
+    });
+  });
+}
