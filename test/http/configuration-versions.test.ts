@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import { after, before, describe, it } from 'node:test';
+import { ApiClient } from '../helpers/api-client.js';
+import { assertError, assertStatus } from '../helpers/assertions.js';
+import { addMember, createOrganization, createUser } from '../helpers/fixtures.js';
+import { createRun, createWorkspace, memberWithAccess, putUpload, tarGz, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
+import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+
+const cvBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'configuration-versions', attributes } });
+
+for (const dialect of testDialects()) {
+  describe(`configuration versions (${dialect})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestApp(dialect);
+    });
+    after(() => ctx.close());
+
+    async function download(token: string | undefined, id: string) {
+      return ctx.app.inject({ method: 'GET', url: `/api/v2/configuration-versions/${id}/download`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    }
+
+    it('create returns an absolute, unguessable upload URL once; PUT without auth uploads; show reports uploaded', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const created = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ 'auto-queue-runs': false }));
+      assertStatus(created, 201);
+      const version = created.body.data;
+      assert.match(version.id, /^cv-[1-9A-HJ-NP-Za-km-z]{16}$/);
+      assert.equal(version.type, 'configuration-versions');
+      assert.equal(version.attributes.status, 'pending');
+      assert.equal(version.attributes['auto-queue-runs'], false);
+      assert.equal(version.attributes.speculative, false);
+      const uploadUrl: string = version.attributes['upload-url'];
+      assert.ok(uploadUrl.startsWith(`${ctx.config.baseUrl}/api/v2/`), uploadUrl);
+      const token = uploadUrl.split('/').pop()!;
+      assert.ok(Buffer.from(token, 'base64url').length >= 32, 'at least 32 random bytes');
+      assert.ok(!uploadUrl.includes(version.id), 'the URL does not reveal the version');
+      const another = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody());
+      assert.notEqual(another.body.data.attributes['upload-url'], uploadUrl);
+
+      const beforeUpload = await org.owner.api.get(`/configuration-versions/${version.id}`);
+      assertStatus(beforeUpload, 200);
+      assert.equal(beforeUpload.body.data.attributes['upload-url'], undefined, 'shown only at creation');
+      assert.equal((await download(org.owner.token, version.id)).statusCode, 404, 'nothing to download yet');
+
+      const archive = tarGz({ 'main.tf': 'resource "null_resource" "x" {}\n' });
+      const uploaded = await putUpload(ctx, uploadUrl, archive);
+      assert.equal(uploaded.statusCode, 200, uploaded.body);
+      const shown = await org.owner.api.get(`/configuration-versions/${version.id}`);
+      assert.equal(shown.body.data.attributes.status, 'uploaded');
+      assert.match(shown.body.data.attributes['status-timestamps']['uploaded-at'], /Z$/);
+
+      const fetched = await download(org.owner.token, version.id);
+      assert.equal(fetched.statusCode, 200);
+      assert.equal(fetched.headers['content-type'], 'application/octet-stream');
+      assert.ok(fetched.rawPayload.equals(archive), 'downloads exactly what was uploaded');
+
+      const again = await putUpload(ctx, uploadUrl, archive);
+      assert.equal(again.statusCode, 409, 'an upload URL works once');
+    });
+
+    it('accepts any content type (or none) for the upload, as raw bytes', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      for (const contentType of ['application/json', 'application/x-tar', 'text/plain', 'application/gzip']) {
+        const created = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody());
+        const uploaded = await putUpload(ctx, created.body.data.attributes['upload-url'], tarGz(), contentType);
+        assert.equal(uploaded.statusCode, 200, `${contentType}: ${uploaded.body}`);
+      }
+      const created = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody());
+      const url = new URL(created.body.data.attributes['upload-url']);
+      const bare = await ctx.app.inject({ method: 'PUT', url: url.pathname, payload: tarGz() });
+      assert.equal(bare.statusCode, 200, bare.body);
+    });
+
+    it('refuses uploads that are not a tar.gz (422, still pending), unknown URLs (404) and over 100 MiB (413)', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const created = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody());
+      const uploadUrl = created.body.data.attributes['upload-url'];
+      for (const [what, body] of [
+        ['empty', Buffer.alloc(0)],
+        ['plain text', Buffer.from('hello, this is not an archive at all')],
+        ['gzip of text', gzipSync(Buffer.from('not a tar archive, just some text '.repeat(40)))],
+        ['truncated gzip', tarGz().subarray(0, 20)],
+      ] as const) {
+        const response = await putUpload(ctx, uploadUrl, body);
+        assert.equal(response.statusCode, 422, `${what}: ${response.body}`);
+        assert.equal(JSON.parse(response.body).errors[0].title, 'invalid attribute');
+      }
+      assert.equal((await org.owner.api.get(`/configuration-versions/${created.body.data.id}`)).body.data.attributes.status, 'pending');
+
+      const unknown = await ctx.app.inject({ method: 'PUT', url: '/api/v2/configuration-versions/uploads/not-a-real-token', payload: tarGz() });
+      assert.equal(unknown.statusCode, 404);
+
+      const huge = Buffer.alloc(100 * 1024 * 1024 + 1);
+      huge[0] = 0x1f;
+      huge[1] = 0x8b;
+      const tooLarge = await putUpload(ctx, uploadUrl, huge);
+      assert.equal(tooLarge.statusCode, 413);
+      assert.equal(JSON.parse(tooLarge.body).errors[0].title, 'payload too large');
+      assert.equal((await putUpload(ctx, uploadUrl, tarGz())).statusCode, 200, 'the URL still works after refused uploads');
+    });
+
+    it('download and plan JSON: readers yes; plain members and outsiders 404; no or bad token 401', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const versionId = await uploadConfiguration(ctx, org.owner.api, workspace.id);
+      const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+      const plain = await addMember(ctx, org);
+      const outsider = await createUser(ctx);
+      assert.equal((await download(reader.token, versionId)).statusCode, 200);
+      assert.equal((await download(plain.token, versionId)).statusCode, 404);
+      assert.equal((await download(outsider.token, versionId)).statusCode, 404);
+      assert.equal((await download(undefined, versionId)).statusCode, 401);
+      assert.equal((await download('not-a-token', versionId)).statusCode, 401);
+      assert.equal((await download(org.owner.token, 'cv-doesnotexist12345')).statusCode, 404);
+      assert.equal((await download('not-a-token', 'cv-doesnotexist12345')).statusCode, 401);
+
+      const run = await createRun(org.owner.api, workspace.id, { 'plan-only': true });
+      await waitForRunStatus(org.owner.api, run.data.id, 'planned_and_finished');
+      const planId = run.data.relationships.plan.data.id;
+      const planJson = (token: string | undefined) =>
+        ctx.app.inject({ method: 'GET', url: `/api/v2/plans/${planId}/json-output`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const json = await planJson(reader.token);
+      assert.equal(json.statusCode, 200);
+      assert.match(String(json.headers['content-type']), /^application\/json/);
+      const plan = JSON.parse(json.body);
+      assert.equal(plan.format_version, '1.2');
+      assert.equal(typeof plan.terraform_version, 'string');
+      assert.deepEqual(plan.planned_values, { root_module: {} });
+      assert.deepEqual(plan.resource_changes, []);
+      assert.deepEqual(plan.configuration, { root_module: {} });
+      assert.equal((await planJson(plain.token)).statusCode, 404);
+      assert.equal((await planJson(undefined)).statusCode, 401);
+      assert.equal((await planJson('not-a-token')).statusCode, 401);
+    });
+
+    it('a token that is not an API token is checked as a run task access token of the runs built from the version', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const versionId = await uploadConfiguration(ctx, org.owner.api, workspace.id);
+      const run = await createRun(org.owner.api, workspace.id, { 'plan-only': true });
+      await waitForRunStatus(org.owner.api, run.data.id, 'planned_and_finished');
+      const port = ctx.services.taskAccessTokens;
+      const original = port.authorizeDownload;
+      const asked: Array<[string, string]> = [];
+      port.authorizeDownload = async (token: string, runId: string) => {
+        asked.push([token, runId]);
+        return token === 'task-access-token-for-the-run' && runId === run.data.id;
+      };
+      try {
+        assert.equal((await download('task-access-token-for-the-run', versionId)).statusCode, 200);
+        assert.deepEqual(asked, [['task-access-token-for-the-run', run.data.id]]);
+        assert.equal((await download('some-other-token', versionId)).statusCode, 401);
+        const planUrl = `/api/v2/plans/${run.data.relationships.plan.data.id}/json-output`;
+        const plan = await ctx.app.inject({ method: 'GET', url: planUrl, headers: { authorization: 'Bearer task-access-token-for-the-run' } });
+        assert.equal(plan.statusCode, 200);
+      } finally {
+        port.authorizeDownload = original;
+      }
+    });
+
+    it('authorization: managers create, readers 403, plain members 404; show needs read access', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+      const manager = await memberWithAccess(ctx, org, { 'manage-workspaces': true });
+      const plain = await addMember(ctx, org);
+      assertError(await reader.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody()), 403);
+      assertError(await plain.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody()), 404);
+      const created = await manager.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody());
+      assertStatus(created, 201);
+      assertStatus(await reader.api.get(`/configuration-versions/${created.body.data.id}`), 200);
+      assertError(await plain.api.get(`/configuration-versions/${created.body.data.id}`), 404);
+      assertError(await new ApiClient(ctx.app).get(`/configuration-versions/${created.body.data.id}`), 401);
+      assertError(await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ speculative: 'no' })), 422);
+    });
+  });
+}
