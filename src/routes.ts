@@ -10,6 +10,8 @@ import { workspaceTasksRoutes } from './runtasks/workspace-tasks.routes.js';
 import type { Services } from './services.js';
 import { teamMembersRoutes } from './teams/team-members.routes.js';
 import { teamsRoutes } from './teams/teams.routes.js';
+import { callbacksRoutes } from './delivery/callbacks.routes.js';
+import { taskStagesRoutes } from './taskstages/task-stages.routes.js';
 import { configurationVersionsRoutes } from './workspaces/configuration-versions.routes.js';
 import { workspacesRoutes } from './workspaces/workspaces.routes.js';
 
@@ -27,4 +29,6 @@ export async function registerApiRoutes(api: FastifyInstance, services: Services
   await configurationVersionsRoutes(api, services);
   await runsRoutes(api, services);
   await phasesRoutes(api, services);
+  await taskStagesRoutes(api, services);
+  await callbacksRoutes(api, services);
 }

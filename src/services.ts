@@ -16,6 +16,13 @@ import { TeamMembersService } from './teams/team-members.service.js';
 import { TeamsRepository } from './teams/teams.repository.js';
 import { TeamsService } from './teams/teams.service.js';
 import { Jobs } from './jobs/jobs.js';
+import { TaskResultTokens } from './delivery/access-tokens.js';
+import { TaskCallbacks } from './delivery/callbacks.service.js';
+import { DeliveryRepository } from './delivery/delivery.repository.js';
+import { TaskDelivery } from './delivery/task-delivery.js';
+import { TaskStageRunner } from './taskstages/task-stage-runner.js';
+import { TaskStagesRepository } from './taskstages/task-stages.repository.js';
+import { TaskStagesService } from './taskstages/task-stages.service.js';
 import { ArtifactAccess } from './runs/artifact-access.js';
 import { NoopExecutor } from './runs/noop-executor.js';
 import { PhasesService } from './runs/phases.service.js';
@@ -23,10 +30,7 @@ import { RunProgress } from './runs/run-progress.js';
 import { RunTransitions } from './runs/run-transitions.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
-import type { TaskAccessTokens } from './runs/task-access-port.js';
 import type { TaskStageDocuments } from './runs/task-stage-documents.js';
-import type { TaskStagePort } from './runs/task-stage-port.js';
-import { BasicTaskStageDocuments, noTaskAccessTokens, unwiredTaskStages } from './runs/unwired-task-stages.js';
 import { TaskVerifier } from './runtasks/task-verification.js';
 import { TasksRepository } from './runtasks/tasks.repository.js';
 import { TasksService } from './runtasks/tasks.service.js';
@@ -72,20 +76,26 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const configurationVersions = new ConfigurationVersionsRepository(db);
   const runs = new RunsRepository(db);
   const workspaceGate = new WorkspaceGate(workspaces, gate);
-  // The task stage side (src/taskstages) replaces these three placeholders with its implementations.
-  const taskStageRunner: TaskStagePort = unwiredTaskStages;
-  const taskAccessTokens: TaskAccessTokens = noTaskAccessTokens;
-  const taskStageDocuments: TaskStageDocuments = new BasicTaskStageDocuments(runs);
+  // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
+  const taskStages = new TaskStagesRepository(db);
+  const deliveries = new DeliveryRepository(db);
+  const taskAccessTokens = new TaskResultTokens(deliveries);
+  const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, (): RunProgress => runProgress);
+  const taskStagesService: TaskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, (): RunsService => runsService);
+  const taskStageDocuments: TaskStageDocuments = taskStagesService;
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const runTransitions = new RunTransitions(runs);
   const runProgress = new RunProgress(db, runs, workspaces, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
+  const taskDelivery = new TaskDelivery(db, deliveries, taskAccessTokens, taskStageRunner, jobs, config, log);
+  taskDelivery.register();
+  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, taskStageDocuments);
 
   return {
     config,
     handle,
     log,
-    repositories: { tokens, users, organizations, memberships, teams, standings, workspaces, tasks, workspaceTasks, configurationVersions, runs },
+    repositories: { tokens, users, organizations, memberships, teams, standings, workspaces, tasks, workspaceTasks, configurationVersions, runs, taskStages, deliveries },
     gate,
     jobs,
     authenticator,
@@ -103,7 +113,10 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     runProgress,
     taskStageRunner,
     taskAccessTokens,
-    runsService: new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, taskStageDocuments),
+    runsService,
+    taskStagesService,
+    taskDelivery,
+    taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),
     phasesService: new PhasesService(runs, workspaces, workspaceGate, artifactAccess),
     onStop(stop: () => Promise<void>) {
       stopFunctions.push(stop);

@@ -1,25 +1,17 @@
 import type { OrganizationStanding } from './organization-standing.js';
+import { canReadWorkspaces } from './workspace-permissions.js';
 
 /**
  * CONTRACT 4 for runs, task stages and task results. Pure functions of the caller's standing in the
  * run's organization; every stage route asks these, and `permissions` on a stage shows them.
  */
 
-/** Rights that let a member read every run of the organization, and so its stages and results. */
-const READ_RIGHTS = [
-  'manage-run-tasks',
-  'manage-policy-overrides',
-  'read-workspaces',
-  'manage-workspaces',
-  'manage-policies',
-  'manage-agent-pools',
-] as const;
-
-/** Owners (site admin, org owner, org token, owners-team token) and holders of a read right; anyone else gets 404. */
+/**
+ * Stages and results are read by whoever reads the run: owners and holders of a read right
+ * (workspace-permissions.ts, CONTRACT 4); anyone else gets 404.
+ */
 export function canReadRuns(standing: OrganizationStanding): boolean {
-  if (standing.isOwner) return true;
-  if (!standing.isMember) return false;
-  return READ_RIGHTS.some((key) => standing.access[key]);
+  return canReadWorkspaces(standing);
 }
 
 export interface TaskStagePermissions {

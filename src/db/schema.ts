@@ -211,6 +211,50 @@ export interface TaskResultsTable {
   updated_at: string;
 }
 
+/** One outbound run task request (CONTRACT 9: every attempt is recorded). */
+export interface DeliveryAttemptsTable {
+  id: string;
+  task_result_id: string;
+  attempt: number;
+  url: string;
+  started_at: string;
+  finished_at: string | null;
+  outcome: 'accepted' | 'rejected' | 'network_error' | null;
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+}
+
+/** Hashes of the per-result access tokens sent with each attempt. */
+export interface TaskResultAccessTokensTable {
+  token_hash: string;
+  task_result_id: string;
+  run_id: string;
+  created_at: string;
+}
+
+export interface TaskResultOutcomesTable {
+  id: string;
+  task_result_id: string;
+  position: number;
+  outcome_id: string;
+  description: string;
+  body: string | null;
+  url: string | null;
+  /** JSON object of tag name → [{label, level}]. */
+  tags: string;
+  created_at: string;
+}
+
+export interface TaskStageOverridesTable {
+  id: string;
+  task_stage_id: string;
+  run_id: string;
+  overridden_by: string;
+  comment: string | null;
+  created_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
   users: UsersTable;
@@ -219,6 +263,10 @@ export interface Database {
   organization_memberships: OrganizationMembershipsTable;
   teams: TeamsTable;
   team_memberships: TeamMembershipsTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  task_result_access_tokens: TaskResultAccessTokensTable;
+  task_result_outcomes: TaskResultOutcomesTable;
+  task_stage_overrides: TaskStageOverridesTable;
   workspaces: WorkspacesTable;
   tasks: TasksTable;
   workspace_tasks: WorkspaceTasksTable;

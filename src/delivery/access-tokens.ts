@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { hashToken, tokenMatchesHash } from '../identity/token-secrets.js';
+import type { Executor } from '../jobs/job-queue.js';
+import { isFinalResultStatus } from '../taskstages/stage-status.js';
+import type { DeliveryRepository } from './delivery.repository.js';
+
+/**
+ * The per-result access token of CONTRACT 9: 32 random bytes, sent once in the request body, stored only
+ * as a SHA-256 digest (as every token here). Each delivery attempt gets a fresh token and every issued
+ * token of the result stays valid: a service that received an attempt we believed timed out can still
+ * call back. The token authorizes that result's callback and, until the result is final, its run's
+ * configuration and plan downloads; nothing else.
+ */
+export function generateAccessToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export interface AccessTokenGrant {
+  taskResultId: string;
+  runId: string;
+  resultStatus: string;
+}
+
+export class TaskResultTokens {
+  constructor(private readonly repository: DeliveryRepository) {}
+
+  /** A new token for one attempt; only its digest is written. */
+  async issue(executor: Executor, taskResultId: string, runId: string): Promise<string> {
+    const token = generateAccessToken();
+    await this.repository.insertAccessToken(executor, hashToken(token), taskResultId, runId);
+    return token;
+  }
+
+  /** The result a token was issued for, or undefined; the digest is compared in constant time. */
+  async grantOf(token: string | undefined): Promise<AccessTokenGrant | undefined> {
+    if (!token || token.length > 512) return undefined;
+    const digest = hashToken(token);
+    const row = await this.repository.findAccessToken(digest);
+    if (!row || !tokenMatchesHash(token, row.token_hash)) return undefined;
+    return { taskResultId: row.task_result_id, runId: row.run_id, resultStatus: row.result_status };
+  }
+
+  /** Whether the token belongs to a result of this run that is not final yet (CONTRACT 9). */
+  async authorizeDownload(token: string | undefined, runId: string): Promise<boolean> {
+    const grant = await this.grantOf(token);
+    return grant !== undefined && grant.runId === runId && !isFinalResultStatus(grant.resultStatus);
+  }
+
+  /** Whether the token was issued for this result (whatever its status). */
+  async matchesResult(token: string | undefined, taskResultId: string): Promise<boolean> {
+    const grant = await this.grantOf(token);
+    return grant !== undefined && grant.taskResultId === taskResultId;
+  }
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { nowIso } from '../clock.js';
+import { Conflict, NotFound, Unauthorized } from '../http/errors.js';
+import type { Resource } from '../http/jsonapi.js';
+import { isFinalResultStatus } from '../taskstages/stage-status.js';
+import type { ResultReport, TaskStageRunner } from '../taskstages/task-stage-runner.js';
+import type { TaskResultRow, TaskStagesRepository } from '../taskstages/task-stages.repository.js';
+import { taskResultResource } from '../taskstages/task-stages.serializer.js';
+import type { TaskResultTokens } from './access-tokens.js';
+
+export interface OutcomeInput {
+  'outcome-id': string;
+  description: string;
+  body?: string | null;
+  url?: string | null;
+  tags?: Record<string, Array<{ label: string; level?: string }>>;
+}
+
+export interface CallbackInput {
+  status: 'running' | 'passed' | 'failed';
+  message?: string | null;
+  url?: string | null;
+  outcomes?: OutcomeInput[];
+}
+
+/**
+ * `PATCH /task-results/:id/callback` (CONTRACT 9): authenticated by the result's access token alone
+ * (401 otherwise), 409 once the result is final, then `running` (refreshing the callback deadline) or
+ * a final `passed`/`failed` that may settle the stage.
+ */
+export class TaskCallbacks {
+  constructor(
+    private readonly stages: TaskStagesRepository,
+    private readonly accessTokens: TaskResultTokens,
+    private readonly runner: TaskStageRunner,
+  ) {}
+
+  /** Checked before the body is looked at: unknown result 404, wrong token 401, final result 409. */
+  async authorize(token: string | undefined, resultId: string): Promise<TaskResultRow> {
+    const result = await this.stages.findResult(resultId);
+    if (!result) throw new NotFound('task result not found');
+    if (!(await this.accessTokens.matchesResult(token, resultId))) throw new Unauthorized('invalid access token for this task result');
+    if (isFinalResultStatus(result.status)) throw new Conflict(`the task result is already ${result.status}`);
+    return result;
+  }
+
+  async callback(token: string | undefined, resultId: string, input: CallbackInput): Promise<Resource> {
+    await this.authorize(token, resultId);
+    const report: ResultReport = {};
+    if (input.message !== undefined) report.message = input.message;
+    if (input.url !== undefined) report.url = input.url;
+    if (input.outcomes !== undefined) {
+      const createdAt = nowIso();
+      report.outcomes = input.outcomes.map((outcome, position) => ({
+        id: `outcome-${randomBytes(12).toString('hex')}`,
+        position,
+        outcome_id: outcome['outcome-id'],
+        description: outcome.description,
+        body: outcome.body ?? null,
+        url: outcome.url ?? null,
+        tags: JSON.stringify(outcome.tags ?? {}),
+        created_at: createdAt,
+      }));
+    }
+    const outcome = input.status === 'running' ? await this.runner.markRunning(resultId, report) : await this.runner.finishResult(resultId, input.status, report);
+    if (outcome === 'missing') throw new NotFound('task result not found');
+    const result = await this.stages.findResult(resultId);
+    if (outcome === 'final') throw new Conflict(`the task result is already ${result?.status ?? 'final'}`);
+    return taskResultResource(result!);
+  }
+}

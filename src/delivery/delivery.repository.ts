@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { nowIso } from '../clock.js';
+import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
+import type { Executor } from '../jobs/job-queue.js';
+
+export type DeliveryAttemptRow = DeliveryAttemptsTable;
+
+/** Everything one outbound request needs, read in one query. */
+export interface DeliveryContext {
+  resultId: string;
+  resultStatus: string;
+  resultUpdatedAt: string;
+  stageId: string;
+  stage: string;
+  stageStatus: string;
+  enforcementLevel: string;
+  isSpeculative: boolean;
+  taskUrl: string;
+  /** Write-only secret of the task; null when the task has none (or was deleted). */
+  hmacKey: string | null;
+  runId: string;
+  runMessage: string;
+  runCreatedAt: string;
+  runCreatedBy: string | null;
+  configurationVersionId: string | null;
+  planId: string | null;
+  workspaceId: string;
+  workspaceName: string;
+  workspaceWorkingDirectory: string;
+  organizationName: string;
+}
+
+/** SQL of run task delivery: the context of a request, attempts, and access token digests. */
+export class DeliveryRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async context(resultId: string): Promise<DeliveryContext | undefined> {
+    const row = await this.db
+      .selectFrom('task_results as r')
+      .innerJoin('task_stages as s', 's.id', 'r.task_stage_id')
+      .innerJoin('runs', 'runs.id', 'r.run_id')
+      .innerJoin('workspaces as w', 'w.id', 'runs.workspace_id')
+      .leftJoin('tasks as t', 't.id', 'r.task_id')
+      .leftJoin('plans as p', 'p.run_id', 'r.run_id')
+      .select([
+        'r.id as result_id', 'r.status as result_status', 'r.updated_at as result_updated_at', 'r.enforcement_level',
+        'r.is_speculative', 'r.task_url', 'r.stage', 's.id as stage_id', 's.status as stage_status', 't.hmac_key',
+        'runs.id as run_id', 'runs.message as run_message', 'runs.created_at as run_created_at', 'runs.created_by_name',
+        'runs.configuration_version_id', 'p.id as plan_id', 'w.id as workspace_id', 'w.name as workspace_name',
+        'w.working_directory', 'w.organization_name',
+      ])
+      .where('r.id', '=', resultId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      resultId: row.result_id,
+      resultStatus: row.result_status,
+      resultUpdatedAt: row.result_updated_at,
+      stageId: row.stage_id,
+      stage: row.stage,
+      stageStatus: row.stage_status,
+      enforcementLevel: row.enforcement_level,
+      isSpeculative: Number(row.is_speculative) === 1,
+      taskUrl: row.task_url,
+      hmacKey: row.hmac_key ?? null,
+      runId: row.run_id,
+      runMessage: row.run_message,
+      runCreatedAt: row.run_created_at,
+      runCreatedBy: row.created_by_name,
+      configurationVersionId: row.configuration_version_id,
+      planId: row.plan_id ?? null,
+      workspaceId: row.workspace_id,
+      workspaceName: row.workspace_name,
+      workspaceWorkingDirectory: row.working_directory,
+      organizationName: row.organization_name,
+    };
+  }
+
+  /** The current status of a result, read just before a request goes out. */
+  async resultStatus(resultId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('task_results').select('status').where('id', '=', resultId).executeTakeFirst();
+    return row?.status;
+  }
+
+  findAttempt(resultId: string, attempt: number): Promise<DeliveryAttemptRow | undefined> {
+    return this.db
+      .selectFrom('delivery_attempts')
+      .selectAll()
+      .where('task_result_id', '=', resultId)
+      .where('attempt', '=', attempt)
+      .executeTakeFirst();
+  }
+
+  attemptsOf(resultId: string): Promise<DeliveryAttemptRow[]> {
+    return this.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).orderBy('attempt').execute();
+  }
+
+  /** Records that attempt `n` is going out; after a crash mid-request the same row is reused. */
+  async startAttempt(resultId: string, attempt: number, url: string): Promise<string> {
+    const existing = await this.findAttempt(resultId, attempt);
+    const startedAt = nowIso();
+    if (existing) {
+      await this.db.updateTable('delivery_attempts').set({ started_at: startedAt, url }).where('id', '=', existing.id).execute();
+      return existing.id;
+    }
+    const id = `da-${randomBytes(12).toString('hex')}`;
+    await this.db
+      .insertInto('delivery_attempts')
+      .values({
+        id, task_result_id: resultId, attempt, url, started_at: startedAt, finished_at: null, outcome: null,
+        http_status: null, error: null, duration_ms: null,
+      })
+      .onConflict((oc) => oc.columns(['task_result_id', 'attempt']).doNothing())
+      .execute();
+    return (await this.findAttempt(resultId, attempt))!.id;
+  }
+
+  async finishAttempt(
+    id: string,
+    fields: { outcome: 'accepted' | 'rejected' | 'network_error'; httpStatus: number | null; error: string | null; durationMs: number },
+  ): Promise<void> {
+    await this.db
+      .updateTable('delivery_attempts')
+      .set({
+        finished_at: nowIso(),
+        outcome: fields.outcome,
+        http_status: fields.httpStatus,
+        error: fields.error?.slice(0, 2000) ?? null,
+        duration_ms: Math.round(fields.durationMs),
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Stores the digest (the newest also on the result row); the token itself is never written. */
+  async insertAccessToken(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<void> {
+    await executor
+      .insertInto('task_result_access_tokens')
+      .values({ token_hash: tokenHash, task_result_id: resultId, run_id: runId, created_at: nowIso() })
+      .execute();
+    await executor.updateTable('task_results').set({ access_token_hash: tokenHash }).where('id', '=', resultId).execute();
+  }
+
+  findAccessToken(tokenHash: string): Promise<{ token_hash: string; task_result_id: string; run_id: string; result_status: string } | undefined> {
+    return this.db
+      .selectFrom('task_result_access_tokens as a')
+      .innerJoin('task_results as r', 'r.id', 'a.task_result_id')
+      .select(['a.token_hash', 'a.task_result_id', 'a.run_id', 'r.status as result_status'])
+      .where('a.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+  }
+}

@@ -1,0 +1,135 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+import type { Jobs } from '../jobs/jobs.js';
+import { isFinalResultStatus } from '../taskstages/stage-status.js';
+import { JOB_KINDS, type TaskStageRunner } from '../taskstages/task-stage-runner.js';
+import type { TaskResultTokens } from './access-tokens.js';
+import type { DeliveryContext, DeliveryRepository } from './delivery.repository.js';
+import { postSignedJson, type SignedPostResult } from './signed-request.js';
+import { buildTaskPayload } from './task-payload.js';
+
+type AttemptOutcome = 'accepted' | 'rejected' | 'network_error';
+
+interface AttemptRecord {
+  outcome: AttemptOutcome;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+function classify(answer: SignedPostResult): AttemptRecord {
+  if ('status' in answer) {
+    return answer.status === 200
+      ? { outcome: 'accepted', httpStatus: 200, error: null }
+      : { outcome: 'rejected', httpStatus: answer.status, error: `answered ${answer.status}` };
+  }
+  return { outcome: 'network_error', httpStatus: null, error: `${answer.error}: ${answer.detail}` };
+}
+
+/**
+ * Outbound run task requests and their deadlines, as durable jobs (CONTRACT 9):
+ *
+ * - `task-result.deliver` {resultId, attempt}: one signed POST. A non-200 or network error schedules the
+ *   next attempt as a new job after the configured delay; after the last one the result is `unreachable`
+ *   (network error or timeout) or `errored` (non-200). Every attempt is a row in delivery_attempts.
+ * - `task-result.callback-timeout` {resultId}: no callback since the last update → `errored`.
+ * - `task-result.max-duration` {resultId}: not final this long after the stage started → `errored`.
+ *
+ * Handlers are idempotent: a job that runs again after a crash re-reads the state, never sends for a
+ * final result, and only conditional writes (TaskStageRunner) change statuses.
+ */
+export class TaskDelivery {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly repository: DeliveryRepository,
+    private readonly accessTokens: TaskResultTokens,
+    private readonly runner: TaskStageRunner,
+    private readonly jobs: Jobs,
+    private readonly config: Pick<Config, 'baseUrl' | 'tasks'>,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  register(): void {
+    this.jobs.register(JOB_KINDS.deliver, (payload: { resultId: string; attempt: number }) => this.deliver(payload.resultId, payload.attempt));
+    this.jobs.register(JOB_KINDS.callbackTimeout, (payload: { resultId: string }) => this.callbackTimeout(payload.resultId));
+    this.jobs.register(JOB_KINDS.maxDuration, (payload: { resultId: string }) => this.maxDuration(payload.resultId));
+    this.jobs.register(JOB_KINDS.completeOverride, (payload: { stageId: string }) => this.runner.completeOverride(payload.stageId));
+    this.jobs.register(JOB_KINDS.settle, (payload: { stageId: string }) => this.runner.settle(payload.stageId));
+  }
+
+  /** How many requests a result gets at most: the first and one per retry delay. */
+  get maxAttempts(): number {
+    return 1 + this.config.tasks.retryDelaysSeconds.length;
+  }
+
+  async deliver(resultId: string, attempt: number): Promise<void> {
+    const context = await this.repository.context(resultId);
+    if (!context || isFinalResultStatus(context.resultStatus) || context.stageStatus !== 'running') return;
+    const recorded = await this.repository.findAttempt(resultId, attempt);
+    if (recorded?.finished_at && recorded.outcome) {
+      // This attempt went out before a crash; only its consequences may be missing.
+      await this.afterAttempt(context, attempt, { outcome: recorded.outcome, httpStatus: recorded.http_status, error: recorded.error });
+      return;
+    }
+    const token = await this.accessTokens.issue(this.db, resultId, context.runId);
+    const body = JSON.stringify(buildTaskPayload(context, token, this.config.baseUrl));
+    // The last look before the request: a result that became final meanwhile is never sent.
+    const status = await this.repository.resultStatus(resultId);
+    if (status === undefined || isFinalResultStatus(status)) return;
+    const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl);
+    const started = performance.now();
+    const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000);
+    const record = classify(answer);
+    await this.repository.finishAttempt(attemptId, { ...record, durationMs: performance.now() - started });
+    if (record.outcome !== 'accepted') {
+      this.log.info({ taskResultId: resultId, attempt, outcome: record.outcome, httpStatus: record.httpStatus }, 'run task request not accepted');
+    }
+    await this.afterAttempt(context, attempt, record);
+  }
+
+  private async afterAttempt(context: DeliveryContext, attempt: number, record: AttemptRecord): Promise<void> {
+    if (record.outcome === 'accepted') {
+      await this.runner.markDelivered(context.resultId);
+      return;
+    }
+    if (attempt < this.maxAttempts) {
+      const delaySeconds = this.config.tasks.retryDelaysSeconds[attempt - 1]!;
+      await this.jobs.enqueue(this.db, {
+        kind: JOB_KINDS.deliver,
+        payload: { resultId: context.resultId, attempt: attempt + 1 },
+        runAt: new Date(Date.now() + delaySeconds * 1000),
+        dedupeKey: `${JOB_KINDS.deliver}:${context.resultId}:${attempt + 1}`,
+      });
+      return;
+    }
+    const tries = `${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`;
+    if (record.outcome === 'network_error') {
+      await this.runner.finishResult(context.resultId, 'unreachable', { message: `The task could not be reached after ${tries} (${record.error}).` });
+    } else {
+      await this.runner.finishResult(context.resultId, 'errored', { message: `The task answered ${record.httpStatus} instead of 200 after ${tries}.` });
+    }
+  }
+
+  async callbackTimeout(resultId: string): Promise<void> {
+    const limitMs = this.config.tasks.callbackTimeoutSeconds * 1000;
+    const due = (updatedAt: string) => Date.now() >= Date.parse(updatedAt) + limitMs;
+    const outcome = await this.runner.finishResult(
+      resultId,
+      'errored',
+      { message: `No callback from the task within ${this.config.tasks.callbackTimeoutSeconds} s.` },
+      (fresh) => due(fresh.updated_at),
+    );
+    if (outcome !== 'final') return;
+    // Declined: either final (nothing to do) or refreshed since this job was planned; make sure a job covers the new deadline.
+    const status = await this.repository.resultStatus(resultId);
+    const context = status && !isFinalResultStatus(status) ? await this.repository.context(resultId) : undefined;
+    if (context && !due(context.resultUpdatedAt)) await this.runner.scheduleCallbackTimeout(this.db, resultId, context.resultUpdatedAt);
+  }
+
+  async maxDuration(resultId: string): Promise<void> {
+    await this.runner.finishResult(resultId, 'errored', {
+      message: `The task did not finish within ${this.config.tasks.maxDurationSeconds} s.`,
+    });
+  }
+}

@@ -1,0 +1,265 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { nowIso } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+import type { Executor } from '../jobs/job-queue.js';
+import type { TaskStagePort } from '../runs/task-stage-port.js';
+import type { Jobs } from '../jobs/jobs.js';
+import {
+  OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus, withTimestamp, type EnforcementLevel,
+  type ResultStatus,
+} from './stage-status.js';
+import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
+
+/** Durable job kinds of task stages and delivery; payloads are plain JSON. */
+export const JOB_KINDS = {
+  deliver: 'task-result.deliver',
+  callbackTimeout: 'task-result.callback-timeout',
+  maxDuration: 'task-result.max-duration',
+  completeOverride: 'task-stage.complete-override',
+  settle: 'task-stage.settle',
+} as const;
+
+/** What run progress offers the runner: it is told, in the same transaction, that a stage settled. */
+export interface StageSettledListener {
+  onTaskStageSettled(runId: string, executor: Executor): Promise<void>;
+}
+
+export type FinishOutcome = 'changed' | 'final' | 'missing';
+
+export interface ResultReport {
+  message?: string | null;
+  url?: string | null;
+  /** Replaces the stored outcomes when given. */
+  outcomes?: Array<Omit<OutcomeRow, 'task_result_id'>>;
+}
+
+/**
+ * The life of a task stage after its creation: start (stage running, one delivery job per result),
+ * results finishing (callbacks, delivery failures, timeouts), the stage settling by the pure rule of
+ * stage-status.ts, overrides completing, and the run closing its open stages. Every write locks the
+ * stage first and is conditional on the current status, so concurrent finishers and a restarted node
+ * can neither change a final status nor settle a stage twice.
+ */
+export class TaskStageRunner implements TaskStagePort {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly stages: TaskStagesRepository,
+    private readonly jobs: Jobs,
+    private readonly tasks: Config['tasks'],
+    /** Late-bound: run progress and this runner call each other. */
+    private readonly listener: () => StageSettledListener,
+  ) {}
+
+  /** Run progress entered the stage: `running` (with `running-at`) and a delivery per result, in the caller's transaction. */
+  async start(executor: Executor, taskStageId: string): Promise<void> {
+    const stage = await this.stages.findStage(taskStageId, executor);
+    if (!stage) return;
+    const now = nowIso();
+    const started = await this.stages.updateStage(executor, stage.id, ['pending'], {
+      status: 'running',
+      status_timestamps: withTimestamp(stage.status_timestamps, 'running', now),
+      updated_at: now,
+    });
+    if (!started) return;
+    const results = await this.stages.resultsOfStages([stage.id], executor);
+    const maxDurationAt = new Date(Date.parse(now) + this.tasks.maxDurationSeconds * 1000);
+    for (const result of results) {
+      await this.jobs.enqueue(executor, {
+        kind: JOB_KINDS.deliver,
+        payload: { resultId: result.id, attempt: 1 },
+        dedupeKey: `${JOB_KINDS.deliver}:${result.id}:1`,
+      });
+      await this.jobs.enqueue(executor, {
+        kind: JOB_KINDS.maxDuration,
+        payload: { resultId: result.id },
+        runAt: maxDurationAt,
+        dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}`,
+      });
+    }
+    // Nothing to wait for; settle from a job rather than re-entering run progress from inside it.
+    if (results.length === 0) {
+      await this.jobs.enqueue(executor, { kind: JOB_KINDS.settle, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.settle}:${stage.id}` });
+    }
+  }
+
+  /**
+   * The run is canceled or discarded (CONTRACT 8): open results and stages become `canceled`; a stage
+   * left in `awaiting_override` by a discard becomes `failed`. Run progress is not told: it is the caller.
+   */
+  async closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void> {
+    const open = await this.stages.stagesOfRunWithStatus(executor, runId, OPEN_STAGE_STATUSES);
+    for (const stage of open) await this.stages.lockStage(executor, stage.id);
+    const now = nowIso();
+    for (const result of await this.stages.resultsOfRunWithStatus(executor, runId, OPEN_RESULT_STATUSES)) {
+      await this.stages.updateResult(executor, result.id, OPEN_RESULT_STATUSES, {
+        status: 'canceled',
+        status_timestamps: withTimestamp(result.status_timestamps, 'canceled', now),
+        message: result.message ?? `the run was ${reason === 'cancel' ? 'canceled' : 'discarded'}`,
+        updated_at: now,
+      });
+    }
+    for (const stage of await this.stages.stagesOfRunWithStatus(executor, runId, OPEN_STAGE_STATUSES)) {
+      const to = reason === 'discard' && stage.status === 'awaiting_override' ? 'failed' : 'canceled';
+      await this.stages.updateStage(executor, stage.id, [stage.status], {
+        status: to,
+        status_timestamps: withTimestamp(stage.status_timestamps, to, now),
+        updated_at: now,
+      });
+    }
+  }
+
+  /**
+   * Moves an open result to a final status (with message, url, outcomes) and settles its stage when that
+   * was the last open result. `guard` sees the locked, fresh row and may decline (a timeout that was
+   * refreshed meanwhile). Returns whether this call wrote the final status.
+   */
+  async finishResult(
+    resultId: string,
+    to: Exclude<ResultStatus, 'pending' | 'running'>,
+    report: ResultReport = {},
+    guard?: (fresh: TaskResultRow) => boolean,
+  ): Promise<FinishOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const fresh = await this.lockedResult(trx, resultId);
+      if (!fresh) return 'missing';
+      if (isFinalResultStatus(fresh.status)) return 'final';
+      if (guard && !guard(fresh)) return 'final';
+      const now = nowIso();
+      const changed = await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, {
+        status: to,
+        status_timestamps: withTimestamp(fresh.status_timestamps, to, now),
+        ...(report.message !== undefined ? { message: report.message } : {}),
+        ...(report.url !== undefined ? { url: report.url } : {}),
+        updated_at: now,
+      });
+      if (!changed) return 'final';
+      if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
+      await this.settleStage(trx, fresh.task_stage_id);
+      return 'changed';
+    });
+  }
+
+  /**
+   * The task said it is working: `running` with `running-at`, message/url/outcomes if sent, and a fresh
+   * callback deadline (a new timeout job keyed by the new update time; older ones find it moved).
+   */
+  async markRunning(resultId: string, report: ResultReport = {}): Promise<FinishOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const fresh = await this.lockedResult(trx, resultId);
+      if (!fresh) return 'missing';
+      if (isFinalResultStatus(fresh.status)) return 'final';
+      const now = nowIso();
+      const changed = await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, {
+        status: 'running',
+        status_timestamps: withTimestamp(fresh.status_timestamps, 'running', now),
+        ...(report.message !== undefined ? { message: report.message } : {}),
+        ...(report.url !== undefined ? { url: report.url } : {}),
+        updated_at: now,
+      });
+      if (!changed) return 'final';
+      if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
+      await this.scheduleCallbackTimeout(trx, resultId, now);
+      return 'changed';
+    });
+  }
+
+  /** The task accepted the request: the callback deadline counts from now. */
+  async markDelivered(resultId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const fresh = await this.lockedResult(trx, resultId);
+      if (!fresh || isFinalResultStatus(fresh.status)) return;
+      const now = nowIso();
+      if (await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, { updated_at: now })) {
+        await this.scheduleCallbackTimeout(trx, resultId, now);
+      }
+    });
+  }
+
+  async scheduleCallbackTimeout(executor: Executor, resultId: string, from: string): Promise<void> {
+    await this.jobs.enqueue(executor, {
+      kind: JOB_KINDS.callbackTimeout,
+      payload: { resultId },
+      runAt: new Date(Date.parse(from) + this.tasks.callbackTimeoutSeconds * 1000),
+      dedupeKey: `${JOB_KINDS.callbackTimeout}:${resultId}:${from}`,
+    });
+  }
+
+  /**
+   * Overrides a stage awaiting it (CONTRACT 8): `running` now (a fresh `running-at`, `awaiting-override-at`
+   * kept), the override recorded, and a job that completes the stage as `passed`. Answers the updated
+   * stage, or undefined when the stage is not awaiting an override.
+   */
+  async override(stageId: string, overriddenBy: string, comment: string | null): Promise<TaskStageRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.stages.lockStage(trx, stageId);
+      const stage = await this.stages.findStage(stageId, trx);
+      if (!stage || stage.status !== 'awaiting_override') return undefined;
+      const now = nowIso();
+      const changes = { status: 'running', status_timestamps: withTimestamp(stage.status_timestamps, 'running', now, true), updated_at: now };
+      if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return undefined;
+      await this.stages.insertOverride(trx, {
+        id: `tso-${randomBytes(12).toString('hex')}`, task_stage_id: stage.id, run_id: stage.run_id, overridden_by: overriddenBy, comment, created_at: now,
+      });
+      await this.jobs.enqueue(trx, {
+        kind: JOB_KINDS.completeOverride,
+        payload: { stageId: stage.id },
+        dedupeKey: `${JOB_KINDS.completeOverride}:${stage.id}`,
+      });
+      return { ...stage, ...changes };
+    });
+  }
+
+  /** Job: an overridden stage passes and the run goes on. Idempotent: only a running, overridden stage moves. */
+  async completeOverride(stageId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.stages.lockStage(trx, stageId);
+      const stage = await this.stages.findStage(stageId, trx);
+      if (!stage || stage.status !== 'running' || !(await this.stages.findOverride(stageId, trx))) return;
+      const now = nowIso();
+      const passed = await this.stages.updateStage(trx, stageId, ['running'], {
+        status: 'passed',
+        status_timestamps: withTimestamp(stage.status_timestamps, 'passed', now),
+        updated_at: now,
+      });
+      if (passed) await this.listener().onTaskStageSettled(stage.run_id, trx);
+    });
+  }
+
+  /** Job: re-derive a stage (a stage with no results). */
+  async settle(stageId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.stages.lockStage(trx, stageId);
+      await this.settleStage(trx, stageId);
+    });
+  }
+
+  /** With the stage locked: once every result is final, the stage takes the derived status and the run is told. */
+  private async settleStage(executor: Executor, stageId: string): Promise<void> {
+    const stage = await this.stages.findStage(stageId, executor);
+    if (!stage || stage.status !== 'running') return;
+    // An overridden stage is finished by completeOverride alone; its failed results must not send it back.
+    if (await this.stages.findOverride(stageId, executor)) return;
+    const results = await this.stages.resultsOfStages([stageId], executor);
+    const derived = deriveStageStatus(
+      results.map((result) => ({ status: result.status as ResultStatus, enforcementLevel: result.enforcement_level as EnforcementLevel })),
+    );
+    if (derived === 'running') return;
+    const now = nowIso();
+    const settled = await this.stages.updateStage(executor, stageId, ['running'], {
+      status: derived,
+      status_timestamps: withTimestamp(stage.status_timestamps, derived, now),
+      updated_at: now,
+    });
+    if (settled) await this.listener().onTaskStageSettled(stage.run_id, executor);
+  }
+
+  /** The result, read after taking its stage's lock (so the read is current for the rest of the transaction). */
+  private async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
+    const result = await this.stages.findResult(resultId, executor);
+    if (!result) return undefined;
+    await this.stages.lockStage(executor, result.task_stage_id);
+    return this.stages.findResult(resultId, executor);
+  }
+}

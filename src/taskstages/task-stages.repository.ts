@@ -1,0 +1,141 @@
+import type { Kysely } from 'kysely';
+import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
+import type { Executor } from '../jobs/job-queue.js';
+
+export type TaskStageRow = TaskStagesTable;
+export type TaskResultRow = TaskResultsTable;
+export type OutcomeRow = TaskResultOutcomesTable;
+export type OverrideRow = TaskStageOverridesTable;
+
+const STAGE_ORDER = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
+
+/** Where a run lives: enough to enter its organization and check the caller. */
+export interface RunPlace {
+  runId: string;
+  workspaceId: string;
+  organizationName: string;
+}
+
+/**
+ * SQL of task stages, task results, outcomes and overrides. Every status write is conditional on the
+ * current status (`where status in (…)`) and reports whether a row changed, so a final status is
+ * written once and the caller acts only when it won.
+ */
+export class TaskStagesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  findStage(id: string, executor: Executor = this.db): Promise<TaskStageRow | undefined> {
+    return executor.selectFrom('task_stages').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findResult(id: string, executor: Executor = this.db): Promise<TaskResultRow | undefined> {
+    return executor.selectFrom('task_results').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async placeOfRun(runId: string): Promise<RunPlace | undefined> {
+    const row = await this.db
+      .selectFrom('runs')
+      .innerJoin('workspaces', 'workspaces.id', 'runs.workspace_id')
+      .select(['runs.id', 'workspaces.id as workspace_id', 'workspaces.organization_name'])
+      .where('runs.id', '=', runId)
+      .executeTakeFirst();
+    return row ? { runId: row.id, workspaceId: row.workspace_id, organizationName: row.organization_name } : undefined;
+  }
+
+  /** The stages of a run in run order (pre_plan, post_plan, pre_apply, post_apply). */
+  async stagesOfRun(runId: string, offset: number, limit: number): Promise<{ rows: TaskStageRow[]; total: number }> {
+    const all = await this.db.selectFrom('task_stages').selectAll().where('run_id', '=', runId).execute();
+    all.sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage) || a.id.localeCompare(b.id));
+    return { rows: all.slice(offset, offset + limit), total: all.length };
+  }
+
+  /** Results of the given stages in creation order (the order of the workspace's tasks). */
+  resultsOfStages(stageIds: string[], executor: Executor = this.db): Promise<TaskResultRow[]> {
+    if (stageIds.length === 0) return Promise.resolve([]);
+    return executor
+      .selectFrom('task_results')
+      .selectAll()
+      .where('task_stage_id', 'in', stageIds)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Takes the stage's row lock for the rest of the transaction (a no-op write, valid on both dialects):
+   * every writer of a stage or its results locks the stage first, so two results finishing at once are
+   * serialized and the second one sees the first when it derives the stage's status.
+   */
+  async lockStage(executor: Executor, stageId: string): Promise<void> {
+    await executor.updateTable('task_stages').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', stageId).execute();
+  }
+
+  async updateStage(
+    executor: Executor,
+    id: string,
+    fromStatuses: readonly string[],
+    changes: { status: string; status_timestamps: string; updated_at: string },
+  ): Promise<boolean> {
+    const result = await executor
+      .updateTable('task_stages')
+      .set(changes)
+      .where('id', '=', id)
+      .where('status', 'in', [...fromStatuses])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async updateResult(
+    executor: Executor,
+    id: string,
+    fromStatuses: readonly string[],
+    changes: Partial<Pick<TaskResultRow, 'status' | 'status_timestamps' | 'message' | 'url' | 'updated_at'>>,
+  ): Promise<boolean> {
+    const result = await executor
+      .updateTable('task_results')
+      .set(changes)
+      .where('id', '=', id)
+      .where('status', 'in', [...fromStatuses])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  stagesOfRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<TaskStageRow[]> {
+    return executor.selectFrom('task_stages').selectAll().where('run_id', '=', runId).where('status', 'in', [...statuses]).execute();
+  }
+
+  resultsOfRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<TaskResultRow[]> {
+    return executor.selectFrom('task_results').selectAll().where('run_id', '=', runId).where('status', 'in', [...statuses]).execute();
+  }
+
+  async outcomes(resultId: string, offset: number, limit: number): Promise<{ rows: OutcomeRow[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('task_result_outcomes')
+      .selectAll()
+      .where('task_result_id', '=', resultId)
+      .orderBy('position')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const count = await this.db
+      .selectFrom('task_result_outcomes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('task_result_id', '=', resultId)
+      .executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  /** A callback's outcomes replace what an earlier callback of the same result sent. */
+  async replaceOutcomes(executor: Executor, resultId: string, rows: OutcomeRow[]): Promise<void> {
+    await executor.deleteFrom('task_result_outcomes').where('task_result_id', '=', resultId).execute();
+    if (rows.length > 0) await executor.insertInto('task_result_outcomes').values(rows).execute();
+  }
+
+  async insertOverride(executor: Executor, row: OverrideRow): Promise<void> {
+    await executor.insertInto('task_stage_overrides').values(row).execute();
+  }
+
+  findOverride(stageId: string, executor: Executor = this.db): Promise<OverrideRow | undefined> {
+    return executor.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', stageId).executeTakeFirst();
+  }
+}

@@ -1,0 +1,246 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ApiClient } from '../helpers/api-client.js';
+import { assertError } from '../helpers/assertions.js';
+import { createUser } from '../helpers/fixtures.js';
+import { attachRunTask, createRunTask, waitForRunStatus } from '../helpers/run-fixtures.js';
+import {
+  ScriptedTaskService, gatedWorkspace, sleep, stagesOf, startListeningApp, startRun, waitForStageStatus, HMAC_KEY,
+} from '../helpers/task-stage-scenario.js';
+import { testDialects, type TestContext } from '../helpers/test-app.js';
+
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function callbackBody(status: unknown, extra: Record<string, unknown> = {}, relationships?: unknown) {
+  return { data: { type: 'task-results', attributes: { status, ...extra }, ...(relationships ? { relationships } : {}) } };
+}
+
+for (const dialect of testDialects()) {
+  describe(`task stages API: callbacks, reads, idempotency (${dialect})`, { timeout: 120_000 }, () => {
+    let ctx: TestContext;
+    let service: ScriptedTaskService;
+    before(async () => {
+      // Callback deadline far away: results stay open until a test says otherwise.
+      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '600' });
+      service = await ScriptedTaskService.start();
+    });
+    after(async () => {
+      await service.close();
+      await ctx.close();
+    });
+
+    /** A run whose only result is waiting for a callback; answers its ids and the token sent to the task. */
+    async function openResult() {
+      const gated = await gatedWorkspace(ctx, service, 'silent', { enforcement: 'mandatory' });
+      const runId = await startRun(gated);
+      await waitForRunStatus(gated.api, runId, 'post_plan_running');
+      const [stage] = await stagesOf(gated.api, runId);
+      const resultId = stage.relationships['task-results'].data[0].id as string;
+      for (let i = 0; i < 300 && !service.tokens.get(resultId); i++) await sleep(10);
+      const token = service.tokens.get(resultId)?.[0];
+      assert.ok(token, 'the task received its request');
+      return { gated, runId, stageId: stage.id as string, resultId, token, callback: new ApiClient(ctx.app, token) };
+    }
+
+    it('callback: 401 without or with a wrong token, 404 for an unknown result, 422 for a bad document', async () => {
+      const { resultId, callback, gated } = await openResult();
+      const path = `/task-results/${resultId}/callback`;
+      assertError(await new ApiClient(ctx.app).patch(path, callbackBody('passed')), 401);
+      assertError(await new ApiClient(ctx.app, 'not-the-token').patch(path, callbackBody('passed')), 401);
+      assertError(await gated.api.patch(path, callbackBody('passed')), 401, /access token/);
+      assertError(await callback.patch('/task-results/taskrs-doesnotexist1234/callback', callbackBody('passed')), 404);
+      const badStatus = assertError(await callback.patch(path, callbackBody('errored')), 422);
+      assert.equal(badStatus.source?.pointer, '/data/attributes/status');
+      assertError(await callback.patch(path, callbackBody(7)), 422);
+      assertError(await callback.patch(path, { data: { type: 'teams', attributes: { status: 'passed' } } }), 422);
+      assertError(await callback.patch(path, {}), 422);
+      assertError(await callback.patch(path, '{"data": '), 422);
+      assertError(await callback.patch(path, callbackBody('passed', { message: 5 })), 422);
+      const badOutcome = callbackBody('passed', {}, { outcomes: { data: [{ type: 'task-result-outcomes', attributes: { description: 'no id' } }] } });
+      assertError(await callback.patch(path, badOutcome), 422);
+      const shown = await gated.api.get(`/task-results/${resultId}`);
+      assert.equal(shown.body.data.attributes.status, 'pending', 'rejected callbacks change nothing');
+    });
+
+    it('callback: running (200, running-at), then passed (200), then 409 for anything more', async () => {
+      const { resultId, stageId, callback, gated, runId } = await openResult();
+      const path = `/task-results/${resultId}/callback`;
+      const running = await callback.patch(path, callbackBody('running', { message: 'half way' }));
+      assert.equal(running.status, 200, running.text);
+      assert.equal(running.body.data.type, 'task-results');
+      assert.equal(running.body.data.attributes.status, 'running');
+      assert.match(running.body.data.attributes['status-timestamps']['running-at'], ISO_Z);
+      assert.equal((await gated.api.get(`/task-stages/${stageId}`)).body.data.attributes.status, 'running');
+
+      const passed = await callback.patch(path, callbackBody('passed', { message: 'fine', url: 'https://x.example/1' }));
+      assert.equal(passed.status, 200, passed.text);
+      assert.equal(passed.body.data.attributes.status, 'passed');
+      assert.equal(passed.body.data.attributes.url, 'https://x.example/1');
+      const timestamps = passed.body.data.attributes['status-timestamps'];
+      assert.deepEqual(Object.keys(timestamps).sort(), ['passed-at', 'running-at']);
+      await waitForStageStatus(gated.api, stageId, 'passed');
+      await waitForRunStatus(gated.api, runId, 'post_plan_completed');
+
+      assertError(await callback.patch(path, callbackBody('failed')), 409);
+      assertError(await callback.patch(path, callbackBody('running')), 409);
+      assertError(await callback.patch(path, callbackBody('bogus')), 409, /passed/);
+      assertError(await new ApiClient(ctx.app, 'wrong').patch(path, callbackBody('failed')), 401);
+      const after = (await gated.api.get(`/task-results/${resultId}`)).body.data;
+      assert.equal(after.attributes.status, 'passed');
+      assert.deepEqual(after.attributes['status-timestamps'], timestamps, 'a final status is written once');
+    });
+
+    it('an earlier attempt\'s token still works for the callback (the service may have received it)', async () => {
+      const { resultId, token, gated } = await openResult();
+      // Issue a second token as a retry would; the first must stay valid.
+      const second = await ctx.services.taskAccessTokens.issue(ctx.handle.db, resultId, 'run-x');
+      assert.notEqual(second, token);
+      assert.equal(await ctx.services.taskAccessTokens.matchesResult(token, resultId), true);
+      assert.equal(await ctx.services.taskAccessTokens.matchesResult(second, resultId), true);
+      const row = await ctx.handle.db.selectFrom('task_results').select('access_token_hash').where('id', '=', resultId).executeTakeFirstOrThrow();
+      assert.ok(row.access_token_hash && !row.access_token_hash.includes(second) && row.access_token_hash.length === 64, 'only a digest is stored');
+      const done = await new ApiClient(ctx.app, token).patch(`/task-results/${resultId}/callback`, callbackBody('passed'));
+      assert.equal(done.status, 200, done.text);
+      assert.equal((await gated.api.get(`/task-results/${resultId}`)).body.data.attributes.status, 'passed');
+    });
+
+    it('a final result is never sent again nor rewritten, whatever jobs run late', async () => {
+      const { resultId, stageId, callback, gated } = await openResult();
+      assert.equal((await callback.patch(`/task-results/${resultId}/callback`, callbackBody('failed'))).status, 200);
+      await waitForStageStatus(gated.api, stageId, 'awaiting_override');
+      const before = (await gated.api.get(`/task-results/${resultId}`)).body.data;
+      const stageBefore = (await gated.api.get(`/task-stages/${stageId}`)).body.data;
+      const requestsBefore = service.deliveries(resultId).length;
+      const attemptsBefore = await ctx.handle.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).execute();
+
+      // Jobs that a crash or a slow node could run late: a delivery retry, both timeouts, and a direct finish.
+      await ctx.services.taskDelivery.deliver(resultId, 2);
+      await ctx.services.taskDelivery.deliver(resultId, 1);
+      await ctx.services.taskDelivery.callbackTimeout(resultId);
+      await ctx.services.taskDelivery.maxDuration(resultId);
+      assert.equal(await ctx.services.taskStageRunner.finishResult(resultId, 'errored'), 'final');
+      await ctx.services.taskStageRunner.completeOverride(stageId);
+      await ctx.services.taskStageRunner.settle(stageId);
+
+      assert.equal(service.deliveries(resultId).length, requestsBefore, 'no request for a final result');
+      const attemptsAfter = await ctx.handle.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).execute();
+      assert.deepEqual(attemptsAfter, attemptsBefore);
+      assert.deepEqual((await gated.api.get(`/task-results/${resultId}`)).body.data, before);
+      assert.deepEqual((await gated.api.get(`/task-stages/${stageId}`)).body.data, stageBefore);
+    });
+
+    it('two results finishing at the same moment settle the stage once, with the right status', async () => {
+      for (const [levels, statuses, expected] of [
+        [['mandatory', 'advisory'], ['passed', 'failed'], 'passed'],
+        [['mandatory', 'mandatory'], ['passed', 'failed'], 'awaiting_override'],
+      ] as const) {
+        const gated = await gatedWorkspace(ctx, service, 'silent', { enforcement: levels[0] });
+        const second = await createRunTask(gated.api, gated.org.name, service.url, { 'hmac-key': HMAC_KEY });
+        await attachRunTask(gated.api, gated.workspace.id, second.id, { 'enforcement-level': levels[1], stages: ['post_plan'] });
+        const runId = await startRun(gated);
+        await waitForRunStatus(gated.api, runId, 'post_plan_running');
+        const [stage] = await stagesOf(gated.api, runId);
+        const results = (await gated.api.get(`/task-stages/${stage.id}?include=task_results`)).body.included as any[];
+        assert.equal(results.length, 2);
+        for (let i = 0; i < 300 && results.some((r) => !service.tokens.get(r.id)); i++) await sleep(10);
+        // Results are in attachment order: the first task attached has levels[0].
+        const [first, other] = results;
+        assert.deepEqual(results.map((r) => r.attributes['workspace-task-enforcement-level']), [...levels]);
+        const answers = await Promise.all([
+          new ApiClient(ctx.app, service.tokens.get(first.id)![0]).patch(`/task-results/${first.id}/callback`, callbackBody(statuses[0])),
+          new ApiClient(ctx.app, service.tokens.get(other.id)![0]).patch(`/task-results/${other.id}/callback`, callbackBody(statuses[1])),
+        ]);
+        assert.deepEqual(answers.map((a) => a.status), [200, 200]);
+        const settled = await waitForStageStatus(gated.api, stage.id, expected);
+        assert.ok(settled.data.attributes['status-timestamps'][`${expected.replace('_', '-')}-at`]);
+        await waitForRunStatus(gated.api, runId, expected === 'passed' ? 'post_plan_completed' : 'post_plan_awaiting_decision');
+      }
+    });
+
+    it('lists a run\'s stages in run order with pagination, shows them with both include spellings', async () => {
+      const gated = await gatedWorkspace(ctx, service, 'pass', { enforcement: 'advisory', stages: ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] });
+      const runId = await startRun(gated);
+      await waitForRunStatus(gated.api, runId, 'post_plan_completed');
+
+      const all = await gated.api.get(`/runs/${runId}/task-stages`);
+      assert.equal(all.status, 200, all.text);
+      assert.deepEqual(all.body.data.map((s: any) => s.attributes.stage), ['pre_plan', 'post_plan', 'pre_apply', 'post_apply']);
+      assert.deepEqual(all.body.data.map((s: any) => s.attributes.status), ['passed', 'passed', 'pending', 'pending']);
+      assert.deepEqual(all.body.meta.pagination, {
+        'current-page': 1, 'page-size': 20, 'prev-page': null, 'next-page': null, 'total-pages': 1, 'total-count': 4,
+      });
+      const page = await gated.api.get(`/runs/${runId}/task-stages?page%5Bnumber%5D=2&page%5Bsize%5D=3`);
+      assert.deepEqual(page.body.data.map((s: any) => s.attributes.stage), ['post_apply']);
+      assert.equal(page.body.meta.pagination['prev-page'], 1);
+      assert.equal(page.body.links.first, `${ctx.config.baseUrl}/api/v2/runs/${runId}/task-stages?page%5Bnumber%5D=1&page%5Bsize%5D=3`);
+      assertError(await gated.api.get(`/runs/${runId}/task-stages?page[size]=101`), 422, /page\[size\]/);
+      assertError(await gated.api.get('/runs/run-doesnotexist12345/task-stages'), 404);
+
+      const stage = all.body.data[1];
+      assert.equal(stage.type, 'task-stages');
+      assert.match(stage.id, /^ts-[1-9A-HJ-NP-Za-km-z]{16}$/);
+      assert.deepEqual(stage.relationships.run.data, { id: runId, type: 'runs' });
+      assert.deepEqual(stage.relationships['policy-evaluations'], { data: [] });
+      assert.equal(stage.links.self, `/api/v2/task-stages/${stage.id}`);
+      assert.match(stage.attributes['created-at'], ISO_Z);
+      assert.match(stage.attributes['updated-at'], ISO_Z);
+      assert.deepEqual(stage.attributes.permissions, { 'can-override-policy': true, 'can-override-tasks': true, 'can-override': true });
+      assert.deepEqual(stage.attributes.actions, { 'is-overridable': false });
+
+      for (const spelling of ['task_results', 'task-results']) {
+        const shown = await gated.api.get(`/task-stages/${stage.id}?include=${spelling}`);
+        assert.equal(shown.status, 200, shown.text);
+        assert.deepEqual(shown.body.included.map((r: any) => r.id), stage.relationships['task-results'].data.map((r: any) => r.id));
+        const result = shown.body.included[0];
+        assert.equal(result.type, 'task-results');
+        assert.match(result.id, /^taskrs-/);
+        assert.equal(result.attributes['task-id'], gated.taskId);
+        assert.equal(result.attributes['workspace-task-id'], gated.workspaceTaskId);
+        assert.match(result.attributes['task-name'], /^task/);
+        assert.equal(result.attributes['task-url'], service.url);
+        assert.equal(result.attributes.stage, 'post_plan');
+        assert.equal(result.attributes['is-speculative'], false);
+        assert.deepEqual(result.relationships['task-stage'].data, { id: stage.id, type: 'task-stages' });
+        assert.equal(result.links.self, `/api/v2/task-results/${result.id}`);
+        const alone = await gated.api.get(`/task-results/${result.id}`);
+        assert.deepEqual(alone.body.data, result);
+      }
+      for (const spelling of ['policy_evaluations', 'policy-evaluations']) {
+        const shown = await gated.api.get(`/task-stages/${stage.id}?include=${spelling}`);
+        assert.equal(shown.status, 200);
+        assert.equal(shown.body.included, undefined, 'there are no policy evaluations');
+      }
+      const withRun = await gated.api.get(`/task-stages/${stage.id}?include=run`);
+      assert.deepEqual(withRun.body.included.map((r: any) => [r.type, r.id]), [['runs', runId]]);
+      const withWorkspace = await gated.api.get(`/task-stages/${stage.id}?include=run.workspace`);
+      assert.deepEqual(withWorkspace.body.included.map((r: any) => [r.type, r.id]), [['runs', runId], ['workspaces', gated.workspace.id]]);
+      const everything = await gated.api.get(`/task-stages/${stage.id}?include=run,run.workspace,task_results,policy_evaluations`);
+      assert.equal(everything.body.included.length, 3);
+      assertError(await gated.api.get(`/task-stages/${stage.id}?include=workspace`), 400, /include parameter/);
+      assertError(await gated.api.get('/task-stages/ts-doesnotexist12345'), 404);
+      assertError(await gated.api.get('/task-results/taskrs-doesnotexist1'), 404);
+
+      // The run's own include shows the same stage documents.
+      const run = await gated.api.get(`/runs/${runId}?include=task_stages`);
+      assert.deepEqual(run.body.included.filter((r: any) => r.type === 'task-stages'), all.body.data);
+    });
+
+    it('a read-only member sees stages and results without override rights; outsiders get 404', async () => {
+      const gated = await gatedWorkspace(ctx, service, 'pass', { enforcement: 'advisory' });
+      const runId = await startRun(gated);
+      await waitForRunStatus(gated.api, runId, 'post_plan_completed');
+      const [stage] = await stagesOf(gated.api, runId);
+      const { addMember, addToTeam, createTeam } = await import('../helpers/fixtures.js');
+      const team = await createTeam(ctx, gated.org, { 'organization-access': { 'read-workspaces': true } });
+      const reader = await addMember(ctx, gated.org);
+      await addToTeam(gated.org, team.id, reader.username);
+      const listed = await reader.api.get(`/runs/${runId}/task-stages`);
+      assert.equal(listed.status, 200);
+      assert.deepEqual(listed.body.data[0].attributes.permissions, { 'can-override-policy': false, 'can-override-tasks': false, 'can-override': false });
+      assert.equal((await reader.api.get(`/task-results/${stage.relationships['task-results'].data[0].id}`)).status, 200);
+      const outsider = await createUser(ctx);
+      assertError(await outsider.api.get(`/task-stages/${stage.id}`), 404);
+      assertError(await outsider.api.get(`/task-results/${stage.relationships['task-results'].data[0].id}/outcomes`), 404);
+    });
+  });
+}
