@@ -26,7 +26,16 @@ function stopped(phase: PhaseStatus, fate: 'errored' | 'canceled' | 'unreachable
   return fate;
 }
 
+/** The phases after the run entered `runStatus`. A final phase (finished, errored, canceled, unreachable) never changes again. */
 export function phasesAfter(runStatus: RunStatus, previous: Phases): Phases {
+  const next = followRun(runStatus, previous);
+  return {
+    plan: isOpenPhase(previous.plan) ? next.plan : previous.plan,
+    apply: isOpenPhase(previous.apply) ? next.apply : previous.apply,
+  };
+}
+
+function followRun(runStatus: RunStatus, previous: Phases): Phases {
   switch (runStatus) {
     case 'plan_queued':
       return { ...previous, plan: 'queued' };
