@@ -109,7 +109,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds)),
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate),
-    configurationVersionsService: new ConfigurationVersionsService(configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl),
+    configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),
     runProgress,
     taskStageRunner,
     taskAccessTokens,

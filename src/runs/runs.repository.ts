@@ -41,6 +41,11 @@ export class RunsRepository {
     return executor.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
+  /** The creator's username as stored with a run (and sent to run tasks as `run_created_by`). */
+  async usernameOf(executor: Executor, userId: string): Promise<string | undefined> {
+    return (await executor.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())?.username;
+  }
+
   /** Newest first, as HCP lists runs. */
   async listRuns(workspaceId: string, offset: number, limit: number): Promise<{ rows: RunRow[]; total: number }> {
     const query = this.db.selectFrom('runs').where('runs.workspace_id', '=', workspaceId);

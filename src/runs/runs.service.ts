@@ -13,7 +13,8 @@ import type { OrganizationContext } from '../organizations/organization-gate.js'
 import { TASK_STAGE_ORDER } from '../runtasks/task-stages.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
 import { parseStages } from '../runtasks/workspace-tasks.serializer.js';
-import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
+import type { Executor } from '../jobs/job-queue.js';
+import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import { configurationVersionResource } from '../workspaces/configuration-versions.serializer.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
@@ -66,10 +67,7 @@ export class RunsService {
     private readonly stageDocuments: TaskStageDocuments,
   ) {}
 
-  /**
-   * The run, its plan and apply, and one task stage per stage value with enabled workspace tasks (each
-   * with one pending result per task), all in one transaction with the job that starts the run.
-   */
+  /** Creates a run for the caller (see insertRun for what a run is made of). */
   async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
     if (input.workspaceId === undefined) throw new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required');
     const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
@@ -79,9 +77,36 @@ export class RunsService {
       );
     }
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
-    const attributes = input.attributes;
+    const run = await this.db.transaction().execute((trx) => this.insertRun(trx, workspace, version, input.attributes, runCreator(principal)));
+    return this.document(run, workspace, context, include);
+  }
+
+  /**
+   * `auto-queue-runs` (HCP's default): the upload of a configuration version queues a run, in the
+   * upload's transaction, on behalf of whoever created the version. Speculative versions queue plan-only runs.
+   */
+  async queueForUpload(executor: Executor, versionId: string): Promise<void> {
+    // Every read goes through the transaction: on SQLite it holds the only connection.
+    const version = await this.versions.findById(versionId, executor);
+    const workspace = version ? await this.workspaces.findById(version.workspace_id, executor) : undefined;
+    if (!version || !workspace) return;
+    const username = version.created_by_user_id ? await this.runs.usernameOf(executor, version.created_by_user_id) : undefined;
+    const creator = { userId: username ? version.created_by_user_id : null, name: username ?? 'site-admin' };
+    await this.insertRun(executor, workspace, version, { message: 'Queued automatically when the configuration was uploaded' }, creator);
+  }
+
+  /**
+   * The run, its plan and apply, and one task stage per stage value with enabled workspace tasks (each
+   * with one pending result per task), with the job that starts the run: all in the caller's transaction.
+   */
+  private async insertRun(
+    trx: Executor,
+    workspace: WorkspaceRow,
+    version: ConfigurationVersionRow,
+    attributes: CreateRunInput['attributes'],
+    creator: { userId: string | null; name: string },
+  ): Promise<RunRow> {
     const planOnly = attributes['plan-only'] === true || version.speculative === 1;
-    const creator = runCreator(principal);
     const now = nowIso();
     const run: RunRow = {
       id: newId('run'),
@@ -112,56 +137,53 @@ export class RunsService {
       created_at: now,
       updated_at: now,
     });
-
-    await this.db.transaction().execute(async (trx) => {
-      await this.runs.insertRun(trx, run);
-      await this.runs.insertPhase(trx, 'plans', phase('plan'));
-      await this.runs.insertPhase(trx, 'applies', phase('apply'));
-      const attached = (await this.workspaceTasks.enabledFor(trx, workspace.id)).map((row) => ({
-        workspaceTaskId: row.id,
-        taskId: row.task_id,
-        taskName: row.task_name,
-        taskUrl: row.task_url,
-        enforcementLevel: row.enforcement_level,
-        stages: parseStages(row.stages),
-      }));
-      for (const planned of planTaskStages(attached, planOnly)) {
-        const stageId = newId('ts');
-        await this.runs.insertTaskStage(trx, {
-          id: stageId,
+    await this.runs.insertRun(trx, run);
+    await this.runs.insertPhase(trx, 'plans', phase('plan'));
+    await this.runs.insertPhase(trx, 'applies', phase('apply'));
+    const attached = (await this.workspaceTasks.enabledFor(trx, workspace.id)).map((row) => ({
+      workspaceTaskId: row.id,
+      taskId: row.task_id,
+      taskName: row.task_name,
+      taskUrl: row.task_url,
+      enforcementLevel: row.enforcement_level,
+      stages: parseStages(row.stages),
+    }));
+    for (const planned of planTaskStages(attached, planOnly)) {
+      const stageId = newId('ts');
+      await this.runs.insertTaskStage(trx, {
+        id: stageId,
+        run_id: run.id,
+        stage: planned.stage,
+        status: 'pending',
+        status_timestamps: JSON.stringify({}),
+        created_at: now,
+        updated_at: now,
+      });
+      await this.runs.insertTaskResults(
+        trx,
+        planned.tasks.map((task) => ({
+          id: newId('taskrs'),
+          task_stage_id: stageId,
           run_id: run.id,
+          task_id: task.taskId,
+          task_name: task.taskName,
+          task_url: task.taskUrl,
+          workspace_task_id: task.workspaceTaskId,
+          enforcement_level: task.enforcementLevel,
           stage: planned.stage,
+          is_speculative: planOnly ? 1 : 0,
           status: 'pending',
+          message: null,
+          url: null,
           status_timestamps: JSON.stringify({}),
+          access_token_hash: null,
           created_at: now,
           updated_at: now,
-        });
-        await this.runs.insertTaskResults(
-          trx,
-          planned.tasks.map((task) => ({
-            id: newId('taskrs'),
-            task_stage_id: stageId,
-            run_id: run.id,
-            task_id: task.taskId,
-            task_name: task.taskName,
-            task_url: task.taskUrl,
-            workspace_task_id: task.workspaceTaskId,
-            enforcement_level: task.enforcementLevel,
-            stage: planned.stage,
-            is_speculative: planOnly ? 1 : 0,
-            status: 'pending',
-            message: null,
-            url: null,
-            status_timestamps: JSON.stringify({}),
-            access_token_hash: null,
-            created_at: now,
-            updated_at: now,
-          })),
-        );
-      }
-      await this.progress.enqueueAdvance(trx, run.id);
-    });
-    return this.document(run, workspace, context, include);
+        })),
+      );
+    }
+    await this.progress.enqueueAdvance(trx, run.id);
+    return run;
   }
 
   async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {

@@ -17,8 +17,8 @@ export class ConfigurationVersionsRepository {
     await this.db.insertInto('configuration_versions').values({ ...row, archive: null }).execute();
   }
 
-  findById(id: string): Promise<ConfigurationVersionRow | undefined> {
-    return this.db.selectFrom('configuration_versions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  findById(id: string, executor: Executor = this.db): Promise<ConfigurationVersionRow | undefined> {
+    return executor.selectFrom('configuration_versions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   findByUploadTokenHash(hash: string): Promise<ConfigurationVersionRow | undefined> {
@@ -26,8 +26,8 @@ export class ConfigurationVersionsRepository {
   }
 
   /** Stores the archive once: only a pending version takes it. Answers whether this call stored it. */
-  async storeArchive(id: string, archive: Buffer, statusTimestamps: string, now: string): Promise<boolean> {
-    const result = await this.db
+  async storeArchive(executor: Executor, id: string, archive: Buffer, statusTimestamps: string, now: string): Promise<boolean> {
+    const result = await executor
       .updateTable('configuration_versions')
       .set({ archive, archive_size: archive.length, status: 'uploaded', status_timestamps: statusTimestamps, updated_at: now })
       .where('id', '=', id)

@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { canQueueRuns } from '../authz/workspace-permissions.js';
+import type { Database } from '../db/schema.js';
+import type { Executor } from '../jobs/job-queue.js';
 import { nowIso } from '../clock.js';
 import { Conflict, NotFound, Unprocessable } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
@@ -21,6 +25,11 @@ export interface ConfigurationVersionInput {
 /** Path of the public upload route; the token in it is the only credential (CONTRACT 7). */
 export const UPLOAD_PATH_PREFIX = '/api/v2/configuration-versions/uploads/';
 
+/** Queues the run of an uploaded version with `auto-queue-runs` (RunsService.queueForUpload). */
+export interface UploadRunQueuer {
+  queueForUpload(executor: Executor, versionId: string): Promise<void>;
+}
+
 /** How many of a version's newest runs a task access token is checked against on download. */
 const RUNS_CHECKED_FOR_TASK_TOKENS = 50;
 
@@ -30,11 +39,13 @@ const RUNS_CHECKED_FOR_TASK_TOKENS = 50;
  */
 export class ConfigurationVersionsService {
   constructor(
+    private readonly db: Kysely<Database>,
     private readonly versions: ConfigurationVersionsRepository,
     private readonly workspaces: WorkspacesRepository,
     private readonly workspaceGate: WorkspaceGate,
     private readonly artifactAccess: ArtifactAccess,
     private readonly baseUrl: string,
+    private readonly runQueuer: UploadRunQueuer,
   ) {}
 
   async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<Resource> {
@@ -48,11 +59,12 @@ export class ConfigurationVersionsService {
       workspace_id: workspace.id,
       status: 'pending',
       status_timestamps: JSON.stringify({}),
-      auto_queue_runs: input['auto-queue-runs'] === false ? 0 : 1,
+      // HCP queues a run on upload by default; here only when the creator may queue runs (not the organization token).
+      auto_queue_runs: input['auto-queue-runs'] !== false && canQueueRuns(context.standing) ? 1 : 0,
       speculative: input.speculative ? 1 : 0,
       upload_token_hash: hashToken(uploadToken),
       archive_size: null,
-      created_by_user_id: principal.kind === 'user' ? principal.userId : null,
+      created_by_user_id: principal.kind === 'user' ? principal.userId : principal.kind === 'team' ? principal.serviceAccountUserId : null,
       created_at: now,
       updated_at: now,
     };
@@ -69,7 +81,7 @@ export class ConfigurationVersionsService {
     return configurationVersionResource(row);
   }
 
-  /** The PUT to the upload URL: no API token, the URL's token is the credential. Once only. */
+  /** The PUT to the upload URL: no API token, the URL's token is the credential. Once only; queues a run with auto-queue-runs. */
   async upload(uploadToken: string, archive: Buffer): Promise<void> {
     const row = uploadToken.length <= 200 ? await this.versions.findByUploadTokenHash(hashToken(uploadToken)) : undefined;
     if (!row) throw new NotFound('upload URL not found');
@@ -78,9 +90,12 @@ export class ConfigurationVersionsService {
     if (problem) throw new Unprocessable(problem);
     const now = nowIso();
     const timestamps = { ...JSON.parse(row.status_timestamps), 'uploaded-at': now };
-    if (!(await this.versions.storeArchive(row.id, archive, JSON.stringify(timestamps), now))) {
-      throw new Conflict('this configuration version has already been uploaded');
-    }
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await this.versions.storeArchive(trx, row.id, archive, JSON.stringify(timestamps), now))) {
+        throw new Conflict('this configuration version has already been uploaded');
+      }
+      if (row.auto_queue_runs === 1) await this.runQueuer.queueForUpload(trx, row.id);
+    });
   }
 
   /** The archive, for a reader's API token or a run task's access token of a run built from it. */

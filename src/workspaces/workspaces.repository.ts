@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { containsText } from '../db/like.js';
 import type { Database, WorkspacesTable } from '../db/schema.js';
+import type { Executor } from '../jobs/job-queue.js';
 
 export type WorkspaceRow = WorkspacesTable;
 
@@ -16,8 +17,8 @@ export class WorkspacesRepository {
     await this.db.insertInto('workspaces').values(row).execute();
   }
 
-  findById(id: string): Promise<WorkspaceRow | undefined> {
-    return this.db.selectFrom('workspaces').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  findById(id: string, executor: Executor = this.db): Promise<WorkspaceRow | undefined> {
+    return executor.selectFrom('workspaces').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   /** Names are unique ignoring case, so a lookup by name is too. */

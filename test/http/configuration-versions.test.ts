@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../helpers/api-client.js';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization, createUser } from '../helpers/fixtures.js';
-import { createRun, createWorkspace, memberWithAccess, putUpload, tarGz, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
+import { createRun, createWorkspace, memberWithAccess, organizationToken, putUpload, tarGz, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const cvBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'configuration-versions', attributes } });
@@ -161,6 +161,38 @@ for (const dialect of testDialects()) {
       } finally {
         port.authorizeDownload = original;
       }
+    });
+
+    it('auto-queue-runs (the default) queues a run on upload, plan-only for a speculative version; not for the organization token', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const runsOf = async () => (await org.owner.api.get(`/workspaces/${workspace.id}/runs`)).body.data;
+
+      const manual = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ 'auto-queue-runs': false }));
+      assert.equal((await putUpload(ctx, manual.body.data.attributes['upload-url'], tarGz())).statusCode, 200);
+      assert.deepEqual(await runsOf(), [], 'auto-queue-runs false: no run');
+
+      const automatic = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody());
+      assert.equal(automatic.body.data.attributes['auto-queue-runs'], true);
+      assert.equal((await putUpload(ctx, automatic.body.data.attributes['upload-url'], tarGz())).statusCode, 200);
+      const [queued] = await runsOf();
+      assert.deepEqual(queued.relationships['configuration-version'].data, { id: automatic.body.data.id, type: 'configuration-versions' });
+      assert.deepEqual(queued.relationships['created-by'].data, { id: org.owner.id, type: 'users' });
+      assert.equal(queued.attributes['plan-only'], false);
+      await waitForRunStatus(org.owner.api, queued.id, 'planned');
+
+      const speculative = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ speculative: true }));
+      assert.equal((await putUpload(ctx, speculative.body.data.attributes['upload-url'], tarGz())).statusCode, 200);
+      const [planOnly] = await runsOf();
+      assert.equal(planOnly.attributes['plan-only'], true);
+      await waitForRunStatus(org.owner.api, planOnly.id, 'planned_and_finished');
+
+      const orgToken = await organizationToken(ctx, org);
+      const byToken = await orgToken.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody());
+      assertStatus(byToken, 201);
+      assert.equal(byToken.body.data.attributes['auto-queue-runs'], false, 'the organization token cannot queue runs');
+      assert.equal((await putUpload(ctx, byToken.body.data.attributes['upload-url'], tarGz())).statusCode, 200);
+      assert.equal((await runsOf()).length, 2);
     });
 
     it('authorization: managers create, readers 403, plain members 404; show needs read access', async () => {
