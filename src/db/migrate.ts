@@ -1,5 +1,6 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseHandle } from './database.js';
+import { withSqliteMigrationLock } from './sqlite-migration-lock.js';
 import * as m001 from './migrations/001-identity-and-teams.js';
 import * as m002 from './migrations/002-workspaces-runs.js';
 import * as m003 from './migrations/003-jobs.js';
@@ -22,10 +23,15 @@ function isSqliteBusy(error: unknown): boolean {
 
 /**
  * Brings the schema up to date. PostgreSQL: Kysely takes an advisory lock, so nodes starting together
- * take turns. SQLite: a second process racing the first can get SQLITE_BUSY; it waits and tries again,
- * and then finds the work already done.
+ * take turns. SQLite: processes take turns through a lock file next to the database; a process that
+ * still meets SQLITE_BUSY waits and tries again, and then finds the work already done.
  */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  if (handle.sqliteFile) return withSqliteMigrationLock(handle.sqliteFile, () => runMigrations(handle));
+  return runMigrations(handle);
+}
+
+async function runMigrations(handle: DatabaseHandle): Promise<string[]> {
   const migrator = new Migrator({ db: handle.db, provider });
   for (let attempt = 0; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
