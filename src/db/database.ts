@@ -12,6 +12,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** For PostgreSQL: the pool, for LISTEN/NOTIFY and health checks. */
   pool?: pg.Pool;
+  /** For SQLite: the database file (or `:memory:`). */
+  sqliteFile?: string;
   close(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ export function openDatabase(databaseUrl: string): DatabaseHandle {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    return { db, dialect: 'sqlite', sqliteFile: file === ':memory:' ? file : path.resolve(file), close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
