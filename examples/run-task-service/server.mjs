@@ -19,7 +19,10 @@ const config = {
   verdictDelayMs: Number(process.env.VERDICT_DELAY_MS || 500),
 };
 
-const log = (message, fields = {}) => console.log(JSON.stringify({ time: new Date().toISOString(), message, ...fields }));
+let quiet = false;
+const log = (message, fields = {}) => {
+  if (!quiet) console.log(JSON.stringify({ time: new Date().toISOString(), message, ...fields }));
+};
 
 /** X-TFC-Task-Signature: hex HMAC-SHA512 of the exact body bytes under the shared key. */
 export function signatureMatches(body, header, key) {
@@ -98,12 +101,12 @@ async function peek(url, token) {
   }
 }
 
-async function check(payload) {
+async function check(payload, options) {
   await callBack(payload, { status: 'running', message: 'Checking the workspace name…' });
   const configuration = await peek(payload.configuration_version_download_url, payload.access_token);
   const plan = await peek(payload.plan_json_api_url, payload.access_token);
-  await sleep(config.verdictDelayMs);
-  const verdict = decide(payload);
+  await sleep(options.verdictDelayMs ?? 0);
+  const verdict = decide(payload, options);
   const outcomes = [
     {
       'outcome-id': 'NAME-001',
@@ -119,7 +122,9 @@ async function check(payload) {
   await callBack(payload, { status: verdict.status, message: `${verdict.status === 'passed' ? 'Passed' : 'Failed'}: ${verdict.reason}.` }, outcomes);
 }
 
+/** The service; `options` as `config` above (tests pass their own). */
 export function createServer(options = config) {
+  quiet = options.quiet === true;
   return http.createServer(async (request, response) => {
     if (request.method !== 'POST') {
       response.writeHead(405).end();
@@ -152,7 +157,7 @@ export function createServer(options = config) {
       return;
     }
     log('request accepted', { task_result_id: payload.task_result_id, stage: payload.stage, workspace: payload.workspace_name });
-    check(payload).catch((error) => log('check failed', { error: String(error) }));
+    check(payload, options).catch((error) => log('check failed', { error: String(error) }));
   });
 }
 

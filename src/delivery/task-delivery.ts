@@ -65,7 +65,9 @@ export class TaskDelivery {
 
   async deliver(resultId: string, attempt: number): Promise<void> {
     const context = await this.repository.context(resultId);
-    if (!context || isFinalResultStatus(context.resultStatus) || context.stageStatus !== 'running') return;
+    // Only a pending result of a running stage is sent: final ones never, and a `running` one has
+    // evidently reached the task already (it called back), so a retry would only duplicate it.
+    if (!context || context.resultStatus !== 'pending' || context.stageStatus !== 'running') return;
     const recorded = await this.repository.findAttempt(resultId, attempt);
     if (recorded?.finished_at && recorded.outcome) {
       // This attempt went out before a crash; only its consequences may be missing.
@@ -75,8 +77,7 @@ export class TaskDelivery {
     const token = await this.accessTokens.issue(this.db, resultId, context.runId);
     const body = JSON.stringify(buildTaskPayload(context, token, this.config.baseUrl));
     // The last look before the request: a result that became final meanwhile is never sent.
-    const status = await this.repository.resultStatus(resultId);
-    if (status === undefined || isFinalResultStatus(status)) return;
+    if ((await this.repository.resultStatus(resultId)) !== 'pending') return;
     const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl);
     const started = performance.now();
     const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000);
@@ -104,10 +105,12 @@ export class TaskDelivery {
       return;
     }
     const tries = `${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`;
+    // A task that called back `running` despite the failed answers is working: its deadlines decide.
+    const stillPending = (fresh: { status: string }) => fresh.status === 'pending';
     if (record.outcome === 'network_error') {
-      await this.runner.finishResult(context.resultId, 'unreachable', { message: `The task could not be reached after ${tries} (${record.error}).` });
+      await this.runner.finishResult(context.resultId, 'unreachable', { message: `The task could not be reached after ${tries} (${record.error}).` }, stillPending);
     } else {
-      await this.runner.finishResult(context.resultId, 'errored', { message: `The task answered ${record.httpStatus} instead of 200 after ${tries}.` });
+      await this.runner.finishResult(context.resultId, 'errored', { message: `The task answered ${record.httpStatus} instead of 200 after ${tries}.` }, stillPending);
     }
   }
 

@@ -19,7 +19,9 @@ export type Behavior =
   | 'progress' // 200, `running`, a pause, then `passed`
   | 'silent' // 200 and no callback
   | 'error500' // 500 every time
-  | 'download'; // 200; downloads the configuration and plan with and without the token; then `passed`
+  | 'download' // 200; downloads the configuration and plan with and without the token; then `passed`
+  | 'heartbeat' // 200, then `running` every 250 ms until refused (never a verdict)
+  | 'flaky'; // 500 to the first request but calls back `running` at once, then `passed`; 200 to any later request
 
 export const FAIL_OUTCOMES = [
   {
@@ -99,6 +101,13 @@ export class ScriptedTaskService {
     this.tokens.set(resultId, [...(this.tokens.get(resultId) ?? []), payload.access_token]);
     const behavior = String(payload.workspace_name).split('-')[0] as Behavior;
     if (behavior === 'error500') return { status: 500 };
+    if (behavior === 'flaky' && this.tokens.get(resultId)!.length === 1) {
+      const work = this.flaky(payload).catch(() => {});
+      this.pending.add(work);
+      void work.finally(() => this.pending.delete(work));
+      return { status: 500 };
+    }
+    if (behavior === 'flaky') return { status: 200 };
     const work = this.afterAnswer(behavior, payload).catch(() => {});
     this.pending.add(work);
     void work.finally(() => this.pending.delete(work));
@@ -135,9 +144,28 @@ export class ScriptedTaskService {
         this.downloads.push(record);
         return;
       }
+      case 'heartbeat':
+        for (let beat = 0; beat < 80; beat++) {
+          if ((await this.callBack(payload, { status: 'running', message: `beat ${beat}` })) !== 200) return;
+          await sleep(250);
+        }
+        return;
       case 'silent':
+      case 'error500':
+      case 'flaky':
         return;
     }
+  }
+
+  /** The time `running` was acknowledged, per result (flaky behavior). */
+  readonly runningAcknowledgedAt = new Map<string, number>();
+
+  private async flaky(payload: any): Promise<void> {
+    if ((await this.callBack(payload, { status: 'running', message: 'got it despite the 500' })) === 200) {
+      this.runningAcknowledgedAt.set(payload.task_result_id, Date.now());
+    }
+    await sleep(400);
+    await this.callBack(payload, { status: 'passed', message: 'passed after a 500' });
   }
 
   async callBack(payload: any, attributes: Record<string, unknown>, outcomes?: unknown[]): Promise<number> {

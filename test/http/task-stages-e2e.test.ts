@@ -193,6 +193,8 @@ for (const dialect of testDialects()) {
       assert.match(timestamps['running-at'], ISO_Z);
       assert.match(timestamps['passed-at'], ISO_Z);
       assert.ok(timestamps['running-at'] < timestamps['passed-at']);
+      // The service records an answer once it has read it, which can be just after the run moved on.
+      for (let i = 0; i < 100 && service.callbacks.filter((callback) => callback.resultId === resultId).length < 2; i++) await sleep(10);
       assert.deepEqual(
         service.callbacks.filter((callback) => callback.resultId === resultId).map((callback) => [callback.status, callback.httpStatus]),
         [['running', 200], ['passed', 200]],
@@ -338,6 +340,19 @@ for (const dialect of testDialects()) {
       });
     });
 
+    it('a task that answered 500 but called back running is not sent again, and its verdict counts', async () => {
+      const gated = await gatedWorkspace(ctx, service, 'flaky', { enforcement: 'mandatory' });
+      const runId = await startRun(gated);
+      await waitForRunStatus(gated.api, runId, 'post_plan_completed');
+      const resultId = (await onlyStage(gated.api, runId)).relationships['task-results'].data[0].id;
+      const result = (await gated.api.get(`/task-results/${resultId}`)).body.data;
+      assert.equal(result.attributes.status, 'passed');
+      assert.equal(result.attributes.message, 'passed after a 500');
+      const acknowledged = service.runningAcknowledgedAt.get(resultId);
+      assert.ok(acknowledged, 'the running callback was accepted');
+      assert.deepEqual(service.deliveries(resultId).filter((request) => request.receivedAt > acknowledged), [], 'no retry once it runs');
+    });
+
     it('all four stages: pre_plan has no plan JSON link, every stage passes in order, the run applies', async () => {
       const gated = await gatedWorkspace(ctx, service, 'pass', {
         enforcement: 'mandatory',
@@ -356,6 +371,97 @@ for (const dialect of testDialects()) {
       }
       const passedAt = stages.map((s) => s.attributes['status-timestamps']['passed-at']);
       assert.deepEqual([...passedAt].sort(), passedAt, 'stages pass in run order');
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`task result total duration (${dialect})`, { timeout: 60_000 }, () => {
+    let ctx: TestContext;
+    let service: ScriptedTaskService;
+    before(async () => {
+      // Callbacks keep coming (so the callback timeout never fires), but the total time is capped.
+      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '600', TEAMSTAGE_TASK_MAX_DURATION: '1.5' });
+      service = await ScriptedTaskService.start();
+    });
+    after(async () => {
+      await service.close();
+      await ctx.close();
+    });
+
+    it('a result still running after TEAMSTAGE_TASK_MAX_DURATION errors, and its heartbeats are then refused', async () => {
+      const gated = await gatedWorkspace(ctx, service, 'heartbeat', { enforcement: 'mandatory' });
+      const started = Date.now();
+      const runId = await startRun(gated);
+      await waitForRunStatus(gated.api, runId, 'errored');
+      assert.ok(Date.now() - started >= 1500, 'not before the maximum duration');
+      const stage = await onlyStage(gated.api, runId);
+      assert.equal(stage.attributes.status, 'errored');
+      const resultId = stage.relationships['task-results'].data[0].id;
+      const result = (await gated.api.get(`/task-results/${resultId}`)).body.data;
+      assert.equal(result.attributes.status, 'errored');
+      assert.match(result.attributes.message, /did not finish within 1.5 s/);
+      assert.match(result.attributes['status-timestamps']['running-at'], ISO_Z);
+      for (let i = 0; i < 100 && !service.callbacks.some((c) => c.resultId === resultId && c.httpStatus === 409); i++) await sleep(20);
+      const answers = service.callbacks.filter((c) => c.resultId === resultId).map((c) => c.httpStatus);
+      assert.ok(answers.filter((a) => a === 200).length >= 3, 'heartbeats were accepted while it ran');
+      assert.equal(answers.at(-1), 409, 'and refused once it was final');
+    });
+  });
+}
+
+for (const dialect of testDialects()) {
+  describe(`examples/run-task-service against Teamstage (${dialect})`, { timeout: 60_000 }, () => {
+    let ctx: TestContext;
+    let example: import('node:http').Server;
+    let exampleUrl: string;
+    before(async () => {
+      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
+      // @ts-expect-error: a plain JavaScript example without type declarations
+      const { createServer } = await import('../../examples/run-task-service/server.mjs');
+      example = createServer({ hmacKey: HMAC_KEY, failPattern: 'prod', alwaysFail: false, verdictDelayMs: 0, quiet: true });
+      await new Promise<void>((resolve) => example.listen(0, '127.0.0.1', resolve));
+      exampleUrl = `http://127.0.0.1:${(example.address() as import('node:net').AddressInfo).port}/`;
+    });
+    after(async () => {
+      example.closeAllConnections();
+      await new Promise((resolve) => example.close(resolve));
+      await ctx.close();
+    });
+
+    it('walks the README: register, attach, run; prod fails and is overridden, dev passes; outcomes and downloads work', async () => {
+      const org = await createOrganization(ctx);
+      const api = org.owner.api;
+      const { createRunTask, attachRunTask, createRunnableWorkspace, createRun } = await import('../helpers/run-fixtures.js');
+      const task = await createRunTask(api, org.name, exampleUrl, { 'hmac-key': HMAC_KEY });
+      const outcomesOf = async (runId: string) => {
+        const [stage] = await stagesOf(api, runId);
+        const resultId = stage.relationships['task-results'].data[0].id;
+        return { stage, result: (await api.get(`/task-results/${resultId}`)).body.data, outcomes: (await api.get(`/task-results/${resultId}/outcomes`)).body.data };
+      };
+
+      const prod = await createRunnableWorkspace(ctx, api, org.name, { name: 'payments-prod' });
+      await attachRunTask(api, prod.id, task.id, { 'enforcement-level': 'mandatory' });
+      const prodRun = (await createRun(api, prod.id, { message: 'try the name check' })).data.id;
+      await waitForRunStatus(api, prodRun, 'post_plan_awaiting_decision');
+      const failed = await outcomesOf(prodRun);
+      assert.equal(failed.result.attributes.status, 'failed');
+      assert.match(failed.result.attributes.message, /contains "prod"/);
+      assert.equal(failed.outcomes[0].attributes['outcome-id'], 'NAME-001');
+      assert.deepEqual(failed.outcomes[0].attributes.tags.Status, [{ label: 'Denied', level: 'error' }]);
+      assert.match(failed.outcomes[0].attributes.body, /Configuration: \d+ bytes; plan JSON: \d+ bytes/, 'the example downloaded both with its token');
+      const overridden = await api.post(`/task-stages/${failed.stage.id}/actions/override`, { comment: 'reviewed' });
+      assert.equal(overridden.status, 200, overridden.text);
+      await waitForRunStatus(api, prodRun, 'post_plan_completed');
+
+      const dev = await createRunnableWorkspace(ctx, api, org.name, { name: 'payments-dev' });
+      await attachRunTask(api, dev.id, task.id, { 'enforcement-level': 'mandatory' });
+      const devRun = (await createRun(api, dev.id, {})).data.id;
+      await waitForRunStatus(api, devRun, 'post_plan_completed');
+      const passed = await outcomesOf(devRun);
+      assert.equal(passed.stage.attributes.status, 'passed');
+      assert.equal(passed.result.attributes.status, 'passed');
+      assert.ok(passed.result.attributes['status-timestamps']['running-at'], 'the example reports running first');
     });
   });
 }
