@@ -7,23 +7,33 @@ import type { FastifyInstance } from 'fastify';
  */
 export function registerJsonParsers(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
+  // Fastify also parses text/plain by default; no endpoint here takes it (CONTRACT 2), so it is a 415 too.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser(
     ['application/json', 'application/vnd.api+json'],
     { parseAs: 'string' },
     (_request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, {});
+      let parsed: unknown;
       try {
-        done(null, JSON.parse(text));
+        parsed = JSON.parse(text);
       } catch {
-        const error = new Error('request body is not valid JSON') as Error & { statusCode: number; code: string };
-        error.statusCode = 422;
-        error.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
-        done(error, undefined);
+        return done(unprocessable('request body is not valid JSON'), undefined);
       }
+      // Every body here is a JSON object (a JSON:API document or a small options object). `null` must not
+      // pass for "no body", and an array or a scalar is no document at all.
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        return done(unprocessable('request body must be a JSON object (a JSON:API document)'), undefined);
+      }
+      done(null, parsed);
     },
   );
   defaultEmptyBody(app);
+}
+
+function unprocessable(message: string): Error {
+  return Object.assign(new Error(message), { statusCode: 422, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
 }
 
 function defaultEmptyBody(app: FastifyInstance): void {

@@ -47,7 +47,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendErrors(reply, 422, [{ ...simpleError(422, 'request body is not valid JSON'), source: { pointer: '' } }]);
+        return sendErrors(reply, 422, [{ ...simpleError(422, error.message || 'request body is not valid JSON'), source: { pointer: '' } }]);
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return sendErrors(reply, 413, [simpleError(413, 'request body is larger than allowed')]);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
