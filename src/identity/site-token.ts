@@ -34,6 +34,12 @@ function writeTokenFile(dataDir: string, secret: string): string {
   return file;
 }
 
+/** A generated token left in the data directory stops working once a configured one replaces it. */
+function removeStaleTokenFile(dataDir: string, configured: string): void {
+  const file = siteTokenFile(dataDir);
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() !== configured) fs.rmSync(file, { force: true });
+}
+
 /**
  * CONTRACT 1: a site token from TEAMSTAGE_SITE_TOKEN becomes the only site token; without it, one is
  * generated on first start only. Returns the secret when one was generated, so the caller prints it once.
@@ -48,6 +54,7 @@ export async function ensureSiteToken(
       await tokens.deleteSiteTokens();
       await storeSiteToken(tokens, options.configured);
     }
+    removeStaleTokenFile(options.dataDir, options.configured);
     return {};
   }
   if (await tokens.hasSiteToken()) return {};
