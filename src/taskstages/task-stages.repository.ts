@@ -49,6 +49,15 @@ export class TaskStagesRepository {
     return { rows: all.slice(offset, offset + limit), total: all.length };
   }
 
+  /** The stages of several runs, grouped by run in the given order, each run's in run order. */
+  async stagesOfRuns(runIds: readonly string[]): Promise<TaskStageRow[]> {
+    if (runIds.length === 0) return [];
+    const rows = await this.db.selectFrom('task_stages').selectAll().where('run_id', 'in', [...runIds]).execute();
+    return rows.sort(
+      (a, b) => runIds.indexOf(a.run_id) - runIds.indexOf(b.run_id) || STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage),
+    );
+  }
+
   /** Results of the given stages in creation order (the order of the workspace's tasks). */
   resultsOfStages(stageIds: string[], executor: Executor = this.db): Promise<TaskResultRow[]> {
     if (stageIds.length === 0) return Promise.resolve([]);

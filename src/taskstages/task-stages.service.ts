@@ -102,12 +102,7 @@ export class TaskStagesService implements TaskStageDocuments {
 
   /** TaskStageDocuments (for `GET /runs/:id?include=task_stages`): the stages of these runs in run then stage order. */
   async forRuns(standing: OrganizationStanding, runIds: readonly string[]): Promise<Resource[]> {
-    const resources: Resource[] = [];
-    for (const runId of runIds) {
-      const { rows } = await this.stages.stagesOfRun(runId, 0, 100);
-      resources.push(...(await this.stageResources(standing, rows)));
-    }
-    return resources;
+    return this.stageResources(standing, await this.stages.stagesOfRuns(runIds));
   }
 
   private async stageResources(standing: OrganizationStanding, rows: TaskStageRow[]): Promise<Resource[]> {
