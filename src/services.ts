@@ -107,7 +107,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     tokensService: new TokensService(tokens, users, teams, teamsService, gate),
     workspaceGate,
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
-    tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds)),
+    tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds), workspaces),
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate),
     configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),
     runProgress,

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Executor } from '../jobs/job-queue.js';
-import type { Database, TasksTable } from '../db/schema.js';
+import type { Database, TasksTable, WorkspaceTasksTable } from '../db/schema.js';
+
+type WorkspaceTaskRow = WorkspaceTasksTable;
 
 export type TaskRow = TasksTable;
 
@@ -59,12 +61,12 @@ export class TasksRepository {
     return Number(result.numDeletedRows) > 0;
   }
 
-  /** The attachments of each task, for the `workspace-tasks` relationship. */
-  async attachmentsOf(taskIds: readonly string[]): Promise<Array<{ id: string; task_id: string; workspace_id: string }>> {
+  /** The attachments of each task, for the `workspace-tasks` relationship and `include=workspace_tasks`. */
+  async attachmentsOf(taskIds: readonly string[]): Promise<WorkspaceTaskRow[]> {
     if (taskIds.length === 0) return [];
     return this.db
       .selectFrom('workspace_tasks')
-      .select(['id', 'task_id', 'workspace_id'])
+      .select(['id', 'task_id', 'workspace_id', 'enforcement_level', 'stages', 'created_at', 'updated_at'])
       .where('task_id', 'in', [...taskIds])
       .orderBy('created_at')
       .orderBy('id')

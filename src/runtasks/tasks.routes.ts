@@ -7,7 +7,8 @@ import type { Query } from '../http/querystring.js';
 import { sendDocument, sendNoContent } from '../http/reply.js';
 import { IdParam, NullableString, resourceBody } from '../http/schemas.js';
 import type { Services } from '../services.js';
-import type { TaskAttributesInput } from './tasks.service.js';
+import { parseInclude } from '../http/include.js';
+import { TASK_INCLUDES, type TaskAttributesInput } from './tasks.service.js';
 
 const taskAttributes = (create: boolean) => {
   const required = <T extends ReturnType<typeof Type.String>>(schema: T) => (create ? schema : Type.Optional(schema));
@@ -33,8 +34,9 @@ export async function tasksRoutes(app: FastifyInstance, services: Services): Pro
     '/organizations/:organization_name/tasks',
     { schema: { params: OrgParams, tags: ['run-tasks'], summary: 'List run tasks' } },
     async (request, reply) => {
+      const include = parseInclude(request.query, TASK_INCLUDES);
       const page = parsePage(request.query);
-      const result = await tasksService.list(callerOf(request), request.params.organization_name, page);
+      const result = await tasksService.list(callerOf(request), request.params.organization_name, page, include);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, page, result));
     },
   );
@@ -48,10 +50,14 @@ export async function tasksRoutes(app: FastifyInstance, services: Services): Pro
     },
   );
 
-  app.get<{ Params: { task_id: string } }>(
+  app.get<{ Params: { task_id: string }; Querystring: Query }>(
     '/tasks/:task_id',
-    { schema: { params: TaskParams, tags: ['run-tasks'], summary: 'Show a run task' } },
-    async (request, reply) => sendDocument(reply, 200, { data: await tasksService.show(callerOf(request), request.params.task_id) }),
+    { schema: { params: TaskParams, tags: ['run-tasks'], summary: 'Show a run task (include: workspace_tasks, workspace_tasks.workspace)' } },
+    async (request, reply) => {
+      const include = parseInclude(request.query, TASK_INCLUDES);
+      const { data, included } = await tasksService.show(callerOf(request), request.params.task_id, include);
+      return sendDocument(reply, 200, included.length > 0 ? { data, included } : { data });
+    },
   );
 
   // An unknown task is 404 before the body is looked at (as for teams).

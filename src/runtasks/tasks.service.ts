@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
-import { canManageRunTasks, canReadRunTasks } from '../authz/workspace-permissions.js';
+import { canManageRunTasks, canReadRunTasks, canReadWorkspaces } from '../authz/workspace-permissions.js';
 import { nowIso } from '../clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
-import type { Resource } from '../http/jsonapi.js';
+import { uniqueResources, type Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../identity/ids.js';
 import type { Principal } from '../identity/principal.js';
@@ -15,6 +15,18 @@ import { categoryProblem, descriptionProblem, runTaskLimitProblem, taskUrlProble
 import type { TaskVerifier } from './task-verification.js';
 import type { TaskRow, TasksRepository } from './tasks.repository.js';
 import { taskResource } from './tasks.serializer.js';
+import { workspaceTaskResource } from './workspace-tasks.serializer.js';
+import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
+import { workspaceResource } from '../workspaces/workspaces.serializer.js';
+
+/** go-tfe's RunTaskIncludeOpt values. */
+export type TaskInclude = 'workspace-tasks' | 'workspace-tasks.workspace';
+export const TASK_INCLUDES: readonly TaskInclude[] = ['workspace-tasks', 'workspace-tasks.workspace'];
+
+export interface TaskDocuments {
+  data: Resource[];
+  included: Resource[];
+}
 
 export interface TaskAttributesInput {
   name?: string;
@@ -57,18 +69,20 @@ export class TasksService {
     private readonly tasks: TasksRepository,
     private readonly gate: OrganizationGate,
     private readonly verifier: TaskVerifier,
+    private readonly workspaces: WorkspacesRepository,
   ) {}
 
-  async list(principal: Principal, organizationName: string, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+  async list(principal: Principal, organizationName: string, page: PageRequest, include: Set<TaskInclude> = new Set()): Promise<TaskDocuments & { total: number }> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
     if (!canReadRunTasks(standing)) throw new NotFound(`organization '${organizationName}' not found`);
     const { rows, total } = await this.tasks.list(organization.name, page.offset, page.size);
-    return { data: await this.resources(rows), total };
+    return { ...(await this.documents(rows, include, standing)), total };
   }
 
-  async show(principal: Principal, taskId: string): Promise<Resource> {
-    const { row } = await this.visibleTask(principal, taskId);
-    return (await this.resources([row]))[0]!;
+  async show(principal: Principal, taskId: string, include: Set<TaskInclude> = new Set()): Promise<{ data: Resource; included: Resource[] }> {
+    const { row, context } = await this.visibleTask(principal, taskId);
+    const { data, included } = await this.documents([row], include, context.standing);
+    return { data: data[0]!, included };
   }
 
   async create(principal: Principal, organizationName: string, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<Resource> {
@@ -164,7 +178,21 @@ export class TasksService {
   }
 
   private async resources(rows: TaskRow[]): Promise<Resource[]> {
+    return (await this.documents(rows, new Set(), undefined)).data;
+  }
+
+  /** Tasks with their attachments; `included` holds them (and their workspaces, for callers who may read workspaces). */
+  private async documents(rows: TaskRow[], include: Set<TaskInclude>, standing: OrganizationStanding | undefined): Promise<TaskDocuments> {
     const attachments = await this.tasks.attachmentsOf(rows.map((row) => row.id));
-    return rows.map((row) => taskResource(row, attachments.filter((attachment) => attachment.task_id === row.id).map((attachment) => attachment.id)));
+    const data = rows.map((row) => taskResource(row, attachments.filter((attachment) => attachment.task_id === row.id).map((attachment) => attachment.id)));
+    const included: Resource[] = [];
+    if (include.has('workspace-tasks') || include.has('workspace-tasks.workspace')) included.push(...attachments.map(workspaceTaskResource));
+    if (include.has('workspace-tasks.workspace') && standing && canReadWorkspaces(standing)) {
+      for (const workspaceId of new Set(attachments.map((attachment) => attachment.workspace_id))) {
+        const workspace = await this.workspaces.findById(workspaceId);
+        if (workspace) included.push(workspaceResource(workspace, standing));
+      }
+    }
+    return { data, included: uniqueResources(included) };
   }
 }

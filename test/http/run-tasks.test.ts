@@ -189,6 +189,26 @@ for (const dialect of testDialects()) {
       assertError(await org.owner.api.get(`/tasks/${task.id}`), 404);
     });
 
+    it('include=workspace_tasks (and workspace_tasks.workspace for those who may read workspaces) on show and list; others 400', async () => {
+      const org = await createOrganization(ctx);
+      const task = await createRunTask(org.owner.api, org.name, mock.url);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const attachment = await attachRunTask(org.owner.api, workspace.id, task.id);
+      const shown = await org.owner.api.get(`/tasks/${task.id}?include=workspace_tasks`);
+      assertStatus(shown, 200);
+      assert.deepEqual(shown.body.included.map((item: any) => [item.type, item.id]), [['workspace-tasks', attachment.id]]);
+      const deep = await org.owner.api.get(`/organizations/${org.name}/tasks?include=workspace-tasks.workspace`);
+      assertStatus(deep, 200);
+      assert.deepEqual(deep.body.included.map((item: any) => item.type).sort(), ['workspace-tasks', 'workspaces']);
+      const member = await addMember(ctx, org);
+      const memberView = await member.api.get(`/tasks/${task.id}?include=workspace_tasks.workspace`);
+      assertStatus(memberView, 200);
+      assert.deepEqual(memberView.body.included.map((item: any) => item.type), ['workspace-tasks'], 'no workspaces for a member who cannot read them');
+      assert.equal((await org.owner.api.get(`/tasks/${task.id}`)).body.included, undefined);
+      assertError(await org.owner.api.get(`/tasks/${task.id}?include=organization`), 400, /include parameter/);
+      assertError(await org.owner.api.get(`/organizations/${org.name}/tasks?include=nope`), 400, /include parameter/);
+    });
+
     it('authorization: members list and show; manage-run-tasks, owners and the organization token change; outsiders get 404', async () => {
       const org = await createOrganization(ctx);
       const task = await createRunTask(org.owner.api, org.name, mock.url);
