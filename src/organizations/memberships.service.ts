@@ -9,7 +9,8 @@ import type { Principal } from '../identity/principal.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
 import { userResource } from '../identity/users.serializer.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
-import type { TeamsService } from '../teams/teams.service.js';
+import { teamFacts, type TeamsService } from '../teams/teams.service.js';
+import { teamPermissions } from '../authz/team-permissions.js';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
 import { membershipResource } from './memberships.serializer.js';
@@ -35,12 +36,19 @@ export class MembershipsService {
    * invitation email), so the invitation can be accepted once that person has a token.
    */
   async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<Resource> {
-    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    const { organization, standing, featureSet } = await this.gate.enter(principal, organizationName);
     if (!canManageMembers(standing)) throw new NotFound(`organization '${organizationName}' not found`);
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
       const team = await this.teams.findById(teamId);
-      if (!team || team.organization_name !== organization.name) {
+      // The same right as adding a member to the team directly: otherwise an invitation could place someone
+      // in a team the inviter cannot even see, the owners team included.
+      const manageable =
+        team !== undefined &&
+        team.organization_name === organization.name &&
+        (featureSet.teams || team.is_owners === 1) &&
+        teamPermissions(standing, teamFacts(team))['can-update-membership'];
+      if (!manageable) {
         throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
       }
     }

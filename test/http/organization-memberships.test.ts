@@ -80,6 +80,30 @@ for (const dialect of testDialects()) {
       assertError(await outsider.api.get(`/organizations/${org.name}/organization-memberships`), 404);
     });
 
+    it("an invitation's teams must be teams the inviter may manage membership of (422 otherwise, nothing created)", async () => {
+      const org = await createOrganization(ctx);
+      const manager = await addMember(ctx, org);
+      const managers = await createTeam(ctx, org, { 'organization-access': { 'manage-membership': true } });
+      await addToTeam(org, managers.id, manager.username);
+      const secret = await createTeam(ctx, org);
+      const visible = await createTeam(ctx, org, { visibility: 'organization' });
+      const newcomer = await createUser(ctx);
+      for (const teamId of [org.ownersTeamId, secret.id]) {
+        const response = await manager.api.post(`/organizations/${org.name}/organization-memberships`, invitation(newcomer.email, [visible.id, teamId]));
+        assert.equal(assertError(response, 422).source?.pointer, '/data/relationships/teams/data/1/id');
+      }
+      const listed = await org.owner.api.get(`/organizations/${org.name}/organization-memberships?filter[email]=${encodeURIComponent(newcomer.email)}`);
+      assert.deepEqual(listed.body.data, [], 'a rejected invitation creates no membership');
+      const invited = await manager.api.post(`/organizations/${org.name}/organization-memberships`, invitation(newcomer.email, [visible.id]));
+      assertStatus(invited, 201);
+      assertStatus(await newcomer.api.post(`/organization-memberships/${invited.body.data.id}/actions/accept`), 200);
+      const owners = await org.owner.api.get(`/teams/${org.ownersTeamId}`);
+      assert.ok(!owners.body.data.relationships.users.data.some((u: any) => u.id === newcomer.id), 'the invitee did not become an owner');
+      // Owners may invite straight into any team, owners included.
+      const second = await createUser(ctx);
+      assertStatus(await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, invitation(second.email, [org.ownersTeamId, secret.id])), 201);
+    });
+
     it('lists with q, filter[status] and filter[email], paginated', async () => {
       const org = await createOrganization(ctx);
       const tag = unique('zz');
