@@ -226,6 +226,38 @@ for (const dialect of testDialects()) {
       assert.deepEqual(run.body.included.filter((r: any) => r.type === 'task-stages'), all.body.data);
     });
 
+    it('the owners team\'s token and the site admin may override; a team token acts as its team', async () => {
+      const { resultId, stageId, callback, gated } = await openResult();
+      assert.equal((await callback.patch(`/task-results/${resultId}/callback`, callbackBody('failed'))).status, 200);
+      await waitForStageStatus(gated.api, stageId, 'awaiting_override');
+      const { createTeam } = await import('../helpers/fixtures.js');
+      const readers = await createTeam(ctx, gated.org, { 'organization-access': { 'read-workspaces': true } });
+      const readersToken = await gated.api.post(`/teams/${readers.id}/authentication-token`, {});
+      assert.equal(readersToken.status, 201, readersToken.text);
+      const asReaders = new ApiClient(ctx.app, readersToken.body.data.attributes.token);
+      assert.equal((await asReaders.get(`/task-stages/${stageId}`)).body.data.attributes.permissions['can-override'], false);
+      assertError(await asReaders.post(`/task-stages/${stageId}/actions/override`), 403);
+
+      const ownersToken = await gated.api.post(`/teams/${gated.org.ownersTeamId}/authentication-token`, {});
+      assert.equal(ownersToken.status, 201, ownersToken.text);
+      const asOwners = new ApiClient(ctx.app, ownersToken.body.data.attributes.token);
+      const overridden = await asOwners.post(`/task-stages/${stageId}/actions/override`);
+      assert.equal(overridden.status, 200, overridden.text);
+      assert.equal(overridden.body.data.attributes.status, 'running');
+      await waitForStageStatus(gated.api, stageId, 'passed');
+
+      const second = await openResult();
+      assert.equal((await second.callback.patch(`/task-results/${second.resultId}/callback`, callbackBody('failed'))).status, 200);
+      await waitForStageStatus(second.gated.api, second.stageId, 'awaiting_override');
+      const bySiteAdmin = await new ApiClient(ctx.app, ctx.siteToken).post(`/task-stages/${second.stageId}/actions/override`);
+      assert.equal(bySiteAdmin.status, 200, bySiteAdmin.text);
+      const recorded = await ctx.handle.db.selectFrom('task_stage_overrides').select(['task_stage_id', 'overridden_by']).where('task_stage_id', 'in', [stageId, second.stageId]).execute();
+      assert.deepEqual(
+        Object.fromEntries(recorded.map((r) => [r.task_stage_id, r.overridden_by])),
+        { [stageId]: `team:${gated.org.ownersTeamId}`, [second.stageId]: 'site-admin' },
+      );
+    });
+
     it('a read-only member sees stages and results without override rights; outsiders get 404', async () => {
       const gated = await gatedWorkspace(ctx, service, 'pass', { enforcement: 'advisory' });
       const runId = await startRun(gated);
