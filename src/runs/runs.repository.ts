@@ -79,16 +79,6 @@ export class RunsRepository {
     return this.db.selectFrom('task_stages').select(['id', 'run_id', 'stage', 'status']).where('run_id', 'in', [...runIds]).execute();
   }
 
-  /** Full stage rows and their result ids, for the placeholder stage serializer (unwired-task-stages.ts). */
-  async taskStageRowsOfRuns(runIds: readonly string[]): Promise<Array<TaskStagesTable & { resultIds: string[] }>> {
-    if (runIds.length === 0) return [];
-    const stages = await this.db.selectFrom('task_stages').selectAll().where('run_id', 'in', [...runIds]).execute();
-    const results = stages.length === 0
-      ? []
-      : await this.db.selectFrom('task_results').select(['id', 'task_stage_id']).where('task_stage_id', 'in', stages.map((stage) => stage.id)).orderBy('created_at').orderBy('id').execute();
-    return stages.map((stage) => ({ ...stage, resultIds: results.filter((result) => result.task_stage_id === stage.id).map((result) => result.id) }));
-  }
-
   phasesOfRuns(table: PhaseTable, runIds: readonly string[], executor: Executor = this.db): Promise<PhaseRow[]> {
     if (runIds.length === 0) return Promise.resolve([]);
     return executor.selectFrom(table).select(PHASE_COLUMNS).where('run_id', 'in', [...runIds]).execute();
