@@ -16,6 +16,7 @@ import { startInsertBaselineServer } from './insert-baseline-server.js';
 import { load, median, paired, type LoadOptions } from './measure.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
+import './task-scenarios.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const smoke = process.argv.includes('--smoke');

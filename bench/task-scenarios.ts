@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { HttpClient } from '../test/helpers/http-client.js';
+import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-task-service.js';
+import { tarGz } from '../test/helpers/run-fixtures.js';
+import { recordResponse, startBaselineServer } from './baseline-server.js';
+import { median, paired } from './measure.js';
+import { extraScenarios, type ScenarioContext } from './scenarios.js';
+
+const HMAC_KEY = `bench-${randomBytes(8).toString('hex')}`;
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** A workspace with two run tasks (mandatory and advisory) at post_plan, on the given organization. */
+async function gatedWorkspace(client: HttpClient, token: string, organization: string, taskUrl: string) {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await client.request(method, path, token, body);
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
+    return response.body;
+  };
+  const suffix = randomBytes(3).toString('hex');
+  const workspace = await call('POST', `/organizations/${organization}/workspaces`, { data: { type: 'workspaces', attributes: { name: `bench-${suffix}` } } });
+  const version = await call('POST', `/workspaces/${workspace.data.id}/configuration-versions`, { data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } } });
+  const upload = await fetch(version.data.attributes['upload-url'], { method: 'PUT', body: new Uint8Array(tarGz()), headers: { 'content-type': 'application/octet-stream' } });
+  if (upload.status !== 200) throw new Error(`upload: ${upload.status}`);
+  for (const level of ['mandatory', 'advisory']) {
+    const task = await call('POST', `/organizations/${organization}/tasks`, {
+      data: { type: 'tasks', attributes: { name: `${level}-${suffix}`, url: taskUrl, category: 'task', 'hmac-key': HMAC_KEY } },
+    });
+    await call('POST', `/workspaces/${workspace.data.id}/tasks`, {
+      data: { type: 'workspace-tasks', attributes: { 'enforcement-level': level, stages: ['post_plan'] }, relationships: { task: { data: { type: 'tasks', id: task.data.id } } } },
+    });
+  }
+  const createRun = async () =>
+    (await call('POST', '/runs', { data: { type: 'runs', attributes: { message: 'bench' }, relationships: { workspace: { data: { type: 'workspaces', id: workspace.data.id } } } } })).data.id as string;
+  return { call, createRun };
+}
+
+/** A task service that answers 200 and calls back `passed` at once, remembering when each callback was sent. */
+async function answeringService() {
+  const callbackDone = new Map<string, number>();
+  const service = await MockTaskService.start({
+    hmacKey: HMAC_KEY,
+    respond: (request: RecordedTaskRequest) => {
+      const payload = request.json;
+      if (payload && payload.stage !== 'test') {
+        setImmediate(async () => {
+          callbackDone.set(payload.task_result_id, Date.now());
+          const response = await fetch(payload.task_result_callback_url, {
+            method: 'PATCH',
+            headers: { 'content-type': 'application/vnd.api+json', authorization: `Bearer ${payload.access_token}` },
+            body: JSON.stringify({ data: { type: 'task-results', attributes: { status: 'passed', message: 'ok' } } }),
+          });
+          await response.arrayBuffer();
+        });
+      }
+      return { status: 200 };
+    },
+  });
+  return { service, callbackDone };
+}
+
+/** GET /task-stages/:id?include=task_results against its byte-identical baseline. */
+async function taskStageShow(context: ScenarioContext): Promise<void> {
+  const { service } = await answeringService();
+  const client = new HttpClient(context.server.url, 4);
+  try {
+    const { call, createRun } = await gatedWorkspace(client, context.seeded.ownerToken, context.seeded.organization, service.url);
+    const runId = await createRun();
+    let stageId = '';
+    for (let i = 0; i < 200 && !stageId; i++) {
+      const stages = await call('GET', `/runs/${runId}/task-stages`);
+      if (stages.data[0]?.attributes.status === 'passed') stageId = stages.data[0].id;
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (!stageId) throw new Error('the bench task stage did not pass');
+    const path = `/api/v2/task-stages/${stageId}?include=task_results`;
+    const headers = { authorization: `Bearer ${context.seeded.ownerToken}` };
+    const baseline = await startBaselineServer(await recordResponse(`${context.server.url}${path}`, headers));
+    try {
+      const common = { connections: context.settings.connections, durationSeconds: context.settings.duration, headers };
+      const result = await paired(context.settings.rounds, { ...common, url: `${context.server.url}${path}` }, { ...common, url: `${baseline.url}${path}` });
+      context.rows.push({
+        scenario: 'GET /task-stages/:id?include=task_results',
+        dialect: context.dialect,
+        measured: `${fmt(result.target.rps)} req/s, p50 ${result.target.p50} ms, p99 ${result.target.p99} ms`,
+        baseline: `${fmt(result.baseline.rps)} req/s, p99 ${result.baseline.p99} ms`,
+        ratio: `${fmt(result.ratio, 2)}×`,
+        target: '≥ 0.5×',
+        met: result.ratio >= 0.5 && result.failures === 0,
+      });
+    } finally {
+      await baseline.close();
+    }
+  } finally {
+    await client.close();
+    await service.close();
+  }
+}
+
+/**
+ * Run-task fan-out: N runs × 2 tasks, the service answering and calling back at once. Throughput is
+ * results made final per second from the first run created to the last stage final; latency is the
+ * time from the moment a stage's last callback was sent to the stage's recorded final timestamp.
+ */
+async function fanOut(context: ScenarioContext): Promise<void> {
+  const runs = context.settings.rounds === 1 ? 50 : 1000;
+  const { service, callbackDone } = await answeringService();
+  const client = new HttpClient(context.server.url, 50);
+  try {
+    const { call, createRun } = await gatedWorkspace(client, context.seeded.ownerToken, context.seeded.organization, service.url);
+    const started = Date.now();
+    const runIds: string[] = [];
+    for (let batch = 0; batch < runs; batch += 50) {
+      runIds.push(...(await Promise.all(Array.from({ length: Math.min(50, runs - batch) }, () => createRun()))));
+    }
+    const stageFinal = new Map<string, { stage: any; results: string[] }>();
+    const deadline = Date.now() + 600_000;
+    while (stageFinal.size < runIds.length) {
+      if (Date.now() > deadline) throw new Error(`fan-out: only ${stageFinal.size} of ${runIds.length} stages final`);
+      await Promise.all(
+        runIds.filter((id) => !stageFinal.has(id)).slice(0, 50).map(async (runId) => {
+          const stages = await call('GET', `/runs/${runId}/task-stages`);
+          const stage = stages.data[0];
+          if (stage?.attributes.status === 'passed') {
+            stageFinal.set(runId, { stage, results: stage.relationships['task-results'].data.map((r: any) => r.id) });
+          }
+        }),
+      );
+      if (stageFinal.size < runIds.length) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const finals = [...stageFinal.values()].map((entry) => Date.parse(entry.stage.attributes['status-timestamps']['passed-at']));
+    const elapsedSeconds = (Math.max(...finals) - started) / 1000;
+    const resultsPerSecond = (runs * 2) / elapsedSeconds;
+    const lags = [...stageFinal.values()].map((entry) => {
+      const lastCallback = Math.max(...entry.results.map((id) => callbackDone.get(id) ?? 0));
+      return Date.parse(entry.stage.attributes['status-timestamps']['passed-at']) - lastCallback;
+    });
+    lags.sort((a, b) => a - b);
+    const p99 = lags[Math.min(lags.length - 1, Math.floor(lags.length * 0.99))]!;
+    const p50 = median(lags);
+    const latencyTarget = context.dialect === 'sqlite';
+    context.rows.push({
+      scenario: `run-task fan-out: ${fmt(runs)} runs × 2 tasks`,
+      dialect: context.dialect,
+      measured: `${fmt(resultsPerSecond)} results/s; last callback → stage final p50 ${p50} ms, p99 ${p99} ms`,
+      baseline: '-',
+      ratio: '-',
+      target: latencyTarget ? '≥ 300 results/s; p99 ≤ 100 ms' : '≥ 300 results/s',
+      met: resultsPerSecond >= 300 && (!latencyTarget || p99 <= 100),
+    });
+  } finally {
+    await client.close();
+    await service.close();
+  }
+}
+
+extraScenarios.push(taskStageShow, fanOut);
