@@ -59,9 +59,12 @@ export function teamPermissions(standing: OrganizationStanding, team: TeamFacts)
   const manageMembership = visible && (owner || access['manage-membership']);
   const manageAccess = visible && canGrantOrganizationAccess(standing);
   const isMemberOfTeam = standing.teamIds.has(team.id) && standing.principal.kind === 'user';
-  const tokens = manageTeams || (visible && isMemberOfTeam && team.allowMemberTokenManagement);
+  // Joining the owners team, or holding its token, makes one an owner: only owners hand that out, or a
+  // right like manage-membership or manage-teams would be a way to become owner.
+  const ownersGuard = !team.isOwners || owner;
+  const tokens = ownersGuard && (manageTeams || (visible && isMemberOfTeam && team.allowMemberTokenManagement));
   return {
-    'can-update-membership': manageMembership,
+    'can-update-membership': manageMembership && ownersGuard,
     'can-destroy': manageTeams && !team.isOwners,
     'can-update-organization-access': manageAccess && !team.isOwners,
     'can-update-api-token': tokens,

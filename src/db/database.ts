@@ -34,7 +34,8 @@ export function openDatabase(databaseUrl: string): DatabaseHandle {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return { db, dialect: 'sqlite', sqliteFile: file === ':memory:' ? file : path.resolve(file), close: () => db.destroy() };
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // A bounded connect time: /readyz and requests fail fast instead of hanging when the server is unreachable.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -242,3 +242,27 @@ describe('team permissions', () => {
     );
   });
 });
+
+describe('the owners team cannot be joined or tokened by non-owners', () => {
+  it('manage-membership with access-secret-teams sees the owners team but may not change its members', () => {
+    const standing = memberOf([{ id: 'team-admins', isOwners: false, access: access('manage-membership', 'access-secret-teams') }]);
+    assert.equal(canSeeTeam(standing, ownersTeam), true);
+    assert.equal(teamPermissions(standing, ownersTeam)['can-update-membership'], false);
+    assert.equal(teamPermissions(standing, secretTeam)['can-update-membership'], true);
+  });
+
+  it('manage-teams with access-secret-teams may not create or view the owners team token', () => {
+    const standing = memberOf([{ id: 'team-admins', isOwners: false, access: access('manage-teams', 'manage-membership', 'access-secret-teams') }]);
+    const permissions = teamPermissions(standing, ownersTeam);
+    assert.equal(permissions['can-update-api-token'], false);
+    assert.equal(permissions['can-view-api-token'], false);
+    assert.equal(teamPermissions(standing, secretTeam)['can-update-api-token'], true);
+  });
+
+  it('owners keep every membership and token right on the owners team', () => {
+    const standing = memberOf([{ id: 'team-owners', isOwners: true, access: fullAccess() }]);
+    const permissions = teamPermissions(standing, ownersTeam);
+    assert.equal(permissions['can-update-membership'], true);
+    assert.equal(permissions['can-update-api-token'], true);
+  });
+});
