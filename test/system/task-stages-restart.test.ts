@@ -32,13 +32,16 @@ const SCENARIOS = [
 const COPIES = 2;
 
 /**
- * The task service: answers 200 (or 500), and calls back after a pause long enough for the kill to
- * land in between. Callbacks are retried while the server is down, as a real service would.
+ * The task service: answers 200 (or 500), and calls back only once the test has killed the server
+ * (release()). Callbacks are retried while the server is down, as a real service would.
  */
 class CrashTaskService {
   readonly callbackAnswers: Array<{ resultId: string; status: string; http: number }> = [];
   private closed = false;
   private readonly work = new Set<Promise<void>>();
+  /** Verdicts wait for this, so the kill lands before any of them however slow the machine is. */
+  private releaseVerdicts!: () => void;
+  private readonly verdictsReleased = new Promise<void>((resolve) => (this.releaseVerdicts = resolve));
   private constructor(readonly mock: MockTaskService) {}
 
   static async start(): Promise<CrashTaskService> {
@@ -52,8 +55,14 @@ class CrashTaskService {
     return this.mock.requests.filter((request) => request.json && request.json.stage !== 'test');
   }
 
+  /** From now on the service calls back (first while the server is down, retrying until it is up). */
+  release(): void {
+    this.releaseVerdicts();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.releaseVerdicts();
     await Promise.allSettled([...this.work]);
     await this.mock.close();
   }
@@ -72,7 +81,8 @@ class CrashTaskService {
   }
 
   private async verdict(behavior: string, payload: any): Promise<void> {
-    await sleep(1200);
+    await this.verdictsReleased;
+    await sleep(300);
     if (behavior === 'progress') {
       await this.callBack(payload, 'running');
       await sleep(600);
@@ -181,6 +191,7 @@ for (const dialect of testDialects() as Dialect[]) {
       assert.equal(service.callbackAnswers.length, 0, 'the kill lands before any verdict');
       const firstOutput = server.output();
       await server.kill('SIGKILL');
+      service.release();
       await client.close().catch(() => {});
       await sleep(500);
 
