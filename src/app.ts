@@ -9,6 +9,7 @@ import { ERROR_TITLES } from './http/errors.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerResponseCache } from './http/response-cache.js';
 import { bearerToken } from './identity/authenticate.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { registerMetrics } from './ops/metrics.js';
@@ -65,12 +66,14 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     },
   });
 
+  const responseCache = registerResponseCache(app, { changeVersion: handle.changeVersion });
   // Authentication runs first on every non-public route; the rate limit then counts per principal.
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public || !request.url.startsWith('/api/v2/')) return;
-    request.principal = await services.authenticator.authenticate(bearerToken(request));
+    request.principal = responseCache.cachedPrincipal(request) ?? (await services.authenticator.authenticate(bearerToken(request)));
   });
   await registerRateLimit(app, config.rateLimit);
+  responseCache.registerHitHandler();
 
   registerMetrics(app);
   await app.register(healthRoutes, { handle, rateLimit: config.rateLimit });

@@ -14,6 +14,12 @@ export interface DatabaseHandle {
   pool?: pg.Pool;
   /** For SQLite: the database file (or `:memory:`). */
   sqliteFile?: string;
+  /**
+   * For SQLite: a value that changes whenever the database may have changed — a commit by any other
+   * connection (`PRAGMA data_version`) or a row changed through this one (`total_changes()`). Reading it
+   * costs two cached statements, which is what makes exact response caching possible (http/response-cache.ts).
+   */
+  changeVersion?: () => string;
   close(): Promise<void>;
 }
 
@@ -32,7 +38,15 @@ export function openDatabase(databaseUrl: string): DatabaseHandle {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', sqliteFile: file === ':memory:' ? file : path.resolve(file), close: () => db.destroy() };
+    const dataVersion = sqlite.prepare('pragma data_version').pluck();
+    const totalChanges = sqlite.prepare('select total_changes()').pluck();
+    return {
+      db,
+      dialect: 'sqlite',
+      sqliteFile: file === ':memory:' ? file : path.resolve(file),
+      changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}`,
+      close: () => db.destroy(),
+    };
   }
   // A bounded connect time: /readyz and requests fail fast instead of hanging when the server is unreachable.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../identity/principal.js';
+import './fastify-types.js';
+
+interface CachedResponse {
+  /** The database change version the response was computed at. */
+  version: string;
+  storedAt: number;
+  principal: Principal;
+  contentType: string;
+  body: string;
+}
+
+interface CacheState {
+  key: string;
+  version: string;
+  hit?: CachedResponse;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    responseCache: CacheState | null;
+  }
+}
+
+export interface ResponseCacheOptions {
+  /** Reads the database change version (SQLite only); absent: no caching. */
+  changeVersion: (() => string) | undefined;
+  maxEntries?: number;
+  /** Bounds what no write announces: tokens expiring, `now`-dependent counts. */
+  maxAgeMs?: number;
+}
+
+const MAX_BODY = 256 * 1024;
+
+/**
+ * Exact caching of authenticated GET responses for the embedded database. A response is reused only
+ * while the database's change version is the one it was computed at — any write by any connection or
+ * process changes it — so a hit returns byte for byte what the handler would compute now. Entries are
+ * per bearer token (by digest: permissions differ per caller) and live at most `maxAgeMs`.
+ * The cached principal skips authentication; the rate limit still counts every request.
+ * PostgreSQL has no cheap equivalent of the change version across nodes, so it is not cached.
+ */
+export function registerResponseCache(app: FastifyInstance, options: ResponseCacheOptions): {
+  /** Call as the first step of authentication: a cached principal for this token, if still valid. */
+  cachedPrincipal(request: FastifyRequest): Principal | undefined;
+  /** Register after the rate limit: answers hits before the handler runs. */
+  registerHitHandler(): void;
+} {
+  const { changeVersion } = options;
+  const maxEntries = options.maxEntries ?? 5000;
+  const maxAgeMs = options.maxAgeMs ?? 1000;
+  const entries = new Map<string, CachedResponse>();
+  app.decorateRequest('responseCache', null);
+  if (!changeVersion) return { cachedPrincipal: () => undefined, registerHitHandler: () => {} };
+
+  app.addHook('onRequest', async (request) => {
+    const authorization = request.headers.authorization;
+    if (request.method !== 'GET' || typeof authorization !== 'string' || !request.url.startsWith('/api/v2/')) return;
+    const key = `${createHash('sha256').update(authorization).digest('base64')} ${request.url}`;
+    const version = changeVersion();
+    const entry = entries.get(key);
+    const fresh = entry && entry.version === version && Date.now() - entry.storedAt < maxAgeMs;
+    request.responseCache = { key, version, hit: fresh ? entry : undefined };
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const state = request.responseCache;
+    if (!state || state.hit || reply.statusCode !== 200 || typeof payload !== 'string' || payload.length > MAX_BODY) return payload;
+    if (!request.principal) return payload;
+    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+    entries.set(state.key, {
+      version: state.version,
+      storedAt: Date.now(),
+      principal: request.principal,
+      contentType: String(reply.getHeader('content-type') ?? 'application/vnd.api+json'),
+      body: payload,
+    });
+    return payload;
+  });
+
+  return {
+    cachedPrincipal: (request) => request.responseCache?.hit?.principal,
+    registerHitHandler() {
+      app.addHook('preHandler', async (request, reply) => {
+        const hit = request.responseCache?.hit;
+        if (!hit) return;
+        return reply.code(200).type(hit.contentType).send(hit.body);
+      });
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { ApiClient } from '../helpers/api-client.js';
+import { addMember, createOrganization, createTeam } from '../helpers/fixtures.js';
+import { createTestApp, type TestContext } from '../helpers/test-app.js';
+
+// The response cache exists only on SQLite (src/http/response-cache.ts); these are its end-to-end guarantees.
+describe('cached responses are never stale (sqlite)', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestApp('sqlite');
+  });
+  after(() => ctx.close());
+
+  it('sees a change committed by another connection (another process) at once', async () => {
+    const org = await createOrganization(ctx);
+    const team = await createTeam(ctx, org, { name: 'before' });
+    assert.equal((await org.owner.api.get(`/teams/${team.id}`)).body.data.attributes.name, 'before');
+    assert.equal((await org.owner.api.get(`/teams/${team.id}`)).body.data.attributes.name, 'before');
+    const other = new SQLite(ctx.config.databaseUrl.slice('sqlite:'.length));
+    other.prepare("update teams set name = 'after', name_lower = 'after' where id = ?").run(team.id);
+    other.close();
+    assert.equal((await org.owner.api.get(`/teams/${team.id}`)).body.data.attributes.name, 'after');
+  });
+
+  it('a deleted token stops working at once even though its responses were cached', async () => {
+    const org = await createOrganization(ctx);
+    const team = await createTeam(ctx, org);
+    const created = await org.owner.api.post(`/teams/${team.id}/authentication-tokens`, { data: { type: 'authentication-tokens', attributes: { description: 'c' } } });
+    const teamApi = new ApiClient(ctx.app, created.body.data.attributes.token);
+    assert.equal((await teamApi.get(`/teams/${team.id}`)).status, 200);
+    assert.equal((await teamApi.get(`/teams/${team.id}`)).status, 200);
+    assert.equal((await org.owner.api.delete(`/authentication-tokens/${created.body.data.id}`)).status, 204);
+    assert.equal((await teamApi.get(`/teams/${team.id}`)).status, 401);
+  });
+
+  it('the same URL answers each caller with what that caller may see', async () => {
+    const org = await createOrganization(ctx);
+    const member = await addMember(ctx, org);
+    await createTeam(ctx, org, { name: 'hidden', visibility: 'secret' });
+    const url = `/organizations/${org.name}/teams?filter[names]=hidden`;
+    assert.equal((await org.owner.api.get(url)).body.data.length, 1);
+    assert.equal((await org.owner.api.get(url)).body.data.length, 1);
+    assert.equal((await member.api.get(url)).body.data.length, 0);
+  });
+});
