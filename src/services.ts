@@ -52,7 +52,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const users = new UsersRepository(db);
   const organizations = new OrganizationsRepository(db);
   const memberships = new MembershipsRepository(db);
-  const teams = new TeamsRepository(db);
+  const teams = new TeamsRepository(db, handle.dialect);
   const standings = new StandingRepository(db);
   const gate = new OrganizationGate(organizations, standings);
   const teamsService = new TeamsService(teams, users, memberships, gate);

@@ -5,6 +5,7 @@ import * as m001 from './migrations/001-identity-and-teams.js';
 import * as m002 from './migrations/002-workspaces-runs.js';
 import * as m003 from './migrations/003-jobs.js';
 import * as m004 from './migrations/004-task-delivery.js';
+import * as m005 from './migrations/005-team-list-indexes.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '002-workspaces-runs': m002 as Migration,
   '003-jobs': m003 as Migration,
   '004-task-delivery': m004 as Migration,
+  '005-team-list-indexes': m005 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -255,7 +255,15 @@ export interface TaskStageOverridesTable {
   created_at: string;
 }
 
+/** Maintained by triggers (migration 005): how many teams, and how many with visibility `organization`. */
+export interface OrganizationTeamCountsTable {
+  organization_name: string;
+  teams: number;
+  visible_teams: number;
+}
+
 export interface Database {
+  organization_team_counts: OrganizationTeamCountsTable;
   jobs: JobsTable;
   users: UsersTable;
   tokens: TokensTable;

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
 import { containsText } from '../db/like.js';
 import { codePointOrder } from '../db/ordering.js';
 import type { Database, TeamsTable } from '../db/schema.js';
@@ -27,7 +28,10 @@ export interface TeamMember {
 }
 
 export class TeamsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async insert(row: TeamRow, executor: Kysely<Database> = this.db): Promise<void> {
     await executor.insertInto('teams').values(row).execute();
@@ -69,15 +73,51 @@ export class TeamsRepository {
           : eb('teams.visibility', '=', 'organization'),
       );
     }
-    if (filter.q) query = query.where((eb) => containsText(eb.ref('teams.name_lower'), filter.q!.toLowerCase()));
+    if (filter.q) {
+      const text = filter.q.toLowerCase();
+      query = query.where((eb) => containsText(eb.ref('teams.name_lower'), text));
+      // SQLite: the FTS5 trigram index (migration 005) narrows the candidates first; the exact LIKE
+      // above still decides, since FTS5's LIKE treats `_` and `%` in the text as wildcards.
+      if (this.dialect === 'sqlite' && text.length >= 3) {
+        query = query.where(sql<boolean>`teams.rowid in (select rowid from teams_name_fts where name_lower like ${`%${text}%`})`);
+      }
+    }
     if (filter.names) {
       if (filter.names.length === 0) return { rows: [], total: 0 };
       // filter[names] is exact; names are unique ignoring case, so compare on the lower-cased key.
       query = query.where('teams.name_lower', 'in', filter.names.map((name) => name.toLowerCase()));
     }
     const rows = await query.select(TEAM_COLUMNS).orderBy(codePointOrder(this.db, 'teams.name_lower')).orderBy(codePointOrder(this.db, 'teams.id')).limit(limit).offset(offset).execute();
-    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows, total: Number(count.n) };
+    const unfiltered = !filter.q && !filter.names && !filter.ownersOnly;
+    const total = unfiltered
+      ? await this.maintainedCount(filter.organizationName, filter.visibleTo?.teamIds)
+      : Number((await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    return { rows, total };
+  }
+
+  /**
+   * The number of teams a caller sees without filters, from the counts triggers maintain (migration 005):
+   * everything, or the visible teams plus the caller's own secret ones. Constant cost at any size.
+   */
+  private async maintainedCount(organizationName: string, ownTeamIds: string[] | undefined): Promise<number> {
+    const counts = await this.db
+      .selectFrom('organization_team_counts')
+      .select(['teams', 'visible_teams'])
+      .where('organization_name', '=', organizationName)
+      .executeTakeFirst();
+    if (!ownTeamIds) return Number(counts?.teams ?? 0);
+    let ownSecret = 0;
+    if (ownTeamIds.length > 0) {
+      const row = await this.db
+        .selectFrom('teams')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_name', '=', organizationName)
+        .where('visibility', '=', 'secret')
+        .where('id', 'in', ownTeamIds)
+        .executeTakeFirstOrThrow();
+      ownSecret = Number(row.n);
+    }
+    return Number(counts?.visible_teams ?? 0) + ownSecret;
   }
 
   /** Active members of each team; invited memberships are left out everywhere (seed 1). */
