@@ -13,16 +13,22 @@ import { startServerProcess, type ServerProcess } from '../test/helpers/server-p
 import { recordResponse, startBaselineServer } from './baseline-server.js';
 import { BenchDatabases } from './environment.js';
 import { startInsertBaselineServer } from './insert-baseline-server.js';
-import { load, median, paired, type LoadOptions } from './measure.js';
+import { HttpClient } from '../test/helpers/http-client.js';
+import { load, median, paired } from './measure.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
 import './task-scenarios.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const smoke = process.argv.includes('--smoke');
+/** `--only=<text>`: only scenarios whose name contains it (BENCHMARKS.md is then left alone). */
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+const dialectsArg = process.argv.find((arg) => arg.startsWith('--dialects='))?.slice('--dialects='.length);
+const wanted = (name: string) => !only || name.includes(only);
 const settings = smoke
   ? { rounds: 1, duration: 1, connections: 10, teams: 1000, dialects: ['sqlite'] as Dialect[], growth: [] as number[] }
   : { rounds: 3, duration: 5, connections: 50, teams: 10_000, dialects: ['sqlite', 'postgres'] as Dialect[], growth: [1000, 10_000, 100_000] };
+if (dialectsArg) settings.dialects = dialectsArg.split(',') as Dialect[];
 
 export interface Row {
   scenario: string;
@@ -34,7 +40,16 @@ export interface Row {
   met: boolean;
 }
 
-const rows: Row[] = [];
+/** Every row is printed as soon as it is measured (a full run takes a while). */
+const rows: Row[] = new Proxy([] as Row[], {
+  set(target, property, value, receiver) {
+    if (typeof value === 'object' && value !== null && 'scenario' in value) {
+      const row = value as Row;
+      console.error(`[bench] ${row.scenario} (${row.dialect}): ${row.measured} | baseline ${row.baseline} | ${row.ratio} | ${row.met ? 'met' : 'NOT met'}`);
+    }
+    return Reflect.set(target, property, value, receiver);
+  },
+});
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 async function readScenario(
@@ -101,15 +116,38 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
   const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEAMSTAGE_RATE_LIMIT: '0' }, { compiled: true });
   try {
     const org = seeded.organization;
-    await readScenario('GET /teams/:id', dialect, server, seeded, `/api/v2/teams/${seeded.sampleTeamId}`, 0.6, 10);
-    await readScenario('GET /organizations/:org/teams (page of 20)', dialect, server, seeded, `/api/v2/organizations/${org}/teams`, 0.5);
-    await readScenario('… with q=', dialect, server, seeded, `/api/v2/organizations/${org}/teams?q=team-0050`, 0.3);
-    await readScenario('… with filter[names]=', dialect, server, seeded, `/api/v2/organizations/${org}/teams?filter%5Bnames%5D=${seeded.sampleTeamName},team-000001`, 0.3);
-    await createScenario(dialect, databaseUrl, server, seeded);
-    for (const scenario of extraScenarios) await scenario({ dialect, server, seeded, settings, rows });
+    const reads: Array<[string, string, number, number?]> = [
+      ['GET /teams/:id', `/api/v2/teams/${seeded.sampleTeamId}`, 0.6, 10],
+      ['GET /organizations/:org/teams (page of 20)', `/api/v2/organizations/${org}/teams`, 0.5],
+      ['… with q=', `/api/v2/organizations/${org}/teams?q=team-0050`, 0.3],
+      ['… with filter[names]=', `/api/v2/organizations/${org}/teams?filter%5Bnames%5D=${seeded.sampleTeamName},team-000001`, 0.3],
+    ];
+    for (const [name, path, ratio, p99] of reads) if (wanted(name)) await readScenario(name, dialect, server, seeded, path, ratio, p99);
+    if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded);
+    for (const scenario of extraScenarios) if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows });
   } finally {
     await server.kill('SIGTERM');
   }
+}
+
+/**
+ * p50 of one request at a time (exact, from hrtime) with a unique query parameter per request, so the
+ * response cache never answers: this is the work a request really does at that size.
+ */
+async function sequentialP50(url: string, headers: Record<string, string>): Promise<number> {
+  const client = new HttpClient(new URL(url).origin, 1);
+  const path = new URL(url).pathname + new URL(url).search;
+  const separator = path.includes('?') ? '&' : '?';
+  const durations: number[] = [];
+  for (let i = 0; i < 50; i++) await client.request('GET', `${path}${separator}nocache=warm${i}`, headers.authorization!.slice(7));
+  for (let i = 0; i < 500; i++) {
+    const started = process.hrtime.bigint();
+    const response = await client.request('GET', `${path}${separator}nocache=${i}`, headers.authorization!.slice(7));
+    durations.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+  }
+  await client.close();
+  return median(durations);
 }
 
 /** p50 of show and list at several organization sizes, and the peak RSS at the largest. */
@@ -122,15 +160,15 @@ async function growthScenario(databases: BenchDatabases, dialect: Dialect): Prom
     const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEAMSTAGE_RATE_LIMIT: '0' }, { compiled: true });
     try {
       const headers = { authorization: `Bearer ${seeded.ownerToken}` };
-      const measure = async (url: string) => {
-        const options: LoadOptions = { url, headers, connections: 10, durationSeconds: settings.duration };
-        const runs = [];
-        for (let round = 0; round < settings.rounds; round++) runs.push((await load(options)).p50);
-        return median(runs);
-      };
-      p50s.show!.push(await measure(`${server.url}/api/v2/teams/${seeded.sampleTeamId}`));
-      p50s.list!.push(await measure(`${server.url}/api/v2/organizations/${seeded.organization}/teams`));
-      if (size === Math.max(...settings.growth)) peakRss = server.peakRssBytes();
+      p50s.show!.push(await sequentialP50(`${server.url}/api/v2/teams/${seeded.sampleTeamId}`, headers));
+      p50s.list!.push(await sequentialP50(`${server.url}/api/v2/organizations/${seeded.organization}/teams`, headers));
+      // Memory under load: 50 connections on list and show at the largest size.
+      if (size === Math.max(...settings.growth)) {
+        for (const path of [`/api/v2/organizations/${seeded.organization}/teams`, `/api/v2/teams/${seeded.sampleTeamId}`]) {
+          await load({ url: `${server.url}${path}`, headers, connections: 50, durationSeconds: settings.duration });
+        }
+        peakRss = server.peakRssBytes();
+      }
     } finally {
       await server.kill('SIGTERM');
     }
@@ -141,8 +179,8 @@ async function growthScenario(databases: BenchDatabases, dialect: Dialect): Prom
     rows.push({
       scenario: `cost growth: p50 of ${name} at ${sizes} teams`,
       dialect,
-      measured: values.map((v) => `${v} ms`).join(' / '),
-      baseline: `${values[0]} ms at ${fmt(settings.growth[0]!)}`,
+      measured: values.map((v) => `${fmt(v, 3)} ms`).join(' / '),
+      baseline: `${fmt(values[0]!, 3)} ms at ${fmt(settings.growth[0]!)}`,
       ratio: `${fmt(growth, 2)}×`,
       target: '≤ 1.5× from smallest to largest',
       met: growth <= 1.5,
@@ -192,15 +230,15 @@ async function main(): Promise<void> {
   try {
     for (const dialect of settings.dialects) {
       await mainScenarios(databases, dialect);
-      if (settings.growth.length > 0) await growthScenario(databases, dialect);
+      if (settings.growth.length > 0 && (wanted('cost growth') || wanted('memory'))) await growthScenario(databases, dialect);
     }
   } finally {
     await databases.close();
   }
   console.log(`\n${table()}\n`);
-  if (smoke) {
+  if (smoke || only) {
     if (rows.length === 0) throw new Error('smoke bench produced no rows');
-    console.log('smoke run: BENCHMARKS.md left unchanged');
+    console.log('partial run: BENCHMARKS.md left unchanged');
   } else {
     writeBenchmarksFile();
     console.log('BENCHMARKS.md rewritten');

@@ -11,5 +11,5 @@ export interface ScenarioContext {
   rows: Row[];
 }
 
-/** Scenarios beyond the teams ones (task stages, run-task fan-out) register here. */
-export const extraScenarios: Array<(context: ScenarioContext) => Promise<void>> = [];
+/** Scenarios beyond the teams ones (task stages, run-task fan-out) register here, by name (for --only). */
+export const extraScenarios: Array<{ name: string; run: (context: ScenarioContext) => Promise<void> }> = [];

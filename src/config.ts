@@ -5,12 +5,16 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string;
+  /** SQLite only: FULL fsyncs every commit (survives power loss), NORMAL only survives process crashes. */
+  sqliteSynchronous: 'FULL' | 'NORMAL';
   baseUrl: string;
   siteToken: string | undefined;
   defaultFeatureSet: string;
   /** Requests per second per principal; 0 disables the limit. */
   rateLimit: number;
   logLevel: string;
+  /** Queries slower than this many milliseconds are logged (SQL only); 0: off. */
+  slowQueryMs: number;
   /** Directory for the generated site token (and the SQLite file by default). */
   dataDir: string;
   tasks: {
@@ -58,6 +62,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch {
     throw new ConfigError(`TEAMSTAGE_BASE_URL is not a URL: "${baseUrl}"`);
   }
+  const sqliteSynchronous = (env.TEAMSTAGE_SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
+  if (sqliteSynchronous !== 'FULL' && sqliteSynchronous !== 'NORMAL') {
+    throw new ConfigError('TEAMSTAGE_SQLITE_SYNCHRONOUS must be FULL or NORMAL');
+  }
   const defaultFeatureSet = env.TEAMSTAGE_DEFAULT_FEATURE_SET || 'Business';
   if (!FEATURE_SET_NAMES.some((name) => name.toLowerCase() === defaultFeatureSet.toLowerCase())) {
     throw new ConfigError(`TEAMSTAGE_DEFAULT_FEATURE_SET must be one of ${FEATURE_SET_NAMES.join(', ')}`);
@@ -73,11 +81,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     databaseUrl,
+    sqliteSynchronous,
     baseUrl,
     siteToken: env.TEAMSTAGE_SITE_TOKEN || undefined,
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
     logLevel: env.LOG_LEVEL || 'info',
+    slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
     dataDir,
     tasks: {
       callbackTimeoutSeconds: positiveNumber('TEAMSTAGE_TASK_CALLBACK_TIMEOUT', env.TEAMSTAGE_TASK_CALLBACK_TIMEOUT, 600),

@@ -5,12 +5,17 @@ import { migrateToLatest } from './db/migrate.js';
 import { ensureSiteToken } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 
+function reportSlowQuery(sql: string, durationMs: number): void {
+  process.stderr.write(`${JSON.stringify({ level: 40, msg: 'slow query', durationMs: Math.round(durationMs * 10) / 10, sql })}\n`);
+}
+
 /**
  * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: stop accepting, let in-flight
  * requests finish, release background claims (app onClose), close the database, exit 0.
  */
 export async function serve(config: Config): Promise<void> {
-  const handle = openDatabase(config.databaseUrl);
+  const slowQueries = config.slowQueryMs > 0 ? { slowQueryMs: config.slowQueryMs, onSlowQuery: reportSlowQuery } : {};
+  const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, ...slowQueries });
   await migrateToLatest(handle);
   const siteToken = await ensureSiteToken(new TokensRepository(handle.db), { configured: config.siteToken, dataDir: config.dataDir });
   const { app } = await buildApp({ config, handle });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Logger } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -26,18 +26,26 @@ export interface DatabaseHandle {
 // PostgreSQL returns COUNT(*) and BIGINT as strings; every count here fits in a JS number.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-export function openDatabase(databaseUrl: string): DatabaseHandle {
+export interface DatabaseOptions {
+  /** Called for each query slower than `slowQueryMs` (SQL text only, never parameters: they may hold secrets). */
+  onSlowQuery?: (sql: string, durationMs: number) => void;
+  slowQueryMs?: number;
+  /** SQLite's `synchronous` pragma: FULL (default) survives power loss; NORMAL survives process crashes. */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
+}
+
+export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const sqlite = new SQLite(file);
-    // WAL: readers never block the writer; NORMAL sync is durable across process crashes in WAL mode.
-    // FULL keeps acknowledged writes across power loss too, which is what "nothing acknowledged is lost" needs.
+    // WAL: readers never block the writer. FULL (the default) fsyncs every commit, so acknowledged writes
+    // survive power loss too; NORMAL survives process crashes and SIGKILL but not an OS crash.
     sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: slowQueryLog(options) });
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
     const totalChanges = sqlite.prepare('select total_changes()').pluck();
     return {
@@ -52,8 +60,16 @@ export function openDatabase(databaseUrl: string): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: slowQueryLog(options) });
   return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+}
+
+function slowQueryLog(options: DatabaseOptions): Logger | undefined {
+  const { onSlowQuery, slowQueryMs } = options;
+  if (!onSlowQuery || slowQueryMs === undefined) return undefined;
+  return (event) => {
+    if (event.queryDurationMillis >= slowQueryMs) onSlowQuery(event.query.sql, event.queryDurationMillis);
+  };
 }
 
 /**

@@ -101,15 +101,19 @@ export class JobQueue {
     await this.db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('locked_by', '=', nodeId).execute();
   }
 
-  /** When the next job becomes due, to sleep exactly until then. */
+  /**
+   * When the next job becomes due, to sleep exactly until then. ORDER BY ... LIMIT 1 walks the run_at
+   * index from the earliest job and stops at the first free one (MIN() with a WHERE would scan them all).
+   */
   async nextRunAt(): Promise<Date | undefined> {
     const row = await this.db
       .selectFrom('jobs')
-      .select((eb) => eb.fn.min('run_at').as('next'))
+      .select('run_at')
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowIso())]))
+      .orderBy('run_at')
+      .limit(1)
       .executeTakeFirst();
-    const next = row?.next as string | null | undefined;
-    return next ? new Date(next) : undefined;
+    return row ? new Date(row.run_at) : undefined;
   }
 
   async count(kind?: string): Promise<number> {

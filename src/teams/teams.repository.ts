@@ -41,6 +41,11 @@ export class TeamsRepository {
     return this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
+  async findManyByIds(ids: readonly string[]): Promise<TeamRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', 'in', [...ids]).execute();
+  }
+
   findOwnersTeam(organizationName: string): Promise<TeamRow | undefined> {
     return this.db
       .selectFrom('teams')

@@ -30,7 +30,9 @@ export async function startServerProcess(
   const args = options.compiled
     ? [path.join(root, 'dist/src/cli.js'), 'serve']
     : ['--import', 'tsx', path.join(root, 'src/cli.ts'), 'serve'];
-  const child = spawn(process.execPath, args, {
+  // TEAMSTAGE_SERVER_NODE_ARGS: extra node flags for the server only, e.g. `--cpu-prof` when profiling a bench.
+  const nodeArgs = (process.env.TEAMSTAGE_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
