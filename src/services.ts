@@ -69,7 +69,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   );
 
   // Workspaces, run tasks, configuration versions and runs (CONTRACT 7).
-  const authenticator = new Authenticator(db, tokens);
+  const authenticator = new Authenticator(tokens);
   const workspaces = new WorkspacesRepository(db);
   const tasks = new TasksRepository(db);
   const workspaceTasks = new WorkspaceTasksRepository(db);

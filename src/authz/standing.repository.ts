@@ -26,25 +26,22 @@ export class StandingRepository {
         : [];
       return standingFromTeams(principal, organizationName, { activeMember: teams.length > 0, teams });
     }
-    const membership = await this.db
-      .selectFrom('organization_memberships')
-      .select(['id'])
-      .where('organization_name', '=', organizationName)
-      .where('user_id', '=', principal.userId)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    if (!membership) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+    // One query: the active membership, with one row per team it belongs to (a null team when none).
     const rows = await this.db
-      .selectFrom('team_memberships')
-      .innerJoin('teams', 'teams.id', 'team_memberships.team_id')
+      .selectFrom('organization_memberships')
+      .leftJoin('team_memberships', 'team_memberships.organization_membership_id', 'organization_memberships.id')
+      .leftJoin('teams', 'teams.id', 'team_memberships.team_id')
       .select(['teams.id', 'teams.is_owners', 'teams.organization_access'])
-      .where('team_memberships.organization_membership_id', '=', membership.id)
+      .where('organization_memberships.organization_name', '=', organizationName)
+      .where('organization_memberships.user_id', '=', principal.userId)
+      .where('organization_memberships.status', '=', 'active')
       .execute();
-    const teams = rows.map((row) => ({
-      id: row.id,
-      isOwners: row.is_owners === 1,
-      access: parseStoredAccess(row.organization_access),
-    }));
+    if (rows.length === 0) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+    const teams: CallerTeam[] = [];
+    for (const row of rows) {
+      if (row.id === null || row.organization_access === null) continue;
+      teams.push({ id: row.id, isOwners: row.is_owners === 1, access: parseStoredAccess(row.organization_access) });
+    }
     return standingFromTeams(principal, organizationName, { activeMember: true, teams });
   }
 }

@@ -15,6 +15,21 @@ export class TokensRepository {
     return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
+  /** The token with its user or team, whichever it belongs to: authentication in one query. */
+  findForAuthentication(tokenHash: string) {
+    return this.db
+      .selectFrom('tokens')
+      .leftJoin('users', 'users.id', 'tokens.user_id')
+      .leftJoin('teams', 'teams.id', 'tokens.team_id')
+      .select([
+        'tokens.id', 'tokens.kind', 'tokens.token_hash', 'tokens.expired_at', 'tokens.organization_name',
+        'users.id as user_id', 'users.username',
+        'teams.id as team_id', 'teams.organization_name as team_organization', 'teams.service_account_user_id',
+      ])
+      .where('tokens.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+  }
+
   findById(id: string): Promise<TokenRow | undefined> {
     return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('id', '=', id).executeTakeFirst();
   }

@@ -147,7 +147,8 @@ export class TeamsService {
       if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
       throw error;
     }
-    return this.document(row, context.standing, include);
+    // A team that did not exist a moment ago has no members and no token: nothing to look up.
+    return this.document(row, context.standing, include, { row, access, members: [], serviceAccountUserId: null });
   }
 
   /** Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). */
@@ -226,8 +227,8 @@ export class TeamsService {
     return { row, standing: context.standing, context };
   }
 
-  private async document(row: TeamRow, standing: OrganizationStanding, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
-    const [view] = await this.views([row]);
+  private async document(row: TeamRow, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamDocumentParts> {
+    const view = known ?? (await this.views([row]))[0];
     return {
       data: teamResource(view!, teamPermissions(standing, teamFacts(row))),
       included: await this.included([view!], include, standing),
