@@ -78,13 +78,13 @@ export class DeliveryRepository {
   }
 
   /** The current status of a result, read just before a request goes out. */
-  async resultStatus(resultId: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('task_results').select('status').where('id', '=', resultId).executeTakeFirst();
+  async resultStatus(resultId: string, executor: Executor = this.db): Promise<string | undefined> {
+    const row = await executor.selectFrom('task_results').select('status').where('id', '=', resultId).executeTakeFirst();
     return row?.status;
   }
 
-  findAttempt(resultId: string, attempt: number): Promise<DeliveryAttemptRow | undefined> {
-    return this.db
+  findAttempt(resultId: string, attempt: number, executor: Executor = this.db): Promise<DeliveryAttemptRow | undefined> {
+    return executor
       .selectFrom('delivery_attempts')
       .selectAll()
       .where('task_result_id', '=', resultId)
@@ -97,15 +97,15 @@ export class DeliveryRepository {
   }
 
   /** Records that attempt `n` is going out; after a crash mid-request the same row is reused. */
-  async startAttempt(resultId: string, attempt: number, url: string): Promise<string> {
-    const existing = await this.findAttempt(resultId, attempt);
+  async startAttempt(resultId: string, attempt: number, url: string, executor: Executor = this.db): Promise<string> {
+    const existing = await this.findAttempt(resultId, attempt, executor);
     const startedAt = nowIso();
     if (existing) {
-      await this.db.updateTable('delivery_attempts').set({ started_at: startedAt, url }).where('id', '=', existing.id).execute();
+      await executor.updateTable('delivery_attempts').set({ started_at: startedAt, url }).where('id', '=', existing.id).execute();
       return existing.id;
     }
     const id = `da-${randomBytes(12).toString('hex')}`;
-    await this.db
+    await executor
       .insertInto('delivery_attempts')
       .values({
         id, task_result_id: resultId, attempt, url, started_at: startedAt, finished_at: null, outcome: null,
@@ -113,14 +113,15 @@ export class DeliveryRepository {
       })
       .onConflict((oc) => oc.columns(['task_result_id', 'attempt']).doNothing())
       .execute();
-    return (await this.findAttempt(resultId, attempt))!.id;
+    return (await this.findAttempt(resultId, attempt, executor))!.id;
   }
 
   async finishAttempt(
     id: string,
     fields: { outcome: 'accepted' | 'rejected' | 'network_error'; httpStatus: number | null; error: string | null; durationMs: number },
+    executor: Executor = this.db,
   ): Promise<void> {
-    await this.db
+    await executor
       .updateTable('delivery_attempts')
       .set({
         finished_at: nowIso(),

@@ -74,24 +74,32 @@ export class TaskDelivery {
       await this.afterAttempt(context, attempt, { outcome: recorded.outcome, httpStatus: recorded.http_status, error: recorded.error });
       return;
     }
-    const token = await this.accessTokens.issue(this.db, resultId, context.runId);
-    const body = JSON.stringify(buildTaskPayload(context, token, this.config.baseUrl));
-    // The last look before the request: a result that became final meanwhile is never sent.
-    if ((await this.repository.resultStatus(resultId)) !== 'pending') return;
-    const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl);
-    const started = performance.now();
+    // One transaction (one commit) for the last look, the access token and the attempt record: a result
+    // that became final meanwhile is never sent.
+    const started = await this.db.transaction().execute(async (trx) => {
+      if ((await this.runner.lockedResult(trx, resultId))?.status !== 'pending') return undefined;
+      const token = await this.accessTokens.issue(trx, resultId, context.runId);
+      const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl, trx);
+      return { token, attemptId };
+    });
+    if (!started) return;
+    const body = JSON.stringify(buildTaskPayload(context, started.token, this.config.baseUrl));
+    const startedAt = performance.now();
     const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000);
     const record = classify(answer);
-    await this.repository.finishAttempt(attemptId, { ...record, durationMs: performance.now() - started });
     if (record.outcome !== 'accepted') {
       this.log.info({ taskResultId: resultId, attempt, outcome: record.outcome, httpStatus: record.httpStatus }, 'run task request not accepted');
     }
-    await this.afterAttempt(context, attempt, record);
+    await this.db.transaction().execute(async (trx) => {
+      await this.repository.finishAttempt(started.attemptId, { ...record, durationMs: performance.now() - startedAt }, trx);
+      if (record.outcome === 'accepted') await this.runner.markDelivered(trx, resultId);
+    });
+    if (record.outcome !== 'accepted') await this.afterAttempt(context, attempt, record);
   }
 
   private async afterAttempt(context: DeliveryContext, attempt: number, record: AttemptRecord): Promise<void> {
     if (record.outcome === 'accepted') {
-      await this.runner.markDelivered(context.resultId);
+      await this.db.transaction().execute((trx) => this.runner.markDelivered(trx, context.resultId));
       return;
     }
     if (attempt < this.maxAttempts) {

@@ -82,9 +82,10 @@ export class JobQueue {
     return result.rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts) }));
   }
 
-  /** Done: the row goes. Only the lease holder removes it; a job whose lease was lost stays for its new owner. */
-  async complete(nodeId: string, id: string): Promise<void> {
-    await this.db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', nodeId).execute();
+  /** Done: the rows go. Only the lease holder removes them; a job whose lease was lost stays for its new owner. */
+  async complete(nodeId: string, ...ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.deleteFrom('jobs').where('id', 'in', ids).where('locked_by', '=', nodeId).execute();
   }
 
   async retryLater(nodeId: string, id: string, delayMs: number, error: string): Promise<void> {

@@ -32,6 +32,9 @@ export class JobWorker {
   private wakeResolve: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
   private wakeRequested = false;
+  /** Finished jobs whose rows are deleted together (see run()). */
+  private completed: string[] = [];
+  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly queue: JobQueue,
@@ -61,6 +64,7 @@ export class JobWorker {
     this.wake();
     await this.loopDone;
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    await this.flushCompleted();
     await this.queue.releaseAll(this.nodeId).catch(() => {});
   }
 
@@ -115,12 +119,36 @@ export class JobWorker {
     });
   }
 
+  /**
+   * Finished jobs are deleted in one statement per tick rather than one commit each (on SQLite with
+   * synchronous=FULL every commit is an fsync). Until then the row stays leased to this node; after a
+   * crash in between, the job runs again, which handlers are built for.
+   */
+  private scheduleFlush(): void {
+    if (this.flushing) return;
+    this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushCompleted());
+  }
+
+  private async flushCompleted(): Promise<void> {
+    const ids = this.completed;
+    this.completed = [];
+    this.flushing = undefined;
+    if (ids.length === 0) return;
+    try {
+      await this.queue.complete(this.nodeId, ...ids);
+    } catch (error) {
+      // The leases expire and the jobs run again: harmless, as for a crash.
+      this.options.log.warn({ err: error, jobs: ids.length }, 'could not delete finished jobs');
+    }
+  }
+
   private async run(job: ClaimedJob): Promise<void> {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler registered for job kind '${job.kind}'`);
       await handler(job.payload);
-      await this.queue.complete(this.nodeId, job.id);
+      this.completed.push(job.id);
+      this.scheduleFlush();
     } catch (error) {
       this.options.log.error({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed; will retry');
       await this.queue.retryLater(this.nodeId, job.id, retryDelayMs(job.attempts), String(error)).catch(() => {});

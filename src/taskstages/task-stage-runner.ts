@@ -165,16 +165,14 @@ export class TaskStageRunner implements TaskStagePort {
     });
   }
 
-  /** The task accepted the request: the callback deadline counts from now. */
-  async markDelivered(resultId: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const fresh = await this.lockedResult(trx, resultId);
-      if (!fresh || isFinalResultStatus(fresh.status)) return;
-      const now = nowIso();
-      if (await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, { updated_at: now })) {
-        await this.scheduleCallbackTimeout(trx, resultId, now);
-      }
-    });
+  /** The task accepted the request: the callback deadline counts from now. Pass the caller's transaction. */
+  async markDelivered(trx: Executor, resultId: string): Promise<void> {
+    const fresh = await this.lockedResult(trx, resultId);
+    if (!fresh || isFinalResultStatus(fresh.status)) return;
+    const now = nowIso();
+    if (await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, { updated_at: now })) {
+      await this.scheduleCallbackTimeout(trx, resultId, now);
+    }
   }
 
   async scheduleCallbackTimeout(executor: Executor, resultId: string, from: string): Promise<void> {
@@ -256,7 +254,8 @@ export class TaskStageRunner implements TaskStagePort {
   }
 
   /** The result, read after taking its stage's lock (so the read is current for the rest of the transaction). */
-  private async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
+  /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */
+  async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
     const result = await this.stages.findResult(resultId, executor);
     if (!result) return undefined;
     await this.stages.lockStage(executor, result.task_stage_id);
