@@ -32,7 +32,8 @@ if (dialectsArg) settings.dialects = dialectsArg.split(',') as Dialect[];
 
 export interface Row {
   scenario: string;
-  dialect: Dialect | '-';
+  /** The database, and its mode when not the default (e.g. `sqlite, synchronous=NORMAL`). */
+  dialect: string;
   measured: string;
   baseline: string;
   ratio: string;
@@ -88,7 +89,7 @@ async function createScenario(dialect: Dialect, databaseUrl: string, server: Ser
   const body = () => JSON.stringify({ data: { type: 'teams', attributes: { name: `new-${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 8)}` } } });
   const first = await fetch(`${server.url}/api/v2/organizations/${seeded.organization}/teams`, { method: 'POST', headers, body: body() });
   const recorded = { status: first.status, headers: { 'content-type': first.headers.get('content-type') ?? '' }, body: Buffer.from(await first.arrayBuffer()) };
-  const baseline = await startInsertBaselineServer(databaseUrl, recorded);
+  const baseline = await startInsertBaselineServer(databaseUrl, recorded, dialect.includes('NORMAL') ? 'NORMAL' : 'FULL');
   try {
     const common = { connections: settings.connections, durationSeconds: settings.duration, headers, method: 'POST' as const, body };
     const result = await paired(
@@ -100,13 +101,35 @@ async function createScenario(dialect: Dialect, databaseUrl: string, server: Ser
       scenario: 'POST /organizations/:org/teams',
       dialect,
       measured: `${fmt(result.target.rps)} req/s, p99 ${result.target.p99} ms`,
-      baseline: `${fmt(result.baseline.rps)} req/s (one bare INSERT per request)`,
+      baseline: `${fmt(result.baseline.rps)} req/s (one bare INSERT per request, same synchronous mode)`,
       ratio: `${fmt(result.ratio, 2)}×`,
       target: '≥ 0.5×',
       met: result.ratio >= 0.5 && result.failures === 0,
     });
   } finally {
     await baseline.close();
+  }
+}
+
+/**
+ * The write-heavy scenarios again on SQLite with synchronous=NORMAL (survives process crashes, not
+ * power loss): how much of their cost is the fsync that the default FULL does on every commit.
+ */
+async function sqliteNormalScenarios(databases: BenchDatabases): Promise<void> {
+  const databaseUrl = await databases.fresh('sqlite');
+  const seeded = await seedOrganization(databaseUrl, settings.teams);
+  const server = await startServerProcess(
+    { DATABASE_URL: databaseUrl, TEAMSTAGE_RATE_LIMIT: '0', TEAMSTAGE_SQLITE_SYNCHRONOUS: 'NORMAL' },
+    { compiled: true },
+  );
+  const label = 'sqlite, synchronous=NORMAL' as Dialect;
+  try {
+    if (wanted('POST /organizations/:org/teams')) await createScenario(label, databaseUrl, server, seeded);
+    for (const scenario of extraScenarios.filter((s) => s.name === 'run-task fan-out')) {
+      if (wanted(scenario.name)) await scenario.run({ dialect: label, server, seeded, settings, rows });
+    }
+  } finally {
+    await server.kill('SIGTERM');
   }
 }
 
@@ -231,6 +254,7 @@ async function main(): Promise<void> {
     for (const dialect of settings.dialects) {
       await mainScenarios(databases, dialect);
       if (settings.growth.length > 0 && (wanted('cost growth') || wanted('memory'))) await growthScenario(databases, dialect);
+      if (dialect === 'sqlite' && !smoke) await sqliteNormalScenarios(databases);
     }
   } finally {
     await databases.close();
