@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../identity/principal.js';
 import './fastify-types.js';
 
@@ -80,13 +80,19 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
     return payload;
   });
 
+  const answerHit = async (request: FastifyRequest, reply: FastifyReply) => {
+    const hit = request.responseCache?.hit;
+    if (!hit) return;
+    return reply.code(200).type(hit.contentType).send(hit.body);
+  };
   return {
     cachedPrincipal: (request) => request.responseCache?.hit?.principal,
     registerHitHandler() {
-      app.addHook('preHandler', async (request, reply) => {
-        const hit = request.responseCache?.hit;
-        if (!hit) return;
-        return reply.code(200).type(hit.contentType).send(hit.body);
+      // A route-level hook placed after the rate limit's own (which it adds per route, in onRoute, and
+      // route-level hooks run after app-level ones): a hit is counted before it is answered.
+      app.addHook('onRoute', (route) => {
+        const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+        route.preHandler = [...existing, answerHit];
       });
     },
   };

@@ -45,3 +45,21 @@ describe('cached responses are never stale (sqlite)', () => {
     assert.equal((await member.api.get(url)).body.data.length, 0);
   });
 });
+
+describe('cached responses still count against the rate limit (sqlite)', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestApp('sqlite', { TEAMSTAGE_RATE_LIMIT: '5' });
+  });
+  after(() => ctx.close());
+
+  it('answers 429 once one principal exceeds the limit, even for a cached GET', async () => {
+    const org = await createOrganization(ctx);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a fresh one-second window
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await org.owner.api.get(`/organizations/${org.name}/teams`)).status);
+    assert.deepEqual(statuses.slice(0, 5), [200, 200, 200, 200, 200]);
+    assert.ok(statuses.slice(5).every((status) => status === 429), statuses.join(','));
+  });
+});
+
