@@ -38,3 +38,8 @@ export function uniqueResources(resources: Resource[]): Resource[] {
     return true;
   });
 }
+
+/** A single-resource document; `included` appears only when something was included. */
+export function resourceDocument(parts: { data: Resource; included: Resource[] }): Document {
+  return parts.included.length > 0 ? { data: parts.data, included: parts.included } : { data: parts.data };
+}

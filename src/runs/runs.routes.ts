@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../http/caller.js';
 import { parseInclude } from '../http/include.js';
-import type { Resource } from '../http/jsonapi.js';
+import { resourceDocument } from '../http/jsonapi.js';
 import { listDocument } from '../http/list-document.js';
 import { parsePage } from '../http/pagination.js';
 import type { Query } from '../http/querystring.js';
@@ -38,9 +38,6 @@ type CreateRunBody = {
 const ActionBody = Type.Object({ comment: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])) });
 const RunParams = IdParam('run_id');
 
-function withIncluded(parts: { data: Resource; included: Resource[] }) {
-  return parts.included.length > 0 ? { data: parts.data, included: parts.included } : { data: parts.data };
-}
 
 /** Runs (CONTRACT 7): create, show, list per workspace, apply, discard, cancel. */
 export async function runsRoutes(app: FastifyInstance, services: Services): Promise<void> {
@@ -61,7 +58,7 @@ export async function runsRoutes(app: FastifyInstance, services: Services): Prom
         },
         include,
       );
-      return sendDocument(reply, 201, withIncluded(document));
+      return sendDocument(reply, 201, resourceDocument(document));
     },
   );
 
@@ -70,7 +67,7 @@ export async function runsRoutes(app: FastifyInstance, services: Services): Prom
     { schema: { params: RunParams, tags: ['runs'], summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
-      return sendDocument(reply, 200, withIncluded(await runsService.show(callerOf(request), request.params.run_id, include)));
+      return sendDocument(reply, 200, resourceDocument(await runsService.show(callerOf(request), request.params.run_id, include)));
     },
   );
 

@@ -8,6 +8,7 @@ import { sendDocument, sendNoContent } from '../http/reply.js';
 import { IdParam, NullableString, resourceBody } from '../http/schemas.js';
 import type { Services } from '../services.js';
 import { parseInclude } from '../http/include.js';
+import { resourceDocument } from '../http/jsonapi.js';
 import { TASK_INCLUDES, type TaskAttributesInput } from './tasks.service.js';
 
 const taskAttributes = (create: boolean) => {
@@ -56,7 +57,7 @@ export async function tasksRoutes(app: FastifyInstance, services: Services): Pro
     async (request, reply) => {
       const include = parseInclude(request.query, TASK_INCLUDES);
       const { data, included } = await tasksService.show(callerOf(request), request.params.task_id, include);
-      return sendDocument(reply, 200, included.length > 0 ? { data, included } : { data });
+      return sendDocument(reply, 200, resourceDocument({ data, included }));
     },
   );
 

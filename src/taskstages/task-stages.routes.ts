@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../http/caller.js';
 import { parseInclude } from '../http/include.js';
+import { resourceDocument } from '../http/jsonapi.js';
 import { listDocument } from '../http/list-document.js';
 import { parsePage } from '../http/pagination.js';
 import type { Query } from '../http/querystring.js';
@@ -33,7 +34,7 @@ export async function taskStagesRoutes(app: FastifyInstance, services: Services)
     async (request, reply) => {
       const include = parseInclude(request.query, TASK_STAGE_INCLUDES);
       const { data, included } = await taskStagesService.show(callerOf(request), request.params.task_stage_id, include);
-      return sendDocument(reply, 200, included.length > 0 ? { data, included } : { data });
+      return sendDocument(reply, 200, resourceDocument({ data, included }));
     },
   );
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../http/caller.js';
 import { parseInclude } from '../http/include.js';
+import { resourceDocument } from '../http/jsonapi.js';
 import { listDocument } from '../http/list-document.js';
 import { parsePage } from '../http/pagination.js';
 import { listParameter, type Query } from '../http/querystring.js';
@@ -58,7 +59,7 @@ export async function teamsRoutes(app: FastifyInstance, services: Services): Pro
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
       const document = await teamsService.create(callerOf(request), request.params.organization_name, request.body.data.attributes, include);
-      return sendDocument(reply, 200, withIncluded(document));
+      return sendDocument(reply, 200, resourceDocument(document));
     },
   );
 
@@ -67,7 +68,7 @@ export async function teamsRoutes(app: FastifyInstance, services: Services): Pro
     { schema: { params: TeamParams, tags: ['teams'], summary: 'Show a team' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
-      return sendDocument(reply, 200, withIncluded(await teamsService.show(callerOf(request), request.params.team_id, include)));
+      return sendDocument(reply, 200, resourceDocument(await teamsService.show(callerOf(request), request.params.team_id, include)));
     },
   );
 
@@ -83,7 +84,7 @@ export async function teamsRoutes(app: FastifyInstance, services: Services): Pro
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
       const attributes = request.body.data.attributes ?? {};
-      return sendDocument(reply, 200, withIncluded(await teamsService.update(callerOf(request), request.params.team_id, attributes, include)));
+      return sendDocument(reply, 200, resourceDocument(await teamsService.update(callerOf(request), request.params.team_id, attributes, include)));
     },
   );
 
@@ -95,8 +96,4 @@ export async function teamsRoutes(app: FastifyInstance, services: Services): Pro
       return sendNoContent(reply);
     },
   );
-}
-
-function withIncluded(parts: { data: import('../http/jsonapi.js').Resource; included: import('../http/jsonapi.js').Resource[] }) {
-  return parts.included.length > 0 ? { data: parts.data, included: parts.included } : { data: parts.data };
 }
