@@ -11,8 +11,14 @@ export interface NewJob {
   payload: unknown;
   /** Not before this time; now when omitted. */
   runAt?: Date;
-  /** While a job with this key exists, enqueueing another with the same key does nothing. */
+  /** While a job with this key exists, enqueueing another with the same key does nothing… */
   dedupeKey?: string;
+  /**
+   * …unless `replace`: then the existing job takes this one's payload and time and is unlocked. A worker
+   * running it at that moment finishes, but cannot delete it (its lease is gone), so the job stays for
+   * its new time: one pending job per key, never lost.
+   */
+  replace?: boolean;
 }
 
 export interface ClaimedJob {
@@ -59,7 +65,19 @@ export class JobQueue {
       last_error: null,
       created_at: now,
     });
-    if (job.dedupeKey) insert = insert.onConflict((oc) => oc.column('dedupe_key').doNothing());
+    if (job.dedupeKey) {
+      insert = insert.onConflict((oc) =>
+        job.replace
+          ? oc.column('dedupe_key').doUpdateSet((eb) => ({
+              run_at: eb.ref('excluded.run_at'),
+              payload: eb.ref('excluded.payload'),
+              attempts: 0,
+              locked_by: null,
+              locked_until: null,
+            }))
+          : oc.column('dedupe_key').doNothing(),
+      );
+    }
     await insert.execute();
     if (this.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(executor);
     setImmediate(this.onEnqueued);

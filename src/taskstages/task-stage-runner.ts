@@ -180,7 +180,9 @@ export class TaskStageRunner implements TaskStagePort {
       kind: JOB_KINDS.callbackTimeout,
       payload: { resultId },
       runAt: new Date(Date.parse(from) + this.tasks.callbackTimeoutSeconds * 1000),
-      dedupeKey: `${JOB_KINDS.callbackTimeout}:${resultId}:${from}`,
+      // One deadline job per result, moved by every refresh (a chatty task does not pile up rows).
+      dedupeKey: `${JOB_KINDS.callbackTimeout}:${resultId}`,
+      replace: true,
     });
   }
 

@@ -407,6 +407,26 @@ for (const dialect of testDialects()) {
       assert.ok(answers.filter((a) => a === 200).length >= 3, 'heartbeats were accepted while it ran');
       assert.equal(answers.at(-1), 409, 'and refused once it was final');
     });
+
+    it('heartbeats move one callback deadline instead of piling up a job each', async () => {
+      const gated = await gatedWorkspace(ctx, service, 'heartbeat', { enforcement: 'mandatory' });
+      const runId = await startRun(gated);
+      let resultId: string | undefined;
+      for (let i = 0; i < 200 && !resultId; i++) {
+        const stage = (await stagesOf(gated.api, runId))[0];
+        const candidate = stage?.relationships['task-results'].data[0]?.id;
+        if (candidate && service.callbacks.filter((c) => c.resultId === candidate && c.httpStatus === 200).length >= 3) resultId = candidate;
+        else await sleep(20);
+      }
+      assert.ok(resultId, 'three heartbeats were accepted');
+      const deadlines = await ctx.handle.db
+        .selectFrom('jobs')
+        .select('run_at')
+        .where('kind', '=', 'task-result.callback-timeout')
+        .where('payload', 'like', `%${resultId}%`)
+        .execute();
+      assert.equal(deadlines.length, 1, `one pending callback deadline, not ${deadlines.length}`);
+    });
   });
 }
 

@@ -115,6 +115,22 @@ for (const dialect of testDialects()) {
       assert.deepEqual(seen, [{ v: 7 }]);
     });
 
+    it('replace moves a pending job, and a job replaced while running survives its worker', async () => {
+      const jobs = makeJobs();
+      const far = new Date(Date.now() + 60_000);
+      await jobs.enqueue(handle.db, { kind: 'test.replace', payload: { v: 1 }, runAt: far, dedupeKey: 'r1', replace: true });
+      await jobs.enqueue(handle.db, { kind: 'test.replace', payload: { v: 2 }, runAt: new Date(), dedupeKey: 'r1', replace: true });
+      assert.equal(await jobs.queue.count('test.replace'), 1, 'one job per key');
+      const [claimed] = await jobs.queue.claim('node-a', 10, 5000);
+      assert.deepEqual(claimed?.payload, { v: 2 }, 'the replacement is due now');
+      // While node-a runs it, the job is moved to later: node-a finishing must not delete the new deadline.
+      await jobs.enqueue(handle.db, { kind: 'test.replace', payload: { v: 3 }, runAt: far, dedupeKey: 'r1', replace: true });
+      await jobs.queue.complete('node-a', claimed!.id);
+      assert.equal(await jobs.queue.count('test.replace'), 1, 'the moved job stays');
+      assert.equal((await jobs.queue.claim('node-b', 10, 5000)).length, 0, 'and waits for its new time');
+      await handle.db.deleteFrom('jobs').where('kind', '=', 'test.replace').execute();
+    });
+
     it('releases its leases on stop', async () => {
       const jobs = makeJobs(60_000);
       await jobs.enqueue(handle.db, { kind: 'test.release', payload: {} });
