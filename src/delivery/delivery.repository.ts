@@ -78,8 +78,8 @@ export class DeliveryRepository {
   }
 
   /** The current status of a result, read just before a request goes out. */
-  async resultStatus(resultId: string, executor: Executor = this.db): Promise<string | undefined> {
-    const row = await executor.selectFrom('task_results').select('status').where('id', '=', resultId).executeTakeFirst();
+  async resultStatus(resultId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('task_results').select('status').where('id', '=', resultId).executeTakeFirst();
     return row?.status;
   }
 

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { FINAL_RESULT_STATUSES, timestampKey } from '../../src/taskstages/stage-status.js';
 import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
@@ -17,7 +18,6 @@ import { freshDatabaseUrl } from '../helpers/test-app.js';
 
 const RUNS = Number(process.env.TEAMSTAGE_MULTI_NODE_RUNS ?? 300);
 const HMAC_KEY = `hmac-${randomBytes(16).toString('hex')}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Run i: the mandatory task fails every 5th run (stage awaits an override), the advisory one every 3rd. */
 function expectedVerdicts(index: number) {

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Dialect } from '../../src/db/database.js';
 import { FINAL_RESULT_STATUSES, timestampKey } from '../../src/taskstages/stage-status.js';
@@ -18,7 +19,6 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
 
 const HMAC_KEY = `hmac-${randomBytes(16).toString('hex')}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Behaviour by the workspace name's first word, and what each stage must end as. */
 const SCENARIOS = [
