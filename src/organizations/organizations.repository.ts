@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { codePointOrder } from '../db/ordering.js';
 import type { Database, OrganizationsTable } from '../db/schema.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
 
 export type OrganizationRow = OrganizationsTable;
 
@@ -23,7 +24,8 @@ export class OrganizationsRepository {
   }
 
   async delete(name: string): Promise<void> {
-    await this.db.deleteFrom('organizations').where('name', '=', name).execute();
+    // Cascades through everything the organization holds, runs in progress included: see retryOnDeadlock.
+    await retryOnDeadlock(() => this.db.deleteFrom('organizations').where('name', '=', name).execute());
   }
 
   /** All organizations (site admin) or those in `names`. */

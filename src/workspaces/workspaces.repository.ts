@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { containsText } from '../db/like.js';
 import type { Database, WorkspacesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
 
 export type WorkspaceRow = WorkspacesTable;
 
@@ -41,6 +42,7 @@ export class WorkspacesRepository {
 
   /** Runs, plans, applies, stages, results, configuration versions and attachments go with it (ON DELETE CASCADE). */
   async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('workspaces').where('id', '=', id).execute();
+    // Cascades through runs, stages and results that jobs may be locking: see retryOnDeadlock.
+    await retryOnDeadlock(() => this.db.deleteFrom('workspaces').where('id', '=', id).execute());
   }
 }
