@@ -9,13 +9,13 @@ import type { RecordedResponse } from './baseline-server.js';
  * The write baseline: a bare node:http server that does one plain INSERT per request on the same
  * database, with the same driver and settings Teamstage uses, and answers the recorded bytes.
  */
-export async function startInsertBaselineServer(databaseUrl: string, response: RecordedResponse, synchronous: 'FULL' | 'NORMAL' = 'FULL') {
+export async function startInsertBaselineServer(databaseUrl: string, response: RecordedResponse) {
   let insert: () => Promise<void>;
   let closeDb: () => Promise<void>;
   if (databaseUrl.startsWith('sqlite:')) {
     const db = new SQLite(databaseUrl.slice('sqlite:'.length));
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.exec('create table if not exists bench_inserts (id text primary key, name text not null)');
     const statement = db.prepare('insert into bench_inserts (id, name) values (?, ?)');

@@ -55,6 +55,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
 
   registerErrorHandler(app);
   registerJsonParsers(app);
+  // SQLite group commit: no response (not even a read, which may show a commit still in flight) leaves
+  // before the commits made so far are on disk.
+  if (handle.durable) app.addHook('onSend', async () => handle.durable?.());
   app.decorateRequest('principal', null);
 
   await app.register(swagger, {

@@ -1,12 +1,13 @@
 import path from 'node:path';
+import type { SqliteSynchronous } from './db/database.js';
 
 /** Every setting Teamstage reads, validated once at start so a typo fails loudly instead of later. */
 export interface Config {
   host: string;
   port: number;
   databaseUrl: string;
-  /** SQLite only: FULL fsyncs every commit (survives power loss), NORMAL only survives process crashes. */
-  sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** SQLite only: GROUP and FULL survive power loss (GROUP syncs commits together), NORMAL only process crashes. */
+  sqliteSynchronous: SqliteSynchronous;
   baseUrl: string;
   siteToken: string | undefined;
   defaultFeatureSet: string;
@@ -62,9 +63,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch {
     throw new ConfigError(`TEAMSTAGE_BASE_URL is not a URL: "${baseUrl}"`);
   }
-  const sqliteSynchronous = (env.TEAMSTAGE_SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
-  if (sqliteSynchronous !== 'FULL' && sqliteSynchronous !== 'NORMAL') {
-    throw new ConfigError('TEAMSTAGE_SQLITE_SYNCHRONOUS must be FULL or NORMAL');
+  const sqliteSynchronous = (env.TEAMSTAGE_SQLITE_SYNCHRONOUS || 'GROUP').toUpperCase();
+  if (sqliteSynchronous !== 'GROUP' && sqliteSynchronous !== 'FULL' && sqliteSynchronous !== 'NORMAL') {
+    throw new ConfigError('TEAMSTAGE_SQLITE_SYNCHRONOUS must be GROUP, FULL or NORMAL');
   }
   const defaultFeatureSet = env.TEAMSTAGE_DEFAULT_FEATURE_SET || 'Business';
   if (!FEATURE_SET_NAMES.some((name) => name.toLowerCase() === defaultFeatureSet.toLowerCase())) {

@@ -87,7 +87,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runTransitions = new RunTransitions(runs);
   const runProgress = new RunProgress(db, runs, workspaces, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
-  const taskDelivery = new TaskDelivery(db, deliveries, taskAccessTokens, taskStageRunner, jobs, config, log);
+  const taskDelivery = new TaskDelivery(db, deliveries, taskAccessTokens, taskStageRunner, jobs, config, log, async () => handle.durable?.());
   taskDelivery.register();
   const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, taskStageDocuments);
 

@@ -4,8 +4,10 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Logger } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { WalGroupCommit } from './wal-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;
@@ -20,6 +22,11 @@ export interface DatabaseHandle {
    * costs two cached statements, which is what makes exact response caching possible (http/response-cache.ts).
    */
   changeVersion?: () => string;
+  /**
+   * For SQLite with group commit: resolves once every commit made so far is on disk. Anything that
+   * acknowledges a write to the outside (an HTTP response, a request to a task service) awaits it first.
+   */
+  durable?: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,8 +37,12 @@ export interface DatabaseOptions {
   /** Called for each query slower than `slowQueryMs` (SQL text only, never parameters: they may hold secrets). */
   onSlowQuery?: (sql: string, durationMs: number) => void;
   slowQueryMs?: number;
-  /** SQLite's `synchronous` pragma: FULL (default) survives power loss; NORMAL survives process crashes. */
-  sqliteSynchronous?: 'FULL' | 'NORMAL';
+  /**
+   * SQLite durability. FULL (default): SQLite fsyncs every commit. GROUP: commits are fsynced together,
+   * off the event loop, before `durable()` resolves (wal-group-commit.ts); survives power loss like FULL
+   * for whoever awaits `durable()`. NORMAL: no fsync; survives process crashes, not power loss.
+   */
+  sqliteSynchronous?: SqliteSynchronous;
 }
 
 export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): DatabaseHandle {
@@ -42,10 +53,12 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     // WAL: readers never block the writer. FULL (the default) fsyncs every commit, so acknowledged writes
     // survive power loss too; NORMAL survives process crashes and SIGKILL but not an OS crash.
     sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
+    const synchronous = options.sqliteSynchronous ?? 'FULL';
+    sqlite.pragma(`synchronous = ${synchronous === 'GROUP' ? 'NORMAL' : synchronous}`);
+    const groupCommit = synchronous === 'GROUP' && file !== ':memory:' ? new WalGroupCommit(sqlite, `${path.resolve(file)}-wal`) : undefined;
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: slowQueryLog(options) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, groupCommit) }), log: slowQueryLog(options) });
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
     const totalChanges = sqlite.prepare('select total_changes()').pluck();
     return {
@@ -53,7 +66,12 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
       dialect: 'sqlite',
       sqliteFile: file === ':memory:' ? file : path.resolve(file),
       changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}`,
-      close: () => db.destroy(),
+      ...(groupCommit && { durable: () => groupCommit.durable() }),
+      close: async () => {
+        await groupCommit?.durable();
+        await db.destroy();
+        groupCommit?.close();
+      },
     };
   }
   // A bounded connect time: /readyz and requests fail fast instead of hanging when the server is unreachable.
@@ -75,9 +93,10 @@ function slowQueryLog(options: DatabaseOptions): Logger | undefined {
 /**
  * Kysely prepares every query anew; preparing is a large share of a small query's cost. The SQL text of
  * Kysely's queries repeats (values are parameters), so a bounded cache of prepared statements keyed by
- * SQL serves almost every request. Safe because Kysely's SQLite driver runs one query at a time.
+ * SQL serves almost every request. Safe because Kysely's SQLite driver runs one query at a time, each right
+ * after preparing it, which is also why group commit can count commits here.
  */
-function withStatementCache(sqlite: SQLite.Database, capacity = 1000) {
+function withStatementCache(sqlite: SQLite.Database, groupCommit: WalGroupCommit | undefined, capacity = 1000) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
@@ -90,6 +109,7 @@ function withStatementCache(sqlite: SQLite.Database, capacity = 1000) {
         if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
       }
       cache.set(text, statement);
+      groupCommit?.trackStatement(statement);
       return statement;
     },
   };

@@ -48,6 +48,8 @@ export class TaskDelivery {
     private readonly jobs: Jobs,
     private readonly config: Pick<Config, 'baseUrl' | 'tasks'>,
     private readonly log: FastifyBaseLogger,
+    /** SQLite group commit: the token and attempt record must be on disk before the task can use them. */
+    private readonly durable: () => Promise<void> = async () => {},
   ) {}
 
   register(): void {
@@ -84,6 +86,7 @@ export class TaskDelivery {
     });
     if (!started) return;
     const body = JSON.stringify(buildTaskPayload(context, started.token, this.config.baseUrl));
+    await this.durable();
     const startedAt = performance.now();
     const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000);
     const record = classify(answer);

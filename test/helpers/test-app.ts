@@ -74,7 +74,8 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
     TEAMSTAGE_BASE_URL: 'http://127.0.0.1:8080',
     ...env,
   });
-  const handle = openDatabase(config.databaseUrl);
+  // The server's own durability mode (group commit on SQLite by default), so tests exercise it.
+  const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   await migrateToLatest(handle);
   await ensureSiteToken(new TokensRepository(handle.db), { configured: siteToken, dataDir: config.dataDir });
   const { app, services } = await buildApp({ config, handle, logger: false });
