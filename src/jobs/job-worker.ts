@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { EventLoopTurns } from './event-loop-turns.js';
 import type { ClaimedJob, JobQueue } from './job-queue.js';
 
 export type JobHandler = (payload: any) => Promise<void>;
@@ -35,6 +36,8 @@ export class JobWorker {
   /** Finished jobs whose rows are deleted together (see run()). */
   private completed: string[] = [];
   private flushing: Promise<void> | undefined;
+  /** Jobs start one per event-loop turn, so requests are served between them (event-loop-turns.ts). */
+  private readonly turns = new EventLoopTurns();
 
   constructor(
     private readonly queue: JobQueue,
@@ -146,6 +149,7 @@ export class JobWorker {
     const handler = this.handlers.get(job.kind);
     try {
       if (!handler) throw new Error(`no handler registered for job kind '${job.kind}'`);
+      await this.turns.next();
       await handler(job.payload);
       this.completed.push(job.id);
       this.scheduleFlush();

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -144,3 +146,40 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe('job worker on SQLite: the event loop is not held by a backlog of database-only jobs', () => {
+  it('answers an HTTP request after a few jobs, not after the whole backlog', async () => {
+    const { url, drop } = await freshDatabaseUrl('sqlite');
+    const handle = openDatabase(url);
+    await migrateToLatest(handle);
+    const server = http.createServer((_request, response) => response.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const jobs = new Jobs(handle, { concurrency: 32, pollMs: 200, leaseMs: 5000, databaseUrl: url }, silent);
+    try {
+      let done = 0;
+      // Like a stage or run job on SQLite: queries that resolve at once, then ~2 ms of synchronous work.
+      jobs.register('test.busy', async () => {
+        await handle.db.selectFrom('jobs').select('id').limit(1).execute();
+        const end = performance.now() + 2;
+        while (performance.now() < end);
+        done += 1;
+      });
+      await handle.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 200; i++) await jobs.enqueue(trx, { kind: 'test.busy', payload: { i } });
+      });
+      const answered = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`).then(async (response) => {
+        await response.text();
+        return done;
+      });
+      jobs.start();
+      const doneWhenAnswered = await answered;
+      assert.ok(doneWhenAnswered < 50, `the request waited for ${doneWhenAnswered} of 200 jobs`);
+      await waitFor(() => done === 200, 10_000);
+    } finally {
+      await jobs.stop();
+      server.close();
+      await handle.close();
+      await drop();
+    }
+  });
+});
