@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { nowIso } from '../clock.js';
+import { newId } from '../identity/ids.js';
 import { Conflict, NotFound, Unauthorized } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
@@ -52,7 +52,7 @@ export class TaskCallbacks {
     if (input.outcomes !== undefined) {
       const createdAt = nowIso();
       report.outcomes = input.outcomes.map((outcome, position) => ({
-        id: `outcome-${randomBytes(12).toString('hex')}`,
+        id: newId('outcome'),
         position,
         outcome_id: outcome['outcome-id'],
         description: outcome.description,

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { newId } from '../identity/ids.js';
 import { nowIso } from '../clock.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
@@ -104,7 +104,7 @@ export class DeliveryRepository {
       await executor.updateTable('delivery_attempts').set({ started_at: startedAt, url }).where('id', '=', existing.id).execute();
       return existing.id;
     }
-    const id = `da-${randomBytes(12).toString('hex')}`;
+    const id = newId('da');
     await executor
       .insertInto('delivery_attempts')
       .values({

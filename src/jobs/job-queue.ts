@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { nowIso } from '../clock.js';
+import { newId } from '../identity/ids.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 
@@ -31,7 +31,7 @@ export interface ClaimedJob {
 export const NOTIFY_CHANNEL = 'teamstage_jobs';
 
 function jobId(): string {
-  return `job-${randomBytes(12).toString('hex')}`;
+  return newId('job');
 }
 
 /**

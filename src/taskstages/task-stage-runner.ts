@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { newId } from '../identity/ids.js';
 import { nowIso } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
@@ -200,7 +200,7 @@ export class TaskStageRunner implements TaskStagePort {
       const changes = { status: 'running', status_timestamps: withTimestamp(stage.status_timestamps, 'running', now, true), updated_at: now };
       if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return undefined;
       await this.stages.insertOverride(trx, {
-        id: `tso-${randomBytes(12).toString('hex')}`, task_stage_id: stage.id, run_id: stage.run_id, overridden_by: overriddenBy, comment, created_at: now,
+        id: newId('tso'), task_stage_id: stage.id, run_id: stage.run_id, overridden_by: overriddenBy, comment, created_at: now,
       });
       await this.jobs.enqueue(trx, {
         kind: JOB_KINDS.completeOverride,

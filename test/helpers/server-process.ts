@@ -15,6 +15,8 @@ export interface ServerProcess {
   output(): string;
   /** Peak resident memory in bytes (Linux VmHWM). */
   peakRssBytes(): number;
+  /** CPU time the process used so far, user + system, in milliseconds (Linux /proc; 10 ms resolution). */
+  cpuMs(): number;
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -68,6 +70,15 @@ export async function startServerProcess(
         const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
         const match = /VmHWM:\s+(\d+) kB/.exec(status);
         return match ? Number(match[1]) * 1024 : 0;
+      } catch {
+        return 0;
+      }
+    },
+    cpuMs: () => {
+      try {
+        // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+        const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ = 100)
       } catch {
         return 0;
       }
