@@ -77,7 +77,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runs = new RunsRepository(db);
   const workspaceGate = new WorkspaceGate(workspaces, gate);
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
-  const taskStages = new TaskStagesRepository(db);
+  const taskStages = new TaskStagesRepository(db, handle.dialect);
   const deliveries = new DeliveryRepository(db);
   const taskAccessTokens = new TaskResultTokens(deliveries);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, (): RunProgress => runProgress);

@@ -96,24 +96,20 @@ export class DeliveryRepository {
     return this.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).orderBy('attempt').execute();
   }
 
-  /** Records that attempt `n` is going out; after a crash mid-request the same row is reused. */
+  /** Records that attempt `n` is going out; after a crash mid-request the same row is reused (one upsert). */
   async startAttempt(resultId: string, attempt: number, url: string, executor: Executor = this.db): Promise<string> {
-    const existing = await this.findAttempt(resultId, attempt, executor);
-    const startedAt = nowIso();
-    if (existing) {
-      await executor.updateTable('delivery_attempts').set({ started_at: startedAt, url }).where('id', '=', existing.id).execute();
-      return existing.id;
-    }
-    const id = newId('da');
-    await executor
+    const row = await executor
       .insertInto('delivery_attempts')
       .values({
-        id, task_result_id: resultId, attempt, url, started_at: startedAt, finished_at: null, outcome: null,
+        id: newId('da'), task_result_id: resultId, attempt, url, started_at: nowIso(), finished_at: null, outcome: null,
         http_status: null, error: null, duration_ms: null,
       })
-      .onConflict((oc) => oc.columns(['task_result_id', 'attempt']).doNothing())
-      .execute();
-    return (await this.findAttempt(resultId, attempt, executor))!.id;
+      .onConflict((oc) =>
+        oc.columns(['task_result_id', 'attempt']).doUpdateSet((eb) => ({ started_at: eb.ref('excluded.started_at'), url: eb.ref('excluded.url') })),
+      )
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
   }
 
   async finishAttempt(

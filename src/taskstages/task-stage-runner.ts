@@ -255,9 +255,9 @@ export class TaskStageRunner implements TaskStagePort {
     if (settled) await this.listener().onTaskStageSettled(stage.run_id, executor);
   }
 
-  /** The result, read after taking its stage's lock (so the read is current for the rest of the transaction). */
   /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */
   async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
+    if (!this.stages.locksRows) return this.stages.findResult(resultId, executor);
     const result = await this.stages.findResult(resultId, executor);
     if (!result) return undefined;
     await this.stages.lockStage(executor, result.task_stage_id);

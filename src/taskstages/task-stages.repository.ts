@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 
@@ -22,7 +23,18 @@ export interface RunPlace {
  * written once and the caller acts only when it won.
  */
 export class TaskStagesRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /**
+   * Whether `lockStage` takes a row lock. On SQLite it need not: Kysely runs every query on one connection
+   * and a transaction holds it to the end, so no other transaction can interleave with one that reads.
+   */
+  readonly locksRows: boolean;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: Dialect,
+  ) {
+    this.locksRows = dialect === 'postgres';
+  }
 
   findStage(id: string, executor: Executor = this.db): Promise<TaskStageRow | undefined> {
     return executor.selectFrom('task_stages').selectAll().where('id', '=', id).executeTakeFirst();
@@ -76,6 +88,7 @@ export class TaskStagesRepository {
    * serialized and the second one sees the first when it derives the stage's status.
    */
   async lockStage(executor: Executor, stageId: string): Promise<void> {
+    if (!this.locksRows) return;
     await executor.updateTable('task_stages').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', stageId).execute();
   }
 
