@@ -5,9 +5,9 @@ import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { ExecutionContext, RunExecutor } from './executor.js';
-import { nextStep, runFacts, type RunSnapshot } from './run-next-step.js';
+import { nextStep, runFacts, type RunSnapshot, type StageSnapshot } from './run-next-step.js';
 import { isRunStatus, transition, type RunStatus } from './run-state-machine.js';
-import type { RunTransitions } from './run-transitions.js';
+import type { PhaseCache, RunTransitions } from './run-transitions.js';
 import type { RunRow, RunsRepository } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 
@@ -81,76 +81,97 @@ export class RunProgress {
   }
 
   async advance(runId: string): Promise<void> {
-    for (let steps = 0; steps < MAX_STEPS_PER_JOB; steps++) {
-      if ((await this.step(runId)) === 'waiting') return;
+    let budget = MAX_STEPS_PER_JOB;
+    while (budget > 0) {
+      const batch = await this.steps(runId, budget);
+      if (batch.waiting) return;
+      budget -= batch.taken;
     }
     await this.enqueueAdvance(this.db, runId);
   }
 
   /** One step. 'moved' also when another worker moved the run first: the next step re-reads it. */
   async step(runId: string): Promise<'moved' | 'waiting'> {
-    const run = await this.runs.findRun(runId);
-    if (!run) return 'waiting'; // deleted with its workspace
-    if (!isRunStatus(run.status)) {
-      this.log.error({ runId, status: run.status }, 'run has an unknown status; leaving it alone');
-      return 'waiting';
-    }
-    const stages = await this.runs.taskStagesOf(runId);
-    const snapshot = runSnapshot(run);
-    const next = nextStep(snapshot, stages);
-    switch (next.kind) {
-      case 'wait':
-        return 'waiting';
-      case 'transition':
-        await this.db.transaction().execute((trx) => this.transitions.move(trx, run, next.to));
-        return 'moved';
-      case 'enter-stage':
-        await this.db.transaction().execute(async (trx) => {
-          if (await this.transitions.move(trx, run, next.to)) await this.taskStages.start(trx, next.stageId);
-        });
-        return 'moved';
-      case 'execute-plan': {
-        const outcome = await this.executor.plan(await this.executionContext(run));
-        const facts = runFacts(snapshot, stages);
-        await this.db.transaction().execute(async (trx) => {
-          if (outcome.status === 'finished') {
-            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'plan_finished', facts)!, {
-              plans: {
-                has_changes: outcome.hasChanges ? 1 : 0,
-                resource_additions: outcome.resourceAdditions,
-                resource_changes: outcome.resourceChanges,
-                resource_destructions: outcome.resourceDestructions,
-                json_output: outcome.jsonOutput,
-              },
-            });
-          } else {
-            this.log.warn({ runId, executor: this.executor.name, message: outcome.message }, 'plan errored');
-            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
-          }
-        });
-        return 'moved';
+    return (await this.steps(runId, 1)).waiting ? 'waiting' : 'moved';
+  }
+
+  /**
+   * Up to `maxSteps` steps. The steps that only write the database (status changes, stage starts) share
+   * one transaction, reading the run and its stages once: a run crosses several statuses in a row, and
+   * a transaction and two reads per status were most of its cost. A plan or apply runs outside any
+   * transaction and ends the batch. `taken` counts steps tried, including one another worker won.
+   */
+  private async steps(runId: string, maxSteps: number): Promise<{ waiting: boolean; taken: number }> {
+    const batch = await this.db.transaction().execute(async (trx) => {
+      let run = await this.runs.findRun(runId, trx);
+      if (!run) return { waiting: true, taken: 0 }; // deleted with its workspace
+      if (!isRunStatus(run.status)) {
+        this.log.error({ runId, status: run.status }, 'run has an unknown status; leaving it alone');
+        return { waiting: true, taken: 0 };
       }
-      case 'execute-apply': {
-        const outcome = await this.executor.apply(await this.executionContext(run));
-        const facts = runFacts(snapshot, stages);
-        await this.db.transaction().execute(async (trx) => {
-          if (outcome.status === 'finished') {
-            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'apply_finished', facts)!, {
-              applies: {
-                has_changes: outcome.hasChanges ? 1 : 0,
-                resource_additions: outcome.resourceAdditions,
-                resource_changes: outcome.resourceChanges,
-                resource_destructions: outcome.resourceDestructions,
-              },
-            });
-          } else {
-            this.log.warn({ runId, executor: this.executor.name, message: outcome.message }, 'apply errored');
-            await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
-          }
-        });
-        return 'moved';
+      let stages = await this.runs.taskStagesOf(runId, trx);
+      const phases: PhaseCache = {};
+      for (let taken = 0; taken < maxSteps; ) {
+        const next = nextStep(runSnapshot(run), stages);
+        if (next.kind === 'wait') return { waiting: true, taken };
+        if (next.kind === 'execute-plan' || next.kind === 'execute-apply') return { waiting: false, taken, execute: { kind: next.kind, run, stages } };
+        const moved = await this.transitions.move(trx, run, next.to, {}, phases);
+        taken += 1;
+        if (!moved) return { waiting: false, taken }; // another worker moved it first: re-read in a new transaction
+        run = moved;
+        if (next.kind === 'enter-stage') {
+          await this.taskStages.start(trx, next.stageId);
+          stages = await this.runs.taskStagesOf(runId, trx);
+        }
       }
-    }
+      return { waiting: false, taken: maxSteps };
+    });
+    if (!('execute' in batch) || !batch.execute || batch.taken >= maxSteps) return batch;
+    const { kind, run, stages } = batch.execute;
+    if (kind === 'execute-plan') await this.executePlan(run, stages);
+    else await this.executeApply(run, stages);
+    return { waiting: false, taken: batch.taken + 1 };
+  }
+
+  private async executePlan(run: RunRow, stages: StageSnapshot[]): Promise<void> {
+    const outcome = await this.executor.plan(await this.executionContext(run));
+    const facts = runFacts(runSnapshot(run), stages);
+    await this.db.transaction().execute(async (trx) => {
+      if (outcome.status === 'finished') {
+        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'plan_finished', facts)!, {
+          plans: {
+            has_changes: outcome.hasChanges ? 1 : 0,
+            resource_additions: outcome.resourceAdditions,
+            resource_changes: outcome.resourceChanges,
+            resource_destructions: outcome.resourceDestructions,
+            json_output: outcome.jsonOutput,
+          },
+        });
+      } else {
+        this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, 'plan errored');
+        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
+      }
+    });
+  }
+
+  private async executeApply(run: RunRow, stages: StageSnapshot[]): Promise<void> {
+    const outcome = await this.executor.apply(await this.executionContext(run));
+    const facts = runFacts(runSnapshot(run), stages);
+    await this.db.transaction().execute(async (trx) => {
+      if (outcome.status === 'finished') {
+        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'apply_finished', facts)!, {
+          applies: {
+            has_changes: outcome.hasChanges ? 1 : 0,
+            resource_additions: outcome.resourceAdditions,
+            resource_changes: outcome.resourceChanges,
+            resource_destructions: outcome.resourceDestructions,
+          },
+        });
+      } else {
+        this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, 'apply errored');
+        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
+      }
+    });
   }
 
   private async executionContext(run: RunRow): Promise<ExecutionContext> {

@@ -12,6 +12,15 @@ export function timestampKey(status: string): string {
 export type PhaseDetails = Partial<Pick<PhaseRow, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'json_output'>>;
 
 /**
+ * The run's plan and apply rows as last read or written in the current transaction. Several moves in one
+ * transaction share one, so the phases are read once rather than on every move.
+ */
+export interface PhaseCache {
+  plan?: PhaseRow;
+  apply?: PhaseRow;
+}
+
+/**
  * Writes one run status change decided by the state machine: the run (compare-and-set on its old
  * status), its status timestamp, and its plan and apply as phase-status.ts says. Runs inside the
  * caller's transaction so whatever else belongs to the change (a job, a stage start) commits with it.
@@ -19,28 +28,40 @@ export type PhaseDetails = Partial<Pick<PhaseRow, 'has_changes' | 'resource_addi
 export class RunTransitions {
   constructor(private readonly runs: RunsRepository) {}
 
-  /** False when the run was no longer in `run.status`: someone else moved it first; nothing was written. */
-  async move(executor: Executor, run: RunRow, to: RunStatus, details: Partial<Record<PhaseTable, PhaseDetails>> = {}): Promise<boolean> {
+  /**
+   * The run as written, or undefined when it was no longer in `run.status`: someone else moved it first
+   * and nothing was written.
+   */
+  async move(
+    executor: Executor,
+    run: RunRow,
+    to: RunStatus,
+    details: Partial<Record<PhaseTable, PhaseDetails>> = {},
+    phases: PhaseCache = {},
+  ): Promise<RunRow | undefined> {
     const now = nowIso();
-    const timestamps = { ...JSON.parse(run.status_timestamps), [timestampKey(to)]: now };
-    if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, JSON.stringify(timestamps), now))) return false;
+    const timestamps = JSON.stringify({ ...JSON.parse(run.status_timestamps), [timestampKey(to)]: now });
+    if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now))) return undefined;
+    const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now };
 
-    const [plan] = await this.runs.phasesOfRuns('plans', [run.id], executor);
-    const [apply] = await this.runs.phasesOfRuns('applies', [run.id], executor);
-    if (!plan || !apply) return true;
-    const next = phasesAfter(to, { plan: plan.status as PhaseStatus, apply: apply.status as PhaseStatus });
-    await this.writePhase(executor, 'plans', plan, next.plan, details.plans, now);
-    await this.writePhase(executor, 'applies', apply, next.apply, details.applies, now);
-    return true;
+    phases.plan ??= (await this.runs.phasesOfRuns('plans', [run.id], executor))[0];
+    phases.apply ??= (await this.runs.phasesOfRuns('applies', [run.id], executor))[0];
+    if (!phases.plan || !phases.apply) return moved;
+    const next = phasesAfter(to, { plan: phases.plan.status as PhaseStatus, apply: phases.apply.status as PhaseStatus });
+    phases.plan = await this.writePhase(executor, 'plans', phases.plan, next.plan, details.plans, now);
+    phases.apply = await this.writePhase(executor, 'applies', phases.apply, next.apply, details.applies, now);
+    return moved;
   }
 
-  private async writePhase(executor: Executor, table: PhaseTable, row: PhaseRow, status: PhaseStatus, details: PhaseDetails | undefined, now: string): Promise<void> {
-    if (status === row.status && !details) return;
+  /** Answers the row as written (unchanged when there was nothing to write). */
+  private async writePhase(executor: Executor, table: PhaseTable, row: PhaseRow, status: PhaseStatus, details: PhaseDetails | undefined, now: string): Promise<PhaseRow> {
+    if (status === row.status && !details) return row;
     const changes: Parameters<RunsRepository['updatePhase']>[3] = { ...details, updated_at: now };
     if (status !== row.status) {
       changes.status = status;
       changes.status_timestamps = JSON.stringify({ ...JSON.parse(row.status_timestamps), [timestampKey(status)]: now });
     }
     await this.runs.updatePhase(executor, table, row.id, changes);
+    return { ...row, ...changes };
   }
 }
