@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { joinAndMigrate } from './db/migrate.js';
 import { rotateSiteToken, siteTokenFile } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { serve } from './main.js';
@@ -31,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keep running
     case 'migrate': {
       const handle = openDatabase(config.databaseUrl);
-      const applied = await migrateToLatest(handle);
+      const applied = await joinAndMigrate(handle);
       await handle.close();
       console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'already up to date');
       return 0;
@@ -48,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
       }
       if (subcommand === 'rotate') {
         const handle = openDatabase(config.databaseUrl);
-        await migrateToLatest(handle);
+        await joinAndMigrate(handle);
         const { secret, file } = await rotateSiteToken(new TokensRepository(handle.db), config.dataDir);
         await handle.close();
         console.log(secret);

@@ -1,7 +1,7 @@
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { joinAndMigrate } from './db/migrate.js';
 import { ensureSiteToken } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 
@@ -16,7 +16,8 @@ function reportSlowQuery(sql: string, durationMs: number): void {
 export async function serve(config: Config): Promise<void> {
   const slowQueries = config.slowQueryMs > 0 ? { slowQueryMs: config.slowQueryMs, onSlowQuery: reportSlowQuery } : {};
   const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, ...slowQueries });
-  await migrateToLatest(handle);
+  await joinAndMigrate(handle);
+  handle.loneNode?.start();
   const siteToken = await ensureSiteToken(new TokensRepository(handle.db), { configured: config.siteToken, dataDir: config.dataDir });
   const { app } = await buildApp({ config, handle });
   if (siteToken.generated) {

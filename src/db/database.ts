@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type Logger } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { LoneNodeLease } from './lone-node-lease.js';
+import { countingPool } from './pg-write-counter.js';
 import { WalGroupCommit } from './wal-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -17,11 +20,15 @@ export interface DatabaseHandle {
   /** For SQLite: the database file (or `:memory:`). */
   sqliteFile?: string;
   /**
-   * For SQLite: a value that changes whenever the database may have changed — a commit by any other
-   * connection (`PRAGMA data_version`) or a row changed through this one (`total_changes()`). Reading it
-   * costs two cached statements, which is what makes exact response caching possible (http/response-cache.ts).
+   * A value that changes whenever the database may have changed, or undefined when no such value is
+   * known right now; it makes exact response caching possible (http/response-cache.ts). SQLite: a commit
+   * by any other connection (`PRAGMA data_version`) or a row changed through this one (`total_changes()`),
+   * two cached statements. PostgreSQL: this process's write count, and only while this node knows it is
+   * the only one (`loneNode`).
    */
-  changeVersion?: () => string;
+  changeVersion?: () => string | undefined;
+  /** For PostgreSQL: whether this node is alone; join before writing, start, leave on close. */
+  loneNode?: LoneNodeLease;
   /**
    * For SQLite with group commit: resolves once every commit made so far is on disk. Anything that
    * acknowledges a write to the outside (an HTTP response, a request to a task service) awaits it first.
@@ -78,8 +85,20 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: slowQueryLog(options) });
-  return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+  const counted = countingPool(pool);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: counted.pool }), log: slowQueryLog(options) });
+  const loneNode = new LoneNodeLease(pool, `node-${randomBytes(6).toString('hex')}`);
+  return {
+    db,
+    dialect: 'postgres',
+    pool,
+    loneNode,
+    changeVersion: () => (loneNode.isAlone() ? String(counted.writes()) : undefined),
+    close: async () => {
+      await loneNode.leave();
+      await db.destroy();
+    },
+  };
 }
 
 function slowQueryLog(options: DatabaseOptions): Logger | undefined {

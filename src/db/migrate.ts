@@ -6,6 +6,7 @@ import * as m002 from './migrations/002-workspaces-runs.js';
 import * as m003 from './migrations/003-jobs.js';
 import * as m004 from './migrations/004-task-delivery.js';
 import * as m005 from './migrations/005-team-list-indexes.js';
+import * as m006 from './migrations/006-cluster-nodes.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '003-jobs': m003 as Migration,
   '004-task-delivery': m004 as Migration,
   '005-team-list-indexes': m005 as Migration,
+  '006-cluster-nodes': m006 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -44,4 +46,16 @@ async function runMigrations(handle: DatabaseHandle): Promise<string[]> {
     }
     throw error;
   }
+}
+
+/**
+ * What a process does before it writes: on PostgreSQL it first announces itself to any node that may be
+ * caching responses because it believed it was alone (lone-node-lease.ts), then migrates. It announces
+ * again after migrating, because before the first migration there is no list of nodes (and no node caching).
+ */
+export async function joinAndMigrate(handle: DatabaseHandle): Promise<string[]> {
+  await handle.loneNode?.join();
+  const applied = await migrateToLatest(handle);
+  await handle.loneNode?.join();
+  return applied;
 }

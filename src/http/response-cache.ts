@@ -25,8 +25,8 @@ declare module 'fastify' {
 }
 
 export interface ResponseCacheOptions {
-  /** Reads the database change version (SQLite only); absent: no caching. */
-  changeVersion: (() => string) | undefined;
+  /** Reads the database change version; absent, or undefined at a request: no caching. */
+  changeVersion: (() => string | undefined) | undefined;
   maxEntries?: number;
   /** Bounds what no write announces: tokens expiring, `now`-dependent counts. */
   maxAgeMs?: number;
@@ -35,12 +35,12 @@ export interface ResponseCacheOptions {
 const MAX_BODY = 256 * 1024;
 
 /**
- * Exact caching of authenticated GET responses for the embedded database. A response is reused only
- * while the database's change version is the one it was computed at — any write by any connection or
- * process changes it — so a hit returns byte for byte what the handler would compute now. Entries are
- * per bearer token (by digest: permissions differ per caller) and live at most `maxAgeMs`.
- * The cached principal skips authentication; the rate limit still counts every request.
- * PostgreSQL has no cheap equivalent of the change version across nodes, so it is not cached.
+ * Exact caching of authenticated GET responses. A response is reused only while the database's change
+ * version is the one it was computed at — any write changes it — so a hit returns byte for byte what the
+ * handler would compute now. Entries are per bearer token (by digest: permissions differ per caller) and
+ * live at most `maxAgeMs`. The cached principal skips authentication; the rate limit still counts every
+ * request. On PostgreSQL there is a version only while this node is the only one (db/lone-node-lease.ts):
+ * several nodes share no cheap exact change signal, so they do not cache.
  */
 export function registerResponseCache(app: FastifyInstance, options: ResponseCacheOptions): {
   /** Call as the first step of authentication: a cached principal for this token, if still valid. */
@@ -60,6 +60,7 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
     if (request.method !== 'GET' || typeof authorization !== 'string' || !request.url.startsWith('/api/v2/')) return;
     const key = `${createHash('sha256').update(authorization).digest('base64')} ${request.url}`;
     const version = changeVersion();
+    if (version === undefined) return;
     const entry = entries.get(key);
     const fresh = entry && entry.version === version && Date.now() - entry.storedAt < maxAgeMs;
     request.responseCache = { key, version, hit: fresh ? entry : undefined };

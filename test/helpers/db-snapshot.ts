@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { DatabaseHandle } from '../../src/db/database.js';
 
-/** Names of the application's tables (migration bookkeeping left out). */
+/** Names of the application's tables (migration bookkeeping and node heartbeats left out). */
 async function tableNames(handle: DatabaseHandle): Promise<string[]> {
   if (handle.dialect === 'sqlite') {
     const rows = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(handle.db);
     return rows.rows.map((row) => row.name).filter((name) => !name.startsWith('kysely_')).sort();
   }
   const rows = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public'`.execute(handle.db);
-  return rows.rows.map((row) => row.name).filter((name) => !name.startsWith('kysely_')).sort();
+  return rows.rows.map((row) => row.name).filter((name) => !name.startsWith('kysely_') && name !== 'cluster_nodes').sort();
 }
 
 /** A digest of every row of every table: equal digests mean nothing changed. */

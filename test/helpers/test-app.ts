@@ -6,7 +6,7 @@ import pg from 'pg';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type DatabaseHandle, type Dialect } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { joinAndMigrate } from '../../src/db/migrate.js';
 import { ensureSiteToken } from '../../src/identity/site-token.js';
 import { TokensRepository } from '../../src/identity/tokens.repository.js';
 import type { Services } from '../../src/services.js';
@@ -76,7 +76,8 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
   });
   // The server's own durability mode (group commit on SQLite by default), so tests exercise it.
   const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
-  await migrateToLatest(handle);
+  await joinAndMigrate(handle);
+  handle.loneNode?.start();
   await ensureSiteToken(new TokensRepository(handle.db), { configured: siteToken, dataDir: config.dataDir });
   const { app, services } = await buildApp({ config, handle, logger: false });
   return {
