@@ -7,6 +7,7 @@ import * as m003 from './migrations/003-jobs.js';
 import * as m004 from './migrations/004-task-delivery.js';
 import * as m005 from './migrations/005-team-list-indexes.js';
 import * as m006 from './migrations/006-cluster-nodes.js';
+import * as m007 from './migrations/007-jobs-notify-trigger.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '004-task-delivery': m004 as Migration,
   '005-team-list-indexes': m005 as Migration,
   '006-cluster-nodes': m006 as Migration,
+  '007-jobs-notify-trigger': m007 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

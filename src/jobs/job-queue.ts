@@ -28,6 +28,7 @@ export interface ClaimedJob {
   attempts: number;
 }
 
+/** Also named in migration 007's trigger function. */
 export const NOTIFY_CHANNEL = 'teamstage_jobs';
 
 function jobId(): string {
@@ -48,8 +49,9 @@ export class JobQueue {
 
   /**
    * Inserts the job with the caller's executor, so it commits or rolls back with the state change it
-   * belongs to. PostgreSQL: NOTIFY in the same transaction is delivered only on commit, waking every
-   * node's worker. SQLite: one connection serializes queries, so a local wake-up sees the committed row.
+   * belongs to. PostgreSQL: the insert's trigger NOTIFYs in the same transaction (migration 007),
+   * delivered only on commit, waking every node's worker. SQLite: one connection serializes queries,
+   * so a local wake-up sees the committed row.
    */
   async enqueue(executor: Executor, job: NewJob): Promise<void> {
     const now = nowIso();
@@ -79,7 +81,6 @@ export class JobQueue {
       );
     }
     await insert.execute();
-    if (this.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(executor);
     setImmediate(this.onEnqueued);
   }
 

@@ -183,3 +183,31 @@ describe('job worker on SQLite: the event loop is not held by a backlog of datab
     }
   });
 });
+
+describe('job wake-up on PostgreSQL', { skip: !testDialects().includes('postgres') }, () => {
+  it("a job enqueued by one node wakes another node's worker at once (NOTIFY from the insert), long before its poll", async () => {
+    const { url, drop } = await freshDatabaseUrl('postgres');
+    const nodeA = openDatabase(url);
+    const nodeB = openDatabase(url);
+    await migrateToLatest(nodeA);
+    const enqueuer = new Jobs(nodeA, { concurrency: 1, pollMs: 60_000, leaseMs: 5000, databaseUrl: url }, silent);
+    const worker = new Jobs(nodeB, { concurrency: 1, pollMs: 60_000, leaseMs: 5000, databaseUrl: url }, silent);
+    try {
+      let ranAt = 0;
+      worker.register('test.wake', async () => {
+        ranAt = Date.now();
+      });
+      worker.start();
+      await new Promise((resolve) => setTimeout(resolve, 500)); // listening, and asleep for a minute
+      const enqueuedAt = Date.now();
+      await nodeA.db.transaction().execute((trx) => enqueuer.enqueue(trx, { kind: 'test.wake', payload: {} }));
+      await waitFor(() => ranAt > 0, 5000);
+      assert.ok(ranAt - enqueuedAt < 2000, `ran ${ranAt - enqueuedAt} ms after the enqueue`);
+    } finally {
+      await worker.stop();
+      await nodeA.close();
+      await nodeB.close();
+      await drop();
+    }
+  });
+});
