@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendDocument } from '../http/reply.js';
 import { IdParam, NullableString } from '../http/schemas.js';
 import { bearerToken } from '../identity/authenticate.js';
 import type { Services } from '../services.js';
-import type { CallbackInput, OutcomeInput } from './callbacks.service.js';
+import type { AuthorizedCallback, CallbackInput, OutcomeInput } from './callbacks.service.js';
 
 const Tag = Type.Object({ label: Type.String({ maxLength: 1000 }), level: Type.Optional(Type.String({ maxLength: 50 })) });
 
@@ -41,6 +41,9 @@ interface CallbackRequestBody {
   };
 }
 
+/** What preValidation's authorization answered, for the handler of the same request. */
+const authorizedCallbacks = new WeakMap<FastifyRequest, AuthorizedCallback>();
+
 /** The run task callback. Public: it authenticates with the per-result access token, not an API token. */
 export async function callbacksRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const { taskCallbacks } = services;
@@ -52,7 +55,7 @@ export async function callbacksRoutes(app: FastifyInstance, services: Services):
       schema: { params: IdParam('task_result_id'), body: CallbackBody, tags: ['task-stages'], summary: 'Report a task result (run task callback)' },
       // 404 / 401 / 409 are decided by the token and the result, before the body is looked at.
       preValidation: async (request) => {
-        await taskCallbacks.authorize(bearerToken(request), (request.params as { task_result_id: string }).task_result_id);
+        authorizedCallbacks.set(request, await taskCallbacks.authorize(bearerToken(request), (request.params as { task_result_id: string }).task_result_id));
       },
     },
     async (request, reply) => {
@@ -61,7 +64,7 @@ export async function callbacksRoutes(app: FastifyInstance, services: Services):
       if (attributes.message !== undefined) input.message = attributes.message;
       if (attributes.url !== undefined) input.url = attributes.url;
       if (relationships?.outcomes) input.outcomes = relationships.outcomes.data.map((outcome) => outcome.attributes);
-      const data = await taskCallbacks.callback(bearerToken(request), request.params.task_result_id, input);
+      const data = await taskCallbacks.callback(authorizedCallbacks.get(request)!, input);
       return sendDocument(reply, 200, { data });
     },
   );

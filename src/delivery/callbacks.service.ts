@@ -4,7 +4,7 @@ import { Conflict, NotFound, Unauthorized } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { ResultReport, TaskStageRunner } from '../taskstages/task-stage-runner.js';
-import type { TaskResultRow, TaskStagesRepository } from '../taskstages/task-stages.repository.js';
+import type { TaskStagesRepository } from '../taskstages/task-stages.repository.js';
 import { taskResultResource } from '../taskstages/task-stages.serializer.js';
 import type { TaskResultTokens } from './access-tokens.js';
 
@@ -28,6 +28,14 @@ export interface CallbackInput {
  * (401 otherwise), 409 once the result is final, then `running` (refreshing the callback deadline) or
  * a final `passed`/`failed` that may settle the stage.
  */
+const AUTHORIZED = Symbol('authorized callback');
+
+/** Proof that `authorize` accepted the token for this result (only it can make one). */
+export interface AuthorizedCallback {
+  resultId: string;
+  [AUTHORIZED]: true;
+}
+
 export class TaskCallbacks {
   constructor(
     private readonly stages: TaskStagesRepository,
@@ -35,17 +43,23 @@ export class TaskCallbacks {
     private readonly runner: TaskStageRunner,
   ) {}
 
-  /** Checked before the body is looked at: unknown result 404, wrong token 401, final result 409. */
-  async authorize(token: string | undefined, resultId: string): Promise<TaskResultRow> {
-    const result = await this.stages.findResult(resultId);
-    if (!result) throw new NotFound('task result not found');
-    if (!(await this.accessTokens.matchesResult(token, resultId))) throw new Unauthorized('invalid access token for this task result');
-    if (isFinalResultStatus(result.status)) throw new Conflict(`the task result is already ${result.status}`);
-    return result;
+  /**
+   * Checked before the body is looked at: unknown result 404, wrong token 401, final result 409. The
+   * answer is what `callback` takes, so a callback is authorized exactly once. The token's own row tells
+   * the result and its status; the result is looked up only to tell 404 from 401.
+   */
+  async authorize(token: string | undefined, resultId: string): Promise<AuthorizedCallback> {
+    const grant = await this.accessTokens.grantOf(token);
+    if (!grant || grant.taskResultId !== resultId) {
+      if (!(await this.stages.findResult(resultId))) throw new NotFound('task result not found');
+      throw new Unauthorized('invalid access token for this task result');
+    }
+    if (isFinalResultStatus(grant.resultStatus)) throw new Conflict(`the task result is already ${grant.resultStatus}`);
+    return { resultId, [AUTHORIZED]: true };
   }
 
-  async callback(token: string | undefined, resultId: string, input: CallbackInput): Promise<Resource> {
-    await this.authorize(token, resultId);
+  async callback(authorized: AuthorizedCallback, input: CallbackInput): Promise<Resource> {
+    const { resultId } = authorized;
     const report: ResultReport = {};
     if (input.message !== undefined) report.message = input.message;
     if (input.url !== undefined) report.url = input.url;

@@ -44,8 +44,7 @@ export class RunTransitions {
     if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now))) return undefined;
     const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now };
 
-    phases.plan ??= (await this.runs.phasesOfRuns('plans', [run.id], executor))[0];
-    phases.apply ??= (await this.runs.phasesOfRuns('applies', [run.id], executor))[0];
+    if (!phases.plan || !phases.apply) Object.assign(phases, await this.runs.planAndApplyOf(run.id, executor));
     if (!phases.plan || !phases.apply) return moved;
     const next = phasesAfter(to, { plan: phases.plan.status as PhaseStatus, apply: phases.apply.status as PhaseStatus });
     phases.plan = await this.writePhase(executor, 'plans', phases.plan, next.plan, details.plans, now);

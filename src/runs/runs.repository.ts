@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Executor } from '../jobs/job-queue.js';
 import type { Database, PhasesTable, RunsTable, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 
@@ -82,6 +82,23 @@ export class RunsRepository {
   phasesOfRuns(table: PhaseTable, runIds: readonly string[], executor: Executor = this.db): Promise<PhaseRow[]> {
     if (runIds.length === 0) return Promise.resolve([]);
     return executor.selectFrom(table).select(PHASE_COLUMNS).where('run_id', 'in', [...runIds]).execute();
+  }
+
+  /** A run's plan and apply, in one statement. */
+  async planAndApplyOf(runId: string, executor: Executor = this.db): Promise<{ plan?: PhaseRow; apply?: PhaseRow }> {
+    const rows = await executor
+      .selectFrom('plans')
+      .select([...PHASE_COLUMNS, sql.lit('plans').as('phase')])
+      .where('run_id', '=', runId)
+      .unionAll(executor.selectFrom('applies').select([...PHASE_COLUMNS, sql.lit('applies').as('phase')]).where('run_id', '=', runId))
+      .execute();
+    const pick = (phase: string) => {
+      const found = rows.find((row) => row.phase === phase);
+      if (!found) return undefined;
+      const { phase: _, ...row } = found;
+      return row;
+    };
+    return { plan: pick('plans'), apply: pick('applies') };
   }
 
   findPhase(table: PhaseTable, id: string): Promise<PhaseRow | undefined> {

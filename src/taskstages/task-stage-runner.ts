@@ -257,10 +257,7 @@ export class TaskStageRunner implements TaskStagePort {
 
   /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */
   async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
-    if (!this.stages.locksRows) return this.stages.findResult(resultId, executor);
-    const result = await this.stages.findResult(resultId, executor);
-    if (!result) return undefined;
-    await this.stages.lockStage(executor, result.task_stage_id);
+    await this.stages.lockStageOfResult(executor, resultId);
     return this.stages.findResult(resultId, executor);
   }
 }

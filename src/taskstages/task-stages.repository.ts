@@ -92,6 +92,16 @@ export class TaskStagesRepository {
     await executor.updateTable('task_stages').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', stageId).execute();
   }
 
+  /** lockStage for the stage of a result, found in the same statement. */
+  async lockStageOfResult(executor: Executor, resultId: string): Promise<void> {
+    if (!this.locksRows) return;
+    await executor
+      .updateTable('task_stages')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', (eb) => eb.selectFrom('task_results').select('task_stage_id').where('task_results.id', '=', resultId))
+      .execute();
+  }
+
   async updateStage(
     executor: Executor,
     id: string,
