@@ -10,6 +10,7 @@ import { joinAndMigrate } from '../../src/db/migrate.js';
 import { ensureSiteToken } from '../../src/identity/site-token.js';
 import { TokensRepository } from '../../src/identity/tokens.repository.js';
 import type { Services } from '../../src/services.js';
+import { MockTaskService } from './mock-task-service.js';
 
 /** The dialects this run covers: SQLite always, PostgreSQL when `npm test` started one. */
 export function testDialects(): Dialect[] {
@@ -91,6 +92,20 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
       await app.close();
       await handle.close();
       await database.drop();
+    },
+  };
+}
+
+/** A test app and a mock run task service beside it, closed together (runs, workspaces, workspace tasks). */
+export async function startAppWithTaskService(dialect: Dialect): Promise<{ ctx: TestContext; mock: MockTaskService; close(): Promise<void> }> {
+  const ctx = await createTestApp(dialect);
+  const mock = await MockTaskService.start();
+  return {
+    ctx,
+    mock,
+    close: async () => {
+      await mock.close();
+      await ctx.close();
     },
   };
 }

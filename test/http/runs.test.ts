@@ -11,7 +11,7 @@ import {
   attachRunTask, createRun, createRunnableWorkspace, createRunTask, createWorkspace, memberWithAccess, organizationToken, putUpload, tarGz,
   waitForRunStatus,
 } from '../helpers/run-fixtures.js';
-import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+import { createTestApp, startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const runBody = (workspaceId: string | undefined, attributes: Record<string, unknown> = {}, configurationVersionId?: string) => ({
   data: {
@@ -46,14 +46,9 @@ for (const dialect of testDialects()) {
   describe(`runs (${dialect})`, () => {
     let ctx: TestContext;
     let mock: MockTaskService;
-    before(async () => {
-      ctx = await createTestApp(dialect);
-      mock = await MockTaskService.start();
-    });
-    after(async () => {
-      await mock.close();
-      await ctx.close();
-    });
+    let close: () => Promise<void>;
+    before(async () => ({ ctx, mock, close } = await startAppWithTaskService(dialect)));
+    after(() => close());
 
     it('a run without run tasks plans, waits for apply, applies: no task stages, plan and apply finished', async () => {
       const org = await createOrganization(ctx);

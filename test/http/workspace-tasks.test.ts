@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization } from '../helpers/fixtures.js';
-import { MockTaskService } from '../helpers/mock-task-service.js';
+import type { MockTaskService } from '../helpers/mock-task-service.js';
 import { attachRunTask, createRunTask, createWorkspace, memberWithAccess, subscribe } from '../helpers/run-fixtures.js';
-import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+import { startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const attachBody = (taskId: string | undefined, attributes: Record<string, unknown>) => ({
   data: {
@@ -18,14 +18,9 @@ for (const dialect of testDialects()) {
   describe(`workspace tasks (${dialect})`, () => {
     let ctx: TestContext;
     let mock: MockTaskService;
-    before(async () => {
-      ctx = await createTestApp(dialect);
-      mock = await MockTaskService.start();
-    });
-    after(async () => {
-      await mock.close();
-      await ctx.close();
-    });
+    let close: () => Promise<void>;
+    before(async () => ({ ctx, mock, close } = await startAppWithTaskService(dialect)));
+    after(() => close());
 
     it('attaches (201) with the default stage post_plan, shows, lists, updates only what is sent, detaches (204)', async () => {
       const org = await createOrganization(ctx);

@@ -2,24 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization } from '../helpers/fixtures.js';
-import { MockTaskService } from '../helpers/mock-task-service.js';
+import type { MockTaskService } from '../helpers/mock-task-service.js';
 import {
   attachRunTask, createRun, createRunnableWorkspace, createRunTask, createWorkspace, memberWithAccess, organizationToken, waitForRunStatus,
 } from '../helpers/run-fixtures.js';
-import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+import { startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
   describe(`workspaces (${dialect})`, () => {
     let ctx: TestContext;
     let mock: MockTaskService;
-    before(async () => {
-      ctx = await createTestApp(dialect);
-      mock = await MockTaskService.start();
-    });
-    after(async () => {
-      await mock.close();
-      await ctx.close();
-    });
+    let close: () => Promise<void>;
+    before(async () => ({ ctx, mock, close } = await startAppWithTaskService(dialect)));
+    after(() => close());
 
     it('creates (201), shows by id and by name, lists sorted and paginated', async () => {
       const org = await createOrganization(ctx);
