@@ -4,6 +4,8 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Responses received in the whole run. */
+  total: number;
   non2xx: number;
   errors: number;
 }
@@ -31,6 +33,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   });
   return {
     rps: result.requests.average,
+    total: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -50,6 +53,8 @@ export interface PairedResult {
   ratio: number;
   rounds: number;
   failures: number;
+  /** Requests the target answered over all rounds (for CPU per request). */
+  targetRequests: number;
 }
 
 /**
@@ -76,5 +81,6 @@ export async function paired(rounds: number, target: LoadOptions, baseline: Load
     ratio: b.rps > 0 ? t.rps / b.rps : 0,
     rounds,
     failures: targets.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
+    targetRequests: targets.reduce((sum, r) => sum + r.total, 0),
   };
 }

@@ -95,6 +95,8 @@ async function createScenario(dialect: Dialect, databaseUrl: string, server: Ser
   const baseline = await startInsertBaselineServer(databaseUrl, recorded);
   try {
     const common = { connections: settings.connections, durationSeconds: settings.duration, headers, method: 'POST' as const, body };
+    // The server is idle while the baseline runs, so its CPU time over the pair is the target's.
+    const cpuBefore = server.cpuMs();
     const result = await paired(
       settings.rounds,
       { ...common, url: `${server.url}/api/v2/organizations/${seeded.organization}/teams` },
@@ -103,7 +105,7 @@ async function createScenario(dialect: Dialect, databaseUrl: string, server: Ser
     rows.push({
       scenario: 'POST /organizations/:org/teams',
       dialect,
-      measured: `${fmt(result.target.rps)} req/s, p99 ${result.target.p99} ms`,
+      measured: `${fmt(result.target.rps)} req/s, p99 ${result.target.p99} ms; server CPU ${fmt(((server.cpuMs() - cpuBefore) * 1000) / result.targetRequests)} µs per request`,
       baseline: `${fmt(result.baseline.rps)} req/s (one bare INSERT per request${dialect.startsWith('sqlite') ? ', synchronous=FULL' : ''})`,
       ratio: `${fmt(result.ratio, 2)}×`,
       target: '≥ 0.5×',
