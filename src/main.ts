@@ -21,6 +21,7 @@ export async function serve(config: Config): Promise<void> {
   const siteToken = await ensureSiteToken(new TokensRepository(handle.db), { configured: config.siteToken, dataDir: config.dataDir });
   const { app } = await buildApp({ config, handle });
   if (siteToken.generated) {
+    await handle.durable?.(); // the token is on disk before anyone is shown it
     // Printed once, to the terminal only (never through the logger), and kept in a 0600 file.
     process.stdout.write(
       `\nSite admin token (shown once, also saved to ${siteToken.file}):\n\n  ${siteToken.generated}\n\n`,

@@ -57,8 +57,8 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     const file = databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const sqlite = new SQLite(file);
-    // WAL: readers never block the writer. FULL (the default) fsyncs every commit, so acknowledged writes
-    // survive power loss too; NORMAL survives process crashes and SIGKILL but not an OS crash.
+    // WAL: readers never block the writer. FULL (the default here, for the CLI) fsyncs every commit; the
+    // server passes its setting, GROUP by default. NORMAL survives process crashes and SIGKILL, not an OS crash.
     sqlite.pragma('journal_mode = WAL');
     const synchronous = options.sqliteSynchronous ?? 'FULL';
     sqlite.pragma(`synchronous = ${synchronous === 'GROUP' ? 'NORMAL' : synchronous}`);

@@ -23,11 +23,6 @@ export interface CallbackInput {
   outcomes?: OutcomeInput[];
 }
 
-/**
- * `PATCH /task-results/:id/callback` (CONTRACT 9): authenticated by the result's access token alone
- * (401 otherwise), 409 once the result is final, then `running` (refreshing the callback deadline) or
- * a final `passed`/`failed` that may settle the stage.
- */
 const AUTHORIZED = Symbol('authorized callback');
 
 /** Proof that `authorize` accepted the token for this result (only it can make one). */
@@ -36,6 +31,11 @@ export interface AuthorizedCallback {
   [AUTHORIZED]: true;
 }
 
+/**
+ * `PATCH /task-results/:id/callback` (CONTRACT 9): authenticated by the result's access token alone
+ * (401 otherwise), 409 once the result is final, then `running` (refreshing the callback deadline) or
+ * a final `passed`/`failed` that may settle the stage.
+ */
 export class TaskCallbacks {
   constructor(
     private readonly stages: TaskStagesRepository,
