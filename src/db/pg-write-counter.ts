@@ -8,10 +8,11 @@ const TRANSACTION_END = /^\s*(commit|rollback|end)\b/i;
 
 /**
  * The pool Kysely uses on PostgreSQL. It counts every statement of this process that may have written:
- * anything but a plain SELECT, COMMIT included. The count moves after the statement completes, so a
- * read that starts after a commit returned sees a new count (http/response-cache.ts relies on it).
- * Counting BEGIN or a read-only transaction's COMMIT only costs a spare cache miss. It also sends
- * queries as prepared statements (pg-prepared-statements.ts).
+ * anything but a plain SELECT, COMMIT included, and the count moves twice: when the statement is sent and
+ * when it completes. A response computed while a commit was in flight was computed under a count that has
+ * already moved on (so http/response-cache.ts never serves it), and a read that starts after the commit
+ * returned sees a new count. Counting BEGIN or a read-only transaction's COMMIT only costs a spare cache
+ * miss. It also sends queries as prepared statements (pg-prepared-statements.ts).
  */
 export function countingPool(pool: pg.Pool): { pool: PostgresPool; writes: () => number } {
   let writes = 0;
@@ -23,6 +24,7 @@ export function countingPool(pool: pg.Pool): { pool: PostgresPool; writes: () =>
         if (TRANSACTION_START.test(text)) inTransaction = true;
         else if (TRANSACTION_END.test(text)) inTransaction = false;
         if (PLAIN_SELECT.test(text)) return prepared.query(client, text, parameters as unknown[], inTransaction);
+        writes += 1;
         try {
           return await prepared.query(client, text, parameters as unknown[], inTransaction);
         } finally {

@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type pg from 'pg';
+import { countingPool } from '../../src/db/pg-write-counter.js';
+
+describe('write count of the PostgreSQL pool', () => {
+  it('moves when a write is sent and again when it completes; plain selects leave it alone', async () => {
+    let finish = () => {};
+    const client = {
+      query: () => new Promise((resolve) => (finish = () => resolve({ rows: [], rowCount: 0 }))),
+      release: () => {},
+    };
+    const counted = countingPool({ connect: async () => client } as unknown as pg.Pool);
+    const connection = await counted.pool.connect();
+    const select = connection.query('select 1', []);
+    finish();
+    await select;
+    assert.equal(counted.writes(), 0);
+    const commit = connection.query('commit', []);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(counted.writes(), 1, 'a response computed during the commit has an outdated count');
+    finish();
+    await commit;
+    assert.equal(counted.writes(), 2, 'a read after the commit returned sees a newer count still');
+  });
+});
