@@ -45,10 +45,4 @@ export class TaskResultTokens {
     const grant = await this.grantOf(token);
     return grant !== undefined && grant.runId === runId && !isFinalResultStatus(grant.resultStatus);
   }
-
-  /** Whether the token was issued for this result (whatever its status). */
-  async matchesResult(token: string | undefined, taskResultId: string): Promise<boolean> {
-    const grant = await this.grantOf(token);
-    return grant !== undefined && grant.taskResultId === taskResultId;
-  }
 }

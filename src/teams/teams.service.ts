@@ -7,7 +7,7 @@ import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../identity/ids.js';
 import type { Principal } from '../identity/principal.js';
-import type { UsersRepository } from '../identity/users.repository.js';
+import type { UserRow, UsersRepository } from '../identity/users.repository.js';
 import { userResource } from '../identity/users.serializer.js';
 import type { MembershipsRepository } from '../organizations/memberships.repository.js';
 import { membershipResource } from '../organizations/memberships.serializer.js';
@@ -249,13 +249,20 @@ export class TeamsService {
 
   private async included(views: TeamView[], include: Set<TeamInclude>, standing: OrganizationStanding): Promise<Resource[]> {
     const included: Resource[] = [];
+    // Both includes need member users: each user is read once per request.
+    const usersRead = new Map<string, UserRow>();
+    const usersByIds = async (ids: string[]): Promise<UserRow[]> => {
+      const missing = ids.filter((id) => !usersRead.has(id));
+      if (missing.length > 0) for (const user of await this.users.findManyByIds(missing)) usersRead.set(user.id, user);
+      return ids.flatMap((id) => usersRead.get(id) ?? []);
+    };
     if (include.has('users')) {
       const ids = new Set<string>();
       for (const view of views) {
         for (const member of view.members) ids.add(member.userId);
         if (view.serviceAccountUserId) ids.add(view.serviceAccountUserId);
       }
-      const users = await this.users.findManyByIds([...ids]);
+      const users = await usersByIds([...ids]);
       users.sort((a, b) => a.username_lower.localeCompare(b.username_lower));
       included.push(...users.map((user) => userResource(user, { showEmail: standing.isMember })));
     }
@@ -265,7 +272,7 @@ export class TeamsService {
         this.memberships.findManyByIds(membershipIds),
         this.memberships.teamIdsOf(membershipIds),
       ]);
-      const users = new Map((await this.users.findManyByIds(memberships.map((m) => m.user_id))).map((user) => [user.id, user]));
+      const users = new Map((await usersByIds(memberships.map((m) => m.user_id))).map((user) => [user.id, user]));
       const visibleTeamIds = await this.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
       for (const membership of memberships) {
         const teamIds = (teamIdsByMembership.get(membership.id) ?? []).filter((id) => visibleTeamIds.has(id));

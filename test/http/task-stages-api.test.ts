@@ -95,8 +95,8 @@ for (const dialect of testDialects()) {
       // Issue a second token as a retry would; the first must stay valid.
       const second = await ctx.services.taskAccessTokens.issue(ctx.handle.db, resultId, 'run-x');
       assert.notEqual(second, token);
-      assert.equal(await ctx.services.taskAccessTokens.matchesResult(token, resultId), true);
-      assert.equal(await ctx.services.taskAccessTokens.matchesResult(second, resultId), true);
+      assert.equal((await ctx.services.taskAccessTokens.grantOf(token))?.taskResultId, resultId);
+      assert.equal((await ctx.services.taskAccessTokens.grantOf(second))?.taskResultId, resultId);
       const row = await ctx.handle.db.selectFrom('task_results').select('access_token_hash').where('id', '=', resultId).executeTakeFirstOrThrow();
       assert.ok(row.access_token_hash && !row.access_token_hash.includes(second) && row.access_token_hash.length === 64, 'only a digest is stored');
       const done = await new ApiClient(ctx.app, token).patch(`/task-results/${resultId}/callback`, callbackBody('passed'));
