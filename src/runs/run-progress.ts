@@ -7,7 +7,7 @@ import type { WorkspacesRepository } from '../workspaces/workspaces.repository.j
 import type { ExecutionContext, RunExecutor } from './executor.js';
 import { nextStep, runFacts, type RunSnapshot, type StageSnapshot } from './run-next-step.js';
 import { isRunStatus, transition, type RunStatus } from './run-state-machine.js';
-import type { PhaseCache, RunTransitions } from './run-transitions.js';
+import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions.js';
 import type { RunRow, RunsRepository } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 
@@ -128,47 +128,28 @@ export class RunProgress {
     });
     if (!('execute' in batch) || !batch.execute || batch.taken >= maxSteps) return batch;
     const { kind, run, stages } = batch.execute;
-    if (kind === 'execute-plan') await this.executePlan(run, stages);
-    else await this.executeApply(run, stages);
+    await this.execute(kind === 'execute-plan' ? 'plan' : 'apply', run, stages);
     return { waiting: false, taken: batch.taken + 1 };
   }
 
-  private async executePlan(run: RunRow, stages: StageSnapshot[]): Promise<void> {
-    const outcome = await this.executor.plan(await this.executionContext(run));
+  /** Runs the plan or apply outside any transaction, then records its outcome with the run's next status. */
+  private async execute(phase: 'plan' | 'apply', run: RunRow, stages: StageSnapshot[]): Promise<void> {
+    const context = await this.executionContext(run);
+    const outcome = phase === 'plan' ? await this.executor.plan(context) : await this.executor.apply(context);
     const facts = runFacts(runSnapshot(run), stages);
     await this.db.transaction().execute(async (trx) => {
       if (outcome.status === 'finished') {
-        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'plan_finished', facts)!, {
-          plans: {
-            has_changes: outcome.hasChanges ? 1 : 0,
-            resource_additions: outcome.resourceAdditions,
-            resource_changes: outcome.resourceChanges,
-            resource_destructions: outcome.resourceDestructions,
-            json_output: outcome.jsonOutput,
-          },
-        });
+        const details: PhaseDetails = {
+          has_changes: outcome.hasChanges ? 1 : 0,
+          resource_additions: outcome.resourceAdditions,
+          resource_changes: outcome.resourceChanges,
+          resource_destructions: outcome.resourceDestructions,
+          ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { json_output: outcome.jsonOutput } : {}),
+        };
+        const to = transition(run.status as RunStatus, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
+        await this.transitions.move(trx, run, to, phase === 'plan' ? { plans: details } : { applies: details });
       } else {
-        this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, 'plan errored');
-        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
-      }
-    });
-  }
-
-  private async executeApply(run: RunRow, stages: StageSnapshot[]): Promise<void> {
-    const outcome = await this.executor.apply(await this.executionContext(run));
-    const facts = runFacts(runSnapshot(run), stages);
-    await this.db.transaction().execute(async (trx) => {
-      if (outcome.status === 'finished') {
-        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'apply_finished', facts)!, {
-          applies: {
-            has_changes: outcome.hasChanges ? 1 : 0,
-            resource_additions: outcome.resourceAdditions,
-            resource_changes: outcome.resourceChanges,
-            resource_destructions: outcome.resourceDestructions,
-          },
-        });
-      } else {
-        this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, 'apply errored');
+        this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, `${phase} errored`);
         await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
       }
     });
