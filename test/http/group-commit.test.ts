@@ -6,6 +6,7 @@ import { createOrganization } from '../helpers/fixtures.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
 import { attachRunTask, createRunnableWorkspace, createRunTask } from '../helpers/run-fixtures.js';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 /**
  * SQLite group commit (src/db/wal-group-commit.ts): nothing that acknowledges a write leaves the process
@@ -46,10 +47,6 @@ describe('group commit (sqlite): acknowledgements wait for the disk', () => {
     await ctx.close();
   });
 
-  const until = async (condition: () => boolean, what: string) => {
-    for (let i = 0; i < 200 && !condition(); i++) await sleep(25);
-    assert.ok(condition(), what);
-  };
 
   it('holds a write response until its commit is durable', async () => {
     const org = await createOrganization(ctx);
@@ -57,7 +54,7 @@ describe('group commit (sqlite): acknowledgements wait for the disk', () => {
     let answered = false;
     const created = org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'durable-team' } } });
     void created.then(() => (answered = true));
-    await until(() => gate.waiting === 1, 'the response waits for durable()');
+    await waitUntil(() => gate.waiting === 1, 5000, 'the response waits for durable()');
     await sleep(50);
     assert.equal(answered, false, 'no response before the commit is on disk');
     gate.open();
@@ -75,7 +72,7 @@ describe('group commit (sqlite): acknowledgements wait for the disk', () => {
       data: { type: 'runs', attributes: {}, relationships: { workspace: { data: { type: 'workspaces', id: workspace.id } } } },
     });
     // The run's response waits; the plan runs in the background and its delivery reaches durable() too.
-    await until(() => gate.waiting >= 2 || mock.requests.length > before, 'the delivery reached durable() or was sent');
+    await waitUntil(() => gate.waiting >= 2 || mock.requests.length > before, 5000, 'the delivery reached durable() or was sent');
     assert.equal(mock.requests.length, before, 'nothing sent to the task service while the commit is not durable');
     gate.open();
     assertStatus(await run, 201);

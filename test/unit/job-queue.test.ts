@@ -7,16 +7,9 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { Jobs } from '../../src/jobs/jobs.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const silent = pino({ level: 'silent' });
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 for (const dialect of testDialects()) {
   describe(`durable jobs (${dialect})`, () => {
@@ -43,8 +36,8 @@ for (const dialect of testDialects()) {
       });
       jobs.start();
       await jobs.enqueue(handle.db, { kind: 'test.once', payload: { n: 1 } });
-      await waitFor(() => seen.length === 1);
-      await waitFor(async () => (await jobs.queue.count('test.once')) === 0);
+      await waitUntil(() => seen.length === 1);
+      await waitUntil(async () => (await jobs.queue.count('test.once')) === 0);
       await jobs.stop();
       assert.deepEqual(seen, [{ n: 1 }]);
     });
@@ -78,7 +71,7 @@ for (const dialect of testDialects()) {
       const start = Date.now();
       await jobs.enqueue(handle.db, { kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
       await jobs.enqueue(handle.db, { kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
-      await waitFor(() => ranAt.length >= 1);
+      await waitUntil(() => ranAt.length >= 1);
       await new Promise((resolve) => setTimeout(resolve, 300));
       await jobs.stop();
       assert.equal(ranAt.length, 1);
@@ -94,8 +87,8 @@ for (const dialect of testDialects()) {
       });
       jobs.start();
       await jobs.enqueue(handle.db, { kind: 'test.flaky', payload: {} });
-      await waitFor(() => calls === 2);
-      await waitFor(async () => (await jobs.queue.count('test.flaky')) === 0);
+      await waitUntil(() => calls === 2);
+      await waitUntil(async () => (await jobs.queue.count('test.flaky')) === 0);
       await jobs.stop();
     });
 
@@ -112,7 +105,7 @@ for (const dialect of testDialects()) {
         seen.push(payload);
       });
       other.start();
-      await waitFor(() => seen.length === 1, 3000);
+      await waitUntil(() => seen.length === 1, 3000);
       await other.stop();
       assert.deepEqual(seen, [{ v: 7 }]);
     });
@@ -174,7 +167,7 @@ describe('job worker on SQLite: the event loop is not held by a backlog of datab
       jobs.start();
       const doneWhenAnswered = await answered;
       assert.ok(doneWhenAnswered < 50, `the request waited for ${doneWhenAnswered} of 200 jobs`);
-      await waitFor(() => done === 200, 10_000);
+      await waitUntil(() => done === 200, 10_000);
     } finally {
       await jobs.stop();
       server.close();
@@ -201,7 +194,7 @@ describe('job wake-up on PostgreSQL', { skip: !testDialects().includes('postgres
       await new Promise((resolve) => setTimeout(resolve, 500)); // listening, and asleep for a minute
       const enqueuedAt = Date.now();
       await nodeA.db.transaction().execute((trx) => enqueuer.enqueue(trx, { kind: 'test.wake', payload: {} }));
-      await waitFor(() => ranAt > 0, 5000);
+      await waitUntil(() => ranAt > 0, 5000);
       assert.ok(ranAt - enqueuedAt < 2000, `ran ${ranAt - enqueuedAt} ms after the enqueue`);
     } finally {
       await worker.stop();

@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { LoneNodeLease } from '../../src/db/lone-node-lease.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const FAST = { leaseMs: 600, checkEveryMs: 100, heartbeatTtlSeconds: 1 };
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<number> {
-  const started = performance.now();
-  while (!condition()) {
-    if (performance.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-  return performance.now() - started;
-}
 
 // The lease exists for PostgreSQL only (SQLite is one process).
 describe('lone node lease (postgres)', { skip: !testDialects().includes('postgres') }, () => {
@@ -60,7 +51,7 @@ describe('lone node lease (postgres)', { skip: !testDialects().includes('postgre
     second.start();
 
     await second.leave();
-    await until(() => first.isAlone(), 1000);
+    await waitUntil(() => first.isAlone(), 1000);
     await first.leave();
   });
 
@@ -69,8 +60,8 @@ describe('lone node lease (postgres)', { skip: !testDialects().includes('postgre
     await survivor.join();
     survivor.start();
     await pool.query(`insert into cluster_nodes (id, expires_at) values ('node-killed', now() + interval '1 second')`);
-    await until(() => !survivor.isAlone(), 1000);
-    const waited = await until(() => survivor.isAlone(), 3000);
+    await waitUntil(() => !survivor.isAlone(), 1000);
+    const waited = await waitUntil(() => survivor.isAlone(), 3000);
     assert.ok(waited > 300, `alone again only once the dead node's heartbeat expired (after ${Math.round(waited)} ms)`);
     await survivor.leave();
   });
@@ -82,7 +73,7 @@ describe('lone node lease (postgres)', { skip: !testDialects().includes('postgre
     cut.start();
     assert.equal(cut.isAlone(), true);
     await ownPool.end(); // every later check fails
-    const waited = await until(() => !cut.isAlone(), FAST.leaseMs);
+    const waited = await waitUntil(() => !cut.isAlone(), FAST.leaseMs);
     assert.ok(waited < FAST.leaseMs / 2, `not alone after ${Math.round(waited)} ms, before the lease would have run out`);
     await cut.leave(); // its own delete fails quietly with the pool gone
     await pool.query(`delete from cluster_nodes where id = 'node-cut'`);
