@@ -198,8 +198,10 @@ function printSlowQueries(output: string): void {
     total.ms += entry.durationMs;
     totals.set(entry.sql, total);
   }
-  for (const [sql, total] of [...totals].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10)) {
-    console.error(`[slow] ${Math.round(total.ms)} ms in ${total.count} × ${sql.slice(0, 200)}`);
+  const statements = [...totals.values()].reduce((sum, total) => sum + total.count, 0);
+  console.error(`[slow] ${statements} statements logged in all`);
+  for (const [sql, total] of [...totals].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)) {
+    console.error(`[slow] ${Math.round(total.ms)} ms in ${total.count} × ${sql.slice(0, 160)}`);
   }
 }
 
