@@ -54,7 +54,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const memberships = new MembershipsRepository(db);
   const teams = new TeamsRepository(db, handle.dialect);
   const standings = new StandingRepository(db);
-  const gate = new OrganizationGate(organizations, standings);
+  const gate = new OrganizationGate(organizations, standings, handle.identityVersion);
   const teamsService = new TeamsService(teams, users, memberships, gate);
   const stopFunctions: Array<() => Promise<void>> = [];
   const jobs = new Jobs(
@@ -69,7 +69,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   );
 
   // Workspaces, run tasks, configuration versions and runs (CONTRACT 7).
-  const authenticator = new Authenticator(tokens);
+  const authenticator = new Authenticator(tokens, handle.identityVersion);
   const workspaces = new WorkspacesRepository(db);
   const tasks = new TasksRepository(db);
   const workspaceTasks = new WorkspaceTasksRepository(db);

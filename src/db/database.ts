@@ -24,9 +24,15 @@ export interface DatabaseHandle {
    * known right now; it makes exact response caching possible (http/response-cache.ts). SQLite: a commit
    * by any other connection (`PRAGMA data_version`) or a row changed through this one (`total_changes()`),
    * two cached statements. PostgreSQL: this process's write count, and only while this node knows it is
-   * the only one (`loneNode`).
+   * the only one (`loneNode`), with the epoch of that knowledge.
    */
   changeVersion?: () => string | undefined;
+  /**
+   * Like `changeVersion`, but moved only by writes that may change what authentication or a standing
+   * reads (db/identity-writes.ts), so a stream of unrelated writes leaves it alone. PostgreSQL only, and
+   * only while the node is alone: there a round trip is what a request spends most on; SQLite reads in-process.
+   */
+  identityVersion?: () => string | undefined;
   /** For PostgreSQL: whether this node is alone; join before writing, start, leave on close. */
   loneNode?: LoneNodeLease;
   /**
@@ -93,12 +99,19 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     dialect: 'postgres',
     pool,
     loneNode,
-    changeVersion: () => (loneNode.isAlone() ? String(counted.writes()) : undefined),
+    changeVersion: () => aloneVersion(loneNode, counted.writes()),
+    identityVersion: () => aloneVersion(loneNode, counted.identityWrites()),
     close: async () => {
       await loneNode.leave();
       await db.destroy();
     },
   };
+}
+
+/** A count of this process's writes is a change signal only while it is alone, and only since it last became so. */
+function aloneVersion(loneNode: LoneNodeLease, count: number): string | undefined {
+  const epoch = loneNode.aloneEpoch();
+  return epoch === undefined ? undefined : `${epoch}:${count}`;
 }
 
 function slowQueryLog(options: DatabaseOptions): Logger | undefined {

@@ -34,6 +34,12 @@ export interface LoneNodeOptions {
  */
 export class LoneNodeLease {
   private aloneUntil = 0;
+  /**
+   * Moves each time the node becomes alone again after not being sure: while it was not, another node may
+   * have written, and a local write count is then no change signal across the gap (a node that joins,
+   * writes and leaves within a second would otherwise leave a cached value looking current).
+   */
+  private epoch = 0;
   private timer: NodeJS.Timeout | undefined;
   private joined = false;
   private readonly leaseMs: number;
@@ -55,6 +61,16 @@ export class LoneNodeLease {
     return performance.now() < this.aloneUntil;
   }
 
+  /** While alone: a number that stays the same for as long as the node has been alone without a gap. */
+  aloneEpoch(): number | undefined {
+    return this.isAlone() ? this.epoch : undefined;
+  }
+
+  private extendLease(until: number): void {
+    if (!this.isAlone()) this.epoch += 1;
+    this.aloneUntil = until;
+  }
+
   /**
    * Lists this node; waits `leaseMs` when other nodes are live. Call before this process writes
    * anything. Before the first migration the table does not exist, and then no node can be caching:
@@ -72,7 +88,7 @@ export class LoneNodeLease {
     }
     this.joined = true;
     if (others > 0) await sleep(this.leaseMs);
-    else this.aloneUntil = started + this.leaseMs;
+    else this.extendLease(started + this.leaseMs);
     return true;
   }
 
@@ -83,7 +99,8 @@ export class LoneNodeLease {
       const started = performance.now();
       try {
         const others = await this.beat('shared');
-        this.aloneUntil = others === 0 ? started + this.leaseMs : 0;
+        if (others === 0) this.extendLease(started + this.leaseMs);
+        else this.aloneUntil = 0;
       } catch {
         this.aloneUntil = 0;
       }

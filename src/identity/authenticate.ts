@@ -4,6 +4,7 @@ import { Unauthorized } from '../http/errors.js';
 import type { Principal } from './principal.js';
 import { hashToken, tokenMatchesHash } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
+import { VersionedCache } from '../db/versioned-cache.js';
 
 /** The bearer token of a request, if it carries one in the only form we accept. */
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -13,36 +14,63 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+interface KnownToken {
+  principal: Principal;
+  expiredAt: string | null;
+}
+
 /**
  * Turns a bearer token into a Principal, or throws 401 for a missing, unknown, revoked or expired one.
  * Team tokens carry their team's organization; a deleted team's tokens are gone with it.
  */
 export class Authenticator {
-  constructor(private readonly tokens: TokensRepository) {}
+  /** Keyed by the token's digest; expiry is checked on every use, the rows only while unchanged. */
+  private readonly known: VersionedCache<KnownToken>;
 
-  /** One query: the token with its user or team, whichever it belongs to. */
+  constructor(
+    private readonly tokens: TokensRepository,
+    identityVersion?: () => string | undefined,
+  ) {
+    this.known = new VersionedCache(identityVersion);
+  }
+
   async authenticate(token: string | undefined): Promise<Principal> {
     if (!token || token.length > 512) throw new Unauthorized();
-    const row = await this.tokens.findForAuthentication(hashToken(token));
-    if (!row || !tokenMatchesHash(token, row.token_hash)) throw new Unauthorized();
-    if (row.expired_at && row.expired_at <= nowIso()) throw new Unauthorized('token has expired');
-    switch (row.kind) {
-      case 'site':
-        return { kind: 'site-admin', tokenId: row.id };
-      case 'user':
-        if (!row.user_id || row.username === null) throw new Unauthorized();
-        return { kind: 'user', tokenId: row.id, userId: row.user_id, username: row.username };
-      case 'organization':
-        return { kind: 'organization', tokenId: row.id, organizationName: row.organization_name! };
-      case 'team':
-        if (!row.team_id || !row.team_organization) throw new Unauthorized();
-        return {
-          kind: 'team',
-          tokenId: row.id,
-          organizationName: row.team_organization,
-          teamId: row.team_id,
-          serviceAccountUserId: row.service_account_user_id,
-        };
-    }
+    const digest = hashToken(token);
+    const known = await this.known.get(digest, () => this.lookUp(token, digest));
+    if (!known) throw new Unauthorized();
+    if (known.expiredAt && known.expiredAt <= nowIso()) throw new Unauthorized('token has expired');
+    return known.principal;
+  }
+
+  /** One query: the token with its user or team, whichever it belongs to. */
+  private async lookUp(token: string, digest: string): Promise<KnownToken | undefined> {
+    const row = await this.tokens.findForAuthentication(digest);
+    if (!row || !tokenMatchesHash(token, row.token_hash)) return undefined;
+    const principal = principalOf(row);
+    return principal && { principal, expiredAt: row.expired_at };
+  }
+}
+
+type AuthenticationRow = NonNullable<Awaited<ReturnType<TokensRepository['findForAuthentication']>>>;
+
+function principalOf(row: AuthenticationRow): Principal | undefined {
+  switch (row.kind) {
+    case 'site':
+      return { kind: 'site-admin', tokenId: row.id };
+    case 'user':
+      if (!row.user_id || row.username === null) return undefined;
+      return { kind: 'user', tokenId: row.id, userId: row.user_id, username: row.username };
+    case 'organization':
+      return { kind: 'organization', tokenId: row.id, organizationName: row.organization_name! };
+    case 'team':
+      if (!row.team_id || !row.team_organization) return undefined;
+      return {
+        kind: 'team',
+        tokenId: row.id,
+        organizationName: row.team_organization,
+        teamId: row.team_id,
+        serviceAccountUserId: row.service_account_user_id,
+      };
   }
 }

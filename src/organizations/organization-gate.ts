@@ -1,5 +1,6 @@
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import type { StandingRepository } from '../authz/standing.repository.js';
+import { VersionedCache } from '../db/versioned-cache.js';
 import { NotFound } from '../http/errors.js';
 import type { Principal } from '../identity/principal.js';
 import { featureSetOf, type FeatureSet } from './editions.js';
@@ -16,16 +17,32 @@ export interface OrganizationContext {
  * must belong to it; otherwise 404, so outsiders cannot even learn that it exists.
  */
 export class OrganizationGate {
+  /**
+   * Keyed by token and organization name (a standing holds its principal, token id included). Shared
+   * between requests, so a context is never modified after it is built.
+   */
+  private readonly contexts: VersionedCache<OrganizationContext>;
+
   constructor(
     private readonly organizations: OrganizationsRepository,
     private readonly standings: StandingRepository,
-  ) {}
+    identityVersion?: () => string | undefined,
+  ) {
+    this.contexts = new VersionedCache(identityVersion);
+  }
 
   async enter(principal: Principal, organizationName: string): Promise<OrganizationContext> {
+    const context = await this.contexts.get(`${principal.tokenId}\n${organizationName}`, () => this.look(principal, organizationName));
+    if (!context) throw new NotFound(`organization '${organizationName}' not found`);
+    return context;
+  }
+
+  /** The context of an organization the caller may see, or undefined for a missing one and outsiders alike. */
+  private async look(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {
     const organization = await this.organizations.findByName(organizationName);
-    if (!organization) throw new NotFound(`organization '${organizationName}' not found`);
+    if (!organization) return undefined;
     const standing = await this.standings.standingIn(principal, organization.name);
-    if (!standing.isMember) throw new NotFound(`organization '${organizationName}' not found`);
+    if (!standing.isMember) return undefined;
     return { organization, featureSet: featureSetOf(organization), standing };
   }
 

@@ -55,6 +55,24 @@ describe('lone node lease (postgres)', { skip: !testDialects().includes('postgre
     await first.leave();
   });
 
+  it('a node alone again after another left is alone in a new epoch: its write count says nothing across the gap', async () => {
+    const first = lease('node-epoch-first');
+    await first.join();
+    first.start();
+    const epoch = first.aloneEpoch();
+    assert.notEqual(epoch, undefined);
+    await new Promise((resolve) => setTimeout(resolve, 3 * FAST.checkEveryMs));
+    assert.equal(first.aloneEpoch(), epoch, 'renewed without a gap: the same epoch');
+    const second = lease('node-epoch-second');
+    await second.join();
+    assert.equal(first.aloneEpoch(), undefined, 'not alone: no epoch at all');
+    await second.leave();
+    await waitUntil(() => first.isAlone(), 1000);
+    assert.notEqual(first.aloneEpoch(), undefined);
+    assert.notEqual(first.aloneEpoch(), epoch);
+    await first.leave();
+  });
+
   it('a node that died without leaving keeps the others from caching until its heartbeat expires', async () => {
     const survivor = lease('node-survivor');
     await survivor.join();

@@ -24,3 +24,28 @@ describe('write count of the PostgreSQL pool', () => {
     assert.equal(counted.writes(), 2, 'a read after the commit returned sees a newer count still');
   });
 });
+
+describe('identity write count of the PostgreSQL pool', () => {
+  const answering = () => ({ query: async () => ({ rows: [], rowCount: 0 }), release: () => {} });
+
+  it('moves for writes to identity tables only, and again for the COMMIT that publishes them', async () => {
+    const counted = countingPool({ connect: async () => answering() } as unknown as pg.Pool);
+    const connection = await counted.pool.connect();
+    await connection.query('update "runs" set "status" = $1', []);
+    await connection.query('begin', []);
+    await connection.query('insert into "jobs" ("id") values ($1)', []);
+    await connection.query('commit', []);
+    assert.equal(counted.identityWrites(), 0, 'no identity table was written');
+    assert.ok(counted.writes() > 0);
+
+    await connection.query('begin', []);
+    await connection.query('delete from "tokens" where "id" = $1', []);
+    const afterDelete = counted.identityWrites();
+    assert.equal(afterDelete, 2);
+    await connection.query('commit', []);
+    assert.equal(counted.identityWrites(), 4, 'other connections see the delete only from the commit on');
+    await connection.query('begin', []);
+    await connection.query('commit', []);
+    assert.equal(counted.identityWrites(), 4, 'the next transaction wrote no identity table');
+  });
+});

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mayChangeIdentity } from '../../src/db/identity-writes.js';
+
+describe('which statements may change what authentication and standings read', () => {
+  it('reads and transaction control do not', () => {
+    for (const sql of ['select * from "tokens" where "token_hash" = $1', '  SELECT 1', 'begin', 'commit', 'rollback', 'savepoint a', 'release savepoint a']) {
+      assert.equal(mayChangeIdentity(sql), false, sql);
+    }
+  });
+
+  it('writes to the identity tables do, under any quoting or case', () => {
+    for (const sql of [
+      'delete from "tokens" where "id" = $1',
+      'update "teams" set "organization_access" = $1 where "id" = $2',
+      'insert into "team_memberships" ("team_id") values ($1)',
+      'DELETE FROM organization_memberships WHERE id = $1',
+      'update "organizations" set "feature_set" = $1',
+      'insert into "users" ("id") values ($1)',
+    ]) {
+      assert.equal(mayChangeIdentity(sql), true, sql);
+    }
+  });
+
+  it('writes to other tables do not', () => {
+    for (const sql of ['insert into "jobs" ("id") values ($1) on conflict do nothing', 'update "runs" set "status" = $1', 'delete from "task_results" where "id" = $1']) {
+      assert.equal(mayChangeIdentity(sql), false, sql);
+    }
+  });
+
+  it('a plain insert of a new team does not, one that may update an existing team does', () => {
+    assert.equal(mayChangeIdentity('insert into "teams" ("id", "name") values ($1, $2)'), false);
+    assert.equal(mayChangeIdentity('insert into "teams" ("id") values ($1) on conflict ("id") do update set "name" = $2'), true);
+  });
+
+  it('a statement whose target cannot be named is assumed to', () => {
+    for (const sql of ['with gone as (delete from "tokens" returning 1) select count(*) from gone', 'alter table "tokens" add column "x" text', 'truncate "users" cascade']) {
+      assert.equal(mayChangeIdentity(sql), true, sql);
+    }
+  });
+});
