@@ -162,7 +162,9 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
     ];
     for (const [name, path, ratio, p99] of reads) if (wanted(name)) await readScenario(name, dialect, server, seeded, path, ratio, p99);
     if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded, databases.cpuProbe(dialect));
-    for (const scenario of extraScenarios) if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows });
+    for (const scenario of extraScenarios) {
+      if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows, databaseCpuMs: databases.cpuProbe(dialect) });
+    }
   } finally {
     await server.kill('SIGTERM');
   }

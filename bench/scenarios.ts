@@ -9,6 +9,8 @@ export interface ScenarioContext {
   seeded: Seeded;
   settings: { rounds: number; duration: number; connections: number };
   rows: Row[];
+  /** CPU time the database server has used so far, in ms; absent for SQLite (it runs inside the server). */
+  databaseCpuMs?: () => number;
 }
 
 /** Scenarios beyond the teams ones (task stages, run-task fan-out) register here, by name (for --only). */

@@ -138,6 +138,7 @@ async function fanOut(context: ScenarioContext): Promise<void> {
     const { call, createRun } = await gatedWorkspace(client, context.seeded.ownerToken, context.seeded.organization, service.url);
     const started = Date.now();
     const cpuBefore = context.server.cpuMs();
+    const databaseCpuBefore = context.databaseCpuMs?.();
     const runIds: string[] = [];
     for (let batch = 0; batch < runs; batch += 50) {
       runIds.push(...(await Promise.all(Array.from({ length: Math.min(50, runs - batch) }, () => createRun()))));
@@ -150,6 +151,7 @@ async function fanOut(context: ScenarioContext): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const cpuPerResult = (context.server.cpuMs() - cpuBefore) / (runs * 2);
+    const databaseCpu = databaseCpuBefore === undefined ? '' : `, PostgreSQL ${fmt((context.databaseCpuMs!() - databaseCpuBefore) / (runs * 2), 2)} ms`;
     const stageFinal = new Map<string, { stage: any; results: string[] }>();
     for (let batch = 0; batch < runIds.length; batch += 50) {
       await Promise.all(
@@ -175,7 +177,7 @@ async function fanOut(context: ScenarioContext): Promise<void> {
     context.rows.push({
       scenario: `run-task fan-out: ${fmt(runs)} runs × 2 tasks`,
       dialect: context.dialect,
-      measured: `${fmt(resultsPerSecond)} results/s; last callback → stage final p50 ${p50} ms, p99 ${p99} ms; server CPU ${fmt(cpuPerResult, 2)} ms per result`,
+      measured: `${fmt(resultsPerSecond)} results/s; last callback → stage final p50 ${p50} ms, p99 ${p99} ms; CPU per result: server ${fmt(cpuPerResult, 2)} ms${databaseCpu}`,
       baseline: '-',
       ratio: '-',
       target: latencyTarget ? '≥ 300 results/s; p99 ≤ 100 ms' : '≥ 300 results/s',
