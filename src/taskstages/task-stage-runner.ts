@@ -65,19 +65,14 @@ export class TaskStageRunner implements TaskStagePort {
     if (!started) return;
     const results = await this.stages.resultsOfStages([stage.id], executor);
     const maxDurationAt = new Date(Date.parse(now) + this.tasks.maxDurationSeconds * 1000);
-    for (const result of results) {
-      await this.jobs.enqueue(executor, {
-        kind: JOB_KINDS.deliver,
-        payload: { resultId: result.id, attempt: 1 },
-        dedupeKey: `${JOB_KINDS.deliver}:${result.id}:1`,
-      });
-      await this.jobs.enqueue(executor, {
-        kind: JOB_KINDS.maxDuration,
-        payload: { resultId: result.id },
-        runAt: maxDurationAt,
-        dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}`,
-      });
-    }
+    // One INSERT for the whole stage: a delivery and a deadline per result.
+    await this.jobs.enqueueAll(
+      executor,
+      results.flatMap((result) => [
+        { kind: JOB_KINDS.deliver, payload: { resultId: result.id, attempt: 1 }, dedupeKey: `${JOB_KINDS.deliver}:${result.id}:1` },
+        { kind: JOB_KINDS.maxDuration, payload: { resultId: result.id }, runAt: maxDurationAt, dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}` },
+      ]),
+    );
     // Nothing to wait for; settle from a job rather than re-entering run progress from inside it.
     if (results.length === 0) {
       await this.jobs.enqueue(executor, { kind: JOB_KINDS.settle, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.settle}:${stage.id}` });
