@@ -128,7 +128,7 @@ export class TaskDelivery {
   async callbackTimeout(resultId: string): Promise<void> {
     const limitMs = this.config.tasks.callbackTimeoutSeconds * 1000;
     const due = (updatedAt: string) => Date.now() >= Date.parse(updatedAt) + limitMs;
-    const outcome = await this.runner.finishResult(
+    const { outcome } = await this.runner.finishResult(
       resultId,
       'errored',
       { message: `No callback from the task within ${this.config.tasks.callbackTimeoutSeconds} s.` },

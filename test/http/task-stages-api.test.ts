@@ -70,12 +70,14 @@ for (const dialect of testDialects()) {
       assert.equal(running.body.data.type, 'task-results');
       assert.equal(running.body.data.attributes.status, 'running');
       assert.match(running.body.data.attributes['status-timestamps']['running-at'], ISO_Z);
+      assert.deepEqual((await gated.api.get(`/task-results/${resultId}`)).body.data, running.body.data, 'the answer is the stored result');
       assert.equal((await gated.api.get(`/task-stages/${stageId}`)).body.data.attributes.status, 'running');
 
       const passed = await callback.patch(path, callbackBody('passed', { message: 'fine', url: 'https://x.example/1' }));
       assert.equal(passed.status, 200, passed.text);
       assert.equal(passed.body.data.attributes.status, 'passed');
       assert.equal(passed.body.data.attributes.url, 'https://x.example/1');
+      assert.deepEqual((await gated.api.get(`/task-results/${resultId}`)).body.data, passed.body.data, 'the answer is the stored result');
       const timestamps = passed.body.data.attributes['status-timestamps'];
       assert.deepEqual(Object.keys(timestamps).sort(), ['passed-at', 'running-at']);
       await waitForStageStatus(gated.api, stageId, 'passed');
@@ -118,7 +120,7 @@ for (const dialect of testDialects()) {
       await ctx.services.taskDelivery.deliver(resultId, 1);
       await ctx.services.taskDelivery.callbackTimeout(resultId);
       await ctx.services.taskDelivery.maxDuration(resultId);
-      assert.equal(await ctx.services.taskStageRunner.finishResult(resultId, 'errored'), 'final');
+      assert.equal((await ctx.services.taskStageRunner.finishResult(resultId, 'errored')).outcome, 'final');
       await ctx.services.taskStageRunner.completeOverride(stageId);
       await ctx.services.taskStageRunner.settle(stageId);
 
