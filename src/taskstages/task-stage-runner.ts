@@ -165,10 +165,12 @@ export class TaskStageRunner implements TaskStagePort {
     });
   }
 
-  /** The task accepted the request: the callback deadline counts from now. Pass the caller's transaction. */
+  /**
+   * The task accepted the request: the callback deadline counts from now. Pass the caller's transaction.
+   * The update is conditional on an open status, so it needs no read first: a final result stays as it is.
+   */
   async markDelivered(trx: Executor, resultId: string): Promise<void> {
-    const fresh = await this.lockedResult(trx, resultId);
-    if (!fresh || isFinalResultStatus(fresh.status)) return;
+    await this.stages.lockStageOfResult(trx, resultId);
     const now = nowIso();
     if (await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, { updated_at: now })) {
       await this.scheduleCallbackTimeout(trx, resultId, now);
