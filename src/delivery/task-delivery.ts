@@ -66,14 +66,14 @@ export class TaskDelivery {
   }
 
   async deliver(resultId: string, attempt: number): Promise<void> {
-    const context = await this.repository.context(resultId);
+    const found = await this.repository.contextWithAttempt(resultId, attempt);
     // Only a pending result of a running stage is sent: final ones never, and a `running` one has
     // evidently reached the task already (it called back), so a retry would only duplicate it.
-    if (!context || context.resultStatus !== 'pending' || context.stageStatus !== 'running') return;
-    const recorded = await this.repository.findAttempt(resultId, attempt);
-    if (recorded?.finished_at && recorded.outcome) {
+    if (!found || found.context.resultStatus !== 'pending' || found.context.stageStatus !== 'running') return;
+    const { context, recorded } = found;
+    if (recorded?.finishedAt && recorded.outcome) {
       // This attempt went out before a crash; only its consequences may be missing.
-      await this.afterAttempt(context, attempt, { outcome: recorded.outcome, httpStatus: recorded.http_status, error: recorded.error });
+      await this.afterAttempt(context, attempt, { outcome: recorded.outcome, httpStatus: recorded.httpStatus, error: recorded.error });
       return;
     }
     // One transaction (one commit) for the last look, the access token and the attempt record: a result

@@ -8,6 +8,7 @@ import {
   ScriptedTaskService, gatedWorkspace, sleep, stagesOf, startListeningApp, startRun, waitForStageStatus, HMAC_KEY,
 } from '../helpers/task-stage-scenario.js';
 import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -104,6 +105,28 @@ for (const dialect of testDialects()) {
       const done = await new ApiClient(ctx.app, token).patch(`/task-results/${resultId}/callback`, callbackBody('passed'));
       assert.equal(done.status, 200, done.text);
       assert.equal((await gated.api.get(`/task-results/${resultId}`)).body.data.attributes.status, 'passed');
+    });
+
+    it('a delivery job run again after its request went out sends nothing more, a later attempt is sent', async () => {
+      const { resultId } = await openResult();
+      const attempts = () => ctx.handle.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).orderBy('attempt').execute();
+      await waitUntil(async () => (await attempts())[0]?.finished_at != null);
+      const [first] = await attempts();
+      assert.equal(first!.outcome, 'accepted');
+      const requests = service.deliveries(resultId).length;
+      const before = await ctx.handle.db.selectFrom('task_results').select('updated_at').where('id', '=', resultId).executeTakeFirstOrThrow();
+      await sleep(5);
+
+      // As after a crash between the request and the job's deletion: the recorded attempt's consequence only.
+      await ctx.services.taskDelivery.deliver(resultId, 1);
+      assert.equal(service.deliveries(resultId).length, requests, 'the recorded attempt is not sent again');
+      assert.deepEqual(await attempts(), [first]);
+      const after = await ctx.handle.db.selectFrom('task_results').select('updated_at').where('id', '=', resultId).executeTakeFirstOrThrow();
+      assert.ok(after.updated_at > before.updated_at, 'the callback deadline counts from the recorded acceptance again');
+
+      await ctx.services.taskDelivery.deliver(resultId, 2);
+      assert.equal(service.deliveries(resultId).length, requests + 1, 'an attempt not recorded yet goes out');
+      assert.deepEqual((await attempts()).map((attempt) => [attempt.attempt, attempt.outcome]), [[1, 'accepted'], [2, 'accepted']]);
     });
 
     it('a final result is never sent again nor rewritten, whatever jobs run late', async () => {
