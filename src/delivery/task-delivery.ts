@@ -77,10 +77,12 @@ export class TaskDelivery {
       return;
     }
     // One transaction (one commit) for the last look, the access token and the attempt record: a result
-    // that became final meanwhile is never sent.
+    // that became final meanwhile is never sent. The token is recorded only on a pending result, under
+    // the stage lock, so that write is the last look.
     const started = await this.db.transaction().execute(async (trx) => {
-      if ((await this.runner.lockedResult(trx, resultId))?.status !== 'pending') return undefined;
-      const token = await this.accessTokens.issue(trx, resultId, context.runId);
+      await this.runner.lockStageOfResult(trx, resultId);
+      const token = await this.accessTokens.issueIfPending(trx, resultId, context.runId);
+      if (!token) return undefined;
       const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl, trx);
       return { token, attemptId };
     });

@@ -256,8 +256,13 @@ export class TaskStageRunner implements TaskStagePort {
     if (settled) await this.listener().onTaskStageSettled(stage.run_id, executor);
   }
 
+  /** Takes the row lock of the result's stage (PostgreSQL) for the rest of the transaction, as every writer of a result does. */
+  async lockStageOfResult(executor: Executor, resultId: string): Promise<void> {
+    await this.stages.lockStageOfResult(executor, resultId);
+  }
+
   /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */
-  async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
+  private async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
     await this.stages.lockStageOfResult(executor, resultId);
     return this.stages.findResult(resultId, executor);
   }
