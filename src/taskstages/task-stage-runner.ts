@@ -54,16 +54,16 @@ export class TaskStageRunner implements TaskStagePort {
   ) {}
 
   /** Run progress entered the stage: `running` (with `running-at`) and a delivery per result, in the caller's transaction. */
-  async start(executor: Executor, taskStageId: string): Promise<void> {
+  async start(executor: Executor, taskStageId: string): Promise<boolean> {
     const stage = await this.stages.findStage(taskStageId, executor);
-    if (!stage) return;
+    if (!stage) return false;
     const now = nowIso();
     const started = await this.stages.updateStage(executor, stage.id, ['pending'], {
       status: 'running',
       status_timestamps: withTimestamp(stage.status_timestamps, 'running', now),
       updated_at: now,
     });
-    if (!started) return;
+    if (!started) return false;
     const results = await this.stages.resultsOfStages([stage.id], executor);
     const maxDurationAt = new Date(Date.parse(now) + this.tasks.maxDurationSeconds * 1000);
     // One INSERT for the whole stage: a delivery and a deadline per result.
@@ -78,6 +78,7 @@ export class TaskStageRunner implements TaskStagePort {
     if (results.length === 0) {
       await this.jobs.enqueue(executor, { kind: JOB_KINDS.settle, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.settle}:${stage.id}` });
     }
+    return true;
   }
 
   /**
