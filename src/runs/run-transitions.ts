@@ -1,6 +1,6 @@
 import { nowIso } from '../clock.js';
 import type { Executor } from '../jobs/job-queue.js';
-import { phasesAfter, type PhaseStatus } from './phase-status.js';
+import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';
 import type { PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 
@@ -43,6 +43,8 @@ export class RunTransitions {
     const timestamps = JSON.stringify({ ...JSON.parse(run.status_timestamps), [timestampKey(to)]: now });
     if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now))) return undefined;
     const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now };
+    // Most stage steps (`post_plan_running`, `post_plan_completed`, …) leave the phases alone: no read.
+    if (!mayMovePhases(to) && !details.plans && !details.applies) return moved;
 
     if (!phases.plan || !phases.apply) Object.assign(phases, await this.runs.planAndApplyOf(run.id, executor));
     if (!phases.plan || !phases.apply) return moved;
