@@ -77,10 +77,10 @@ export class TaskDelivery {
       return;
     }
     // One transaction (one commit) for the last look, the access token and the attempt record: a result
-    // that became final meanwhile is never sent. The token is recorded only on a pending result, under
-    // the stage lock, so that write is the last look.
+    // that became final meanwhile is never sent. The token is recorded only on a pending result, and that
+    // conditional write is the last look. It needs no stage lock: it does not change the status, and on
+    // PostgreSQL it waits for a finisher holding the result's row and then re-checks the status.
     const started = await this.db.transaction().execute(async (trx) => {
-      await this.runner.lockStageOfResult(trx, resultId);
       const token = await this.accessTokens.issueIfPending(trx, resultId, context.runId);
       if (!token) return undefined;
       const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl, trx);

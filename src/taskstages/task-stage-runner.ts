@@ -39,9 +39,10 @@ export interface ResultReport {
 /**
  * The life of a task stage after its creation: start (stage running, one delivery job per result),
  * results finishing (callbacks, delivery failures, timeouts), the stage settling by the pure rule of
- * stage-status.ts, overrides completing, and the run closing its open stages. Every write locks the
- * stage first and is conditional on the current status, so concurrent finishers and a restarted node
- * can neither change a final status nor settle a stage twice.
+ * stage-status.ts, overrides completing, and the run closing its open stages. Every write of a status
+ * or a deadline (a result's updated_at) locks the stage first and is conditional on the current status,
+ * so concurrent finishers and a restarted node can neither change a final status nor settle a stage
+ * twice. (Delivery's access token write is conditional only: it decides nothing about the stage.)
  */
 export class TaskStageRunner implements TaskStagePort {
   constructor(
@@ -120,7 +121,7 @@ export class TaskStageRunner implements TaskStagePort {
   ): Promise<Finished> {
     return this.db.transaction().execute(async (trx): Promise<Finished> => {
       const stage = await this.stages.lockedStageOfResult(trx, resultId);
-      // Read after the lock: every writer of these results holds it, so they stay as read until commit.
+      // Read after the lock: every writer of their statuses holds it, so they stay as read until commit.
       const results = stage ? await this.stages.resultsOfStages([stage.id], trx) : [];
       const fresh = results.find((result) => result.id === resultId);
       if (!stage || !fresh) return { outcome: 'missing' };
@@ -255,11 +256,6 @@ export class TaskStageRunner implements TaskStagePort {
       updated_at: now,
     });
     if (settled) await this.listener().onTaskStageSettled(stage.run_id, executor);
-  }
-
-  /** Takes the row lock of the result's stage (PostgreSQL) for the rest of the transaction, as every writer of a result does. */
-  async lockStageOfResult(executor: Executor, resultId: string): Promise<void> {
-    await this.stages.lockStageOfResult(executor, resultId);
   }
 
   /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */

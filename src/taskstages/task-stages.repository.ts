@@ -84,7 +84,7 @@ export class TaskStagesRepository {
 
   /**
    * Takes the stage's row lock for the rest of the transaction (a no-op write, valid on both dialects):
-   * every writer of a stage or its results locks the stage first, so two results finishing at once are
+   * every writer of a stage or its results' statuses locks the stage first, so two results finishing at once are
    * serialized and the second one sees the first when it derives the stage's status.
    */
   async lockStage(executor: Executor, stageId: string): Promise<void> {
