@@ -123,13 +123,13 @@ export class RunProgress {
    */
   private async steps(runId: string, maxSteps: number): Promise<Batch> {
     return this.db.transaction().execute(async (trx): Promise<Batch> => {
-      const run = await this.runs.findRun(runId, trx);
-      if (!run) return { waiting: true, taken: 0 }; // deleted with its workspace
-      if (!isRunStatus(run.status)) {
-        this.log.error({ runId, status: run.status }, 'run has an unknown status; leaving it alone');
+      const found = await this.runs.runWithStages(runId, trx);
+      if (!found) return { waiting: true, taken: 0 }; // deleted with its workspace
+      if (!isRunStatus(found.run.status)) {
+        this.log.error({ runId, status: found.run.status }, 'run has an unknown status; leaving it alone');
         return { waiting: true, taken: 0 };
       }
-      return this.walk(trx, run, await this.runs.taskStagesOf(runId, trx), {}, maxSteps);
+      return this.walk(trx, found.run, found.stages, {}, maxSteps);
     });
   }
 
