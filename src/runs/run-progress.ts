@@ -135,28 +135,41 @@ export class RunProgress {
 
   /**
    * Takes up to `maxSteps` steps from `run` and `stages` as they stand in `trx`. `taken` counts steps
-   * tried, including one another worker won (the run is then re-read in a new transaction).
+   * tried, including ones another worker won (the run is then re-read in a new transaction). Status
+   * changes in a row are written as one (RunTransitions.moveThrough); a stage start needs its status
+   * written first, as does the end of the walk.
    */
   private async walk(trx: Executor, run: RunRow, stages: StageSnapshot[], phases: PhaseCache, maxSteps: number): Promise<Batch> {
-    for (let taken = 0; taken < maxSteps; ) {
-      const next = nextStep(runSnapshot(run), stages);
-      if (next.kind === 'wait') return { waiting: true, taken };
+    let path: RunStatus[] = [];
+    /** Writes the statuses decided so far; false when another worker moved the run first. */
+    const flush = async (): Promise<boolean> => {
+      if (path.length === 0) return true;
+      const moved = await this.transitions.moveThrough(trx, run, path, {}, phases);
+      path = [];
+      if (moved) run = moved;
+      return moved !== undefined;
+    };
+    let taken = 0;
+    while (taken < maxSteps) {
+      const decided = path.length === 0 ? run : { ...run, status: path[path.length - 1]! };
+      const next = nextStep(runSnapshot(decided), stages);
+      if (next.kind === 'wait') return { waiting: await flush(), taken };
       if (next.kind === 'execute-plan' || next.kind === 'execute-apply') {
+        if (!(await flush())) return { waiting: false, taken };
         return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, stages, phases } };
       }
-      const moved = await this.transitions.move(trx, run, next.to, {}, phases);
+      path.push(next.to);
       taken += 1;
-      if (!moved) return { waiting: false, taken }; // another worker moved it first: re-read in a new transaction
-      run = moved;
-      if (next.kind === 'enter-stage') {
-        const started = await this.taskStages.start(trx, next.stageId);
-        // Started: the stage is running now, as a re-read would say. Not started: find out why.
-        stages = started
-          ? stages.map((stage) => (stage.id === next.stageId ? { ...stage, status: 'running' } : stage))
-          : await this.runs.taskStagesOf(run.id, trx);
-      }
+      if (next.kind !== 'enter-stage') continue;
+      if (!(await flush())) return { waiting: false, taken }; // another worker moved it first: re-read in a new transaction
+      const started = await this.taskStages.start(trx, next.stageId);
+      // Started: the stage is running now, as a re-read would say. Not started: find out why.
+      stages = started
+        ? stages.map((stage) => (stage.id === next.stageId ? { ...stage, status: 'running' } : stage))
+        : await this.runs.taskStagesOf(run.id, trx);
     }
-    return { waiting: false, taken: maxSteps };
+    await flush(); // won or lost, the next batch re-reads the run
+    return { waiting: false, taken };
   }
 
   /**

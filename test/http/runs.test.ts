@@ -107,6 +107,10 @@ for (const dialect of testDialects()) {
       assertStatus(apply, 200);
       assert.equal(apply.body.data.type, 'applies');
       assert.equal(apply.body.data.attributes.status, 'finished');
+      // Statuses passed in one transaction are written as one change, each with its timestamp.
+      for (const phase of [plan, apply]) {
+        assert.deepEqual(Object.keys(phase.body.data.attributes['status-timestamps']).sort(), ['finished-at', 'queued-at', 'running-at']);
+      }
       assertError(await org.owner.api.post(`/runs/${run.id}/actions/apply`), 409);
       assertError(await org.owner.api.post(`/runs/${run.id}/actions/discard`), 409);
       assertError(await org.owner.api.post(`/runs/${run.id}/actions/cancel`), 409);
