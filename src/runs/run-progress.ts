@@ -4,11 +4,11 @@ import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import type { ExecutionContext, RunExecutor } from './executor.js';
+import type { ExecutionContext, PhaseOutcome, PlanOutcome, RunExecutor } from './executor.js';
 import { nextStep, runFacts, type RunSnapshot, type StageSnapshot } from './run-next-step.js';
-import { isRunStatus, transition, type RunStatus } from './run-state-machine.js';
+import { isRunStatus, transition, type RunFacts, type RunStatus } from './run-state-machine.js';
 import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions.js';
-import type { RunRow, RunsRepository } from './runs.repository.js';
+import type { PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 
 export const RUN_ADVANCE_JOB = 'run.advance';
@@ -25,6 +25,12 @@ interface Execution {
   run: RunRow;
   stages: StageSnapshot[];
   phases: PhaseCache;
+}
+
+/** A status change already decided (a phase's outcome) with what it writes on the plan or apply. */
+interface FirstStep {
+  to: RunStatus;
+  details: Partial<Record<PhaseTable, PhaseDetails>>;
 }
 
 /** What a batch of steps came to: the run waits, or `taken` steps were tried and maybe a plan or apply is next. */
@@ -134,18 +140,20 @@ export class RunProgress {
   }
 
   /**
-   * Takes up to `maxSteps` steps from `run` and `stages` as they stand in `trx`. `taken` counts steps
-   * tried, including ones another worker won (the run is then re-read in a new transaction). Status
-   * changes in a row are written as one (RunTransitions.moveThrough); a stage start needs its status
-   * written first, as does the end of the walk.
+   * Takes up to `maxSteps` steps from `run` and `stages` as they stand in `trx`, after `first` if given
+   * (a phase's outcome, not counted). `taken` counts steps tried, including ones another worker won (the
+   * run is then re-read in a new transaction). Status changes in a row are written as one
+   * (RunTransitions.moveThrough); a stage start needs its status written first, as does the end of the walk.
    */
-  private async walk(trx: Executor, run: RunRow, stages: StageSnapshot[], phases: PhaseCache, maxSteps: number): Promise<Batch> {
-    let path: RunStatus[] = [];
+  private async walk(trx: Executor, run: RunRow, stages: StageSnapshot[], phases: PhaseCache, maxSteps: number, first?: FirstStep): Promise<Batch> {
+    let path: RunStatus[] = first ? [first.to] : [];
+    let details = first?.details ?? {};
     /** Writes the statuses decided so far; false when another worker moved the run first. */
     const flush = async (): Promise<boolean> => {
       if (path.length === 0) return true;
-      const moved = await this.transitions.moveThrough(trx, run, path, {}, phases);
+      const moved = await this.transitions.moveThrough(trx, run, path, details, phases);
       path = [];
+      details = {};
       if (moved) run = moved;
       return moved !== undefined;
     };
@@ -185,25 +193,10 @@ export class RunProgress {
     const outcome = phase === 'plan' ? await this.executor.plan(context) : await this.executor.apply(context);
     const facts = runFacts(runSnapshot(run), stages);
     if (outcome.status !== 'finished') this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, `${phase} errored`);
-    const record = async (trx: Executor, phasesNow: PhaseCache): Promise<RunRow | undefined> => {
-      if (outcome.status === 'finished') {
-        const details: PhaseDetails = {
-          has_changes: outcome.hasChanges ? 1 : 0,
-          resource_additions: outcome.resourceAdditions,
-          resource_changes: outcome.resourceChanges,
-          resource_destructions: outcome.resourceDestructions,
-          ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { json_output: outcome.jsonOutput } : {}),
-        };
-        const to = transition(run.status as RunStatus, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
-        return this.transitions.move(trx, run, to, phase === 'plan' ? { plans: details } : { applies: details }, phasesNow);
-      }
-      return this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!, {}, phasesNow);
-    };
+    const recorded = this.outcomeStep(run, phase, outcome, facts);
     try {
       return await this.db.transaction().execute(async (trx): Promise<Batch> => {
-        const moved = await record(trx, phases);
-        if (!moved || budget <= 1) return { waiting: false, taken: 1 };
-        const after = await this.walk(trx, moved, stages, phases, budget - 1);
+        const after = await this.walk(trx, run, stages, phases, budget - 1, recorded);
         return { ...after, taken: after.taken + 1 };
       });
     } catch (error) {
@@ -212,9 +205,23 @@ export class RunProgress {
       // executing the phase again. Idempotent: a recorded outcome makes this compare-and-set fail. The
       // phases are read again: the failed transaction may have moved the cached ones on. If this fails
       // too, the job's retry executes the phase again, as after a crash (executor.ts allows for that).
-      await this.db.transaction().execute((trx) => record(trx, {})).catch(() => {});
+      await this.db.transaction().execute((trx) => this.transitions.move(trx, run, recorded.to, recorded.details)).catch(() => {});
       throw error;
     }
+  }
+
+  /** The run's status after the phase's outcome, with what the outcome writes on the phase. */
+  private outcomeStep(run: RunRow, phase: 'plan' | 'apply', outcome: PlanOutcome | PhaseOutcome, facts: RunFacts): FirstStep {
+    if (outcome.status !== 'finished') return { to: transition(run.status as RunStatus, 'error', facts)!, details: {} };
+    const details: PhaseDetails = {
+      has_changes: outcome.hasChanges ? 1 : 0,
+      resource_additions: outcome.resourceAdditions,
+      resource_changes: outcome.resourceChanges,
+      resource_destructions: outcome.resourceDestructions,
+      ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { json_output: outcome.jsonOutput } : {}),
+    };
+    const to = transition(run.status as RunStatus, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
+    return { to, details: phase === 'plan' ? { plans: details } : { applies: details } };
   }
 
   private async executionContext(run: RunRow): Promise<ExecutionContext> {
