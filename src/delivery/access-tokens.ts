@@ -31,6 +31,12 @@ export class TaskResultTokens {
     return token;
   }
 
+  /** `issue` for a result that is still pending, in one statement less than a read and `issue`; undefined when it is not. */
+  async issueIfPending(executor: Executor, taskResultId: string, runId: string): Promise<string | undefined> {
+    const token = generateAccessToken();
+    return (await this.repository.insertAccessTokenIfPending(executor, hashToken(token), taskResultId, runId)) ? token : undefined;
+  }
+
   /** The result a token was issued for, or undefined; the digest is compared in constant time. */
   async grantOf(token: string | undefined): Promise<AccessTokenGrant | undefined> {
     if (!token || token.length > 512) return undefined;

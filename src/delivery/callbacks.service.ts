@@ -76,10 +76,10 @@ export class TaskCallbacks {
         created_at: createdAt,
       }));
     }
-    const outcome = input.status === 'running' ? await this.runner.markRunning(resultId, report) : await this.runner.finishResult(resultId, input.status, report);
-    if (outcome === 'missing') throw new NotFound('task result not found');
-    const result = await this.stages.findResult(resultId);
-    if (outcome === 'final') throw new Conflict(`the task result is already ${result?.status ?? 'final'}`);
-    return taskResultResource(result!);
+    const finished = input.status === 'running' ? await this.runner.markRunning(resultId, report) : await this.runner.finishResult(resultId, input.status, report);
+    if (finished.outcome === 'missing') throw new NotFound('task result not found');
+    if (finished.outcome === 'final') throw new Conflict(`the task result is already ${finished.result.status}`);
+    // The row as the callback's transaction wrote it: no second read.
+    return taskResultResource(finished.result);
   }
 }

@@ -31,12 +31,86 @@ export interface DeliveryContext {
   organizationName: string;
 }
 
+/** What is known of one attempt (delivery_attempts), as a job run again after a crash finds it. */
+export interface RecordedAttempt {
+  finishedAt: string | null;
+  outcome: DeliveryAttemptRow['outcome'];
+  httpStatus: number | null;
+  error: string | null;
+}
+
+interface ContextRow {
+  result_id: string;
+  result_status: string;
+  result_updated_at: string;
+  enforcement_level: string;
+  is_speculative: number;
+  task_url: string;
+  stage: string;
+  stage_id: string;
+  stage_status: string;
+  hmac_key: string | null;
+  run_id: string;
+  run_message: string;
+  run_created_at: string;
+  created_by_name: string | null;
+  configuration_version_id: string | null;
+  plan_id: string | null;
+  workspace_id: string;
+  workspace_name: string;
+  working_directory: string;
+  organization_name: string;
+}
+
+function toContext(row: ContextRow): DeliveryContext {
+  return {
+    resultId: row.result_id,
+    resultStatus: row.result_status,
+    resultUpdatedAt: row.result_updated_at,
+    stageId: row.stage_id,
+    stage: row.stage,
+    stageStatus: row.stage_status,
+    enforcementLevel: row.enforcement_level,
+    isSpeculative: Number(row.is_speculative) === 1,
+    taskUrl: row.task_url,
+    hmacKey: row.hmac_key ?? null,
+    runId: row.run_id,
+    runMessage: row.run_message,
+    runCreatedAt: row.run_created_at,
+    runCreatedBy: row.created_by_name,
+    configurationVersionId: row.configuration_version_id,
+    planId: row.plan_id ?? null,
+    workspaceId: row.workspace_id,
+    workspaceName: row.workspace_name,
+    workspaceWorkingDirectory: row.working_directory,
+    organizationName: row.organization_name,
+  };
+}
+
 /** SQL of run task delivery: the context of a request, attempts, and access token digests. */
 export class DeliveryRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async context(resultId: string): Promise<DeliveryContext | undefined> {
-    const row = await this.db
+    const row = await this.contextQuery(resultId).executeTakeFirst();
+    return row ? toContext(row) : undefined;
+  }
+
+  /** The context and, in the same statement, attempt `attempt` as recorded so far (a job run again after a crash finds it). */
+  async contextWithAttempt(resultId: string, attempt: number): Promise<{ context: DeliveryContext; recorded: RecordedAttempt | undefined } | undefined> {
+    const row = await this.contextQuery(resultId)
+      .leftJoin('delivery_attempts as da', (join) => join.onRef('da.task_result_id', '=', 'r.id').on('da.attempt', '=', attempt))
+      .select(['da.id as attempt_id', 'da.finished_at as attempt_finished_at', 'da.outcome as attempt_outcome', 'da.http_status as attempt_http_status', 'da.error as attempt_error'])
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const recorded = row.attempt_id
+      ? { finishedAt: row.attempt_finished_at ?? null, outcome: row.attempt_outcome ?? null, httpStatus: row.attempt_http_status ?? null, error: row.attempt_error ?? null }
+      : undefined;
+    return { context: toContext(row), recorded };
+  }
+
+  private contextQuery(resultId: string) {
+    return this.db
       .selectFrom('task_results as r')
       .innerJoin('task_stages as s', 's.id', 'r.task_stage_id')
       .innerJoin('runs', 'runs.id', 'r.run_id')
@@ -50,46 +124,13 @@ export class DeliveryRepository {
         'runs.configuration_version_id', 'p.id as plan_id', 'w.id as workspace_id', 'w.name as workspace_name',
         'w.working_directory', 'w.organization_name',
       ])
-      .where('r.id', '=', resultId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      resultId: row.result_id,
-      resultStatus: row.result_status,
-      resultUpdatedAt: row.result_updated_at,
-      stageId: row.stage_id,
-      stage: row.stage,
-      stageStatus: row.stage_status,
-      enforcementLevel: row.enforcement_level,
-      isSpeculative: Number(row.is_speculative) === 1,
-      taskUrl: row.task_url,
-      hmacKey: row.hmac_key ?? null,
-      runId: row.run_id,
-      runMessage: row.run_message,
-      runCreatedAt: row.run_created_at,
-      runCreatedBy: row.created_by_name,
-      configurationVersionId: row.configuration_version_id,
-      planId: row.plan_id ?? null,
-      workspaceId: row.workspace_id,
-      workspaceName: row.workspace_name,
-      workspaceWorkingDirectory: row.working_directory,
-      organizationName: row.organization_name,
-    };
+      .where('r.id', '=', resultId);
   }
 
   /** The current status of a result, read just before a request goes out. */
   async resultStatus(resultId: string): Promise<string | undefined> {
     const row = await this.db.selectFrom('task_results').select('status').where('id', '=', resultId).executeTakeFirst();
     return row?.status;
-  }
-
-  findAttempt(resultId: string, attempt: number, executor: Executor = this.db): Promise<DeliveryAttemptRow | undefined> {
-    return executor
-      .selectFrom('delivery_attempts')
-      .selectAll()
-      .where('task_result_id', '=', resultId)
-      .where('attempt', '=', attempt)
-      .executeTakeFirst();
   }
 
   attemptsOf(resultId: string): Promise<DeliveryAttemptRow[]> {
@@ -132,11 +173,31 @@ export class DeliveryRepository {
 
   /** Stores the digest (the newest also on the result row); the token itself is never written. */
   async insertAccessToken(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<void> {
+    await this.insertTokenRow(executor, tokenHash, resultId, runId);
+    await executor.updateTable('task_results').set({ access_token_hash: tokenHash }).where('id', '=', resultId).execute();
+  }
+
+  /**
+   * insertAccessToken for a result that is still `pending`, else nothing is written and the answer is
+   * false. The result row is written first, conditionally, so that write is also the status check.
+   */
+  async insertAccessTokenIfPending(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<boolean> {
+    const updated = await executor
+      .updateTable('task_results')
+      .set({ access_token_hash: tokenHash })
+      .where('id', '=', resultId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
+    await this.insertTokenRow(executor, tokenHash, resultId, runId);
+    return true;
+  }
+
+  private async insertTokenRow(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<void> {
     await executor
       .insertInto('task_result_access_tokens')
       .values({ token_hash: tokenHash, task_result_id: resultId, run_id: runId, created_at: nowIso() })
       .execute();
-    await executor.updateTable('task_results').set({ access_token_hash: tokenHash }).where('id', '=', resultId).execute();
   }
 
   findAccessToken(tokenHash: string): Promise<{ token_hash: string; task_result_id: string; run_id: string; result_status: string } | undefined> {

@@ -66,21 +66,23 @@ export class TaskDelivery {
   }
 
   async deliver(resultId: string, attempt: number): Promise<void> {
-    const context = await this.repository.context(resultId);
+    const found = await this.repository.contextWithAttempt(resultId, attempt);
     // Only a pending result of a running stage is sent: final ones never, and a `running` one has
     // evidently reached the task already (it called back), so a retry would only duplicate it.
-    if (!context || context.resultStatus !== 'pending' || context.stageStatus !== 'running') return;
-    const recorded = await this.repository.findAttempt(resultId, attempt);
-    if (recorded?.finished_at && recorded.outcome) {
+    if (!found || found.context.resultStatus !== 'pending' || found.context.stageStatus !== 'running') return;
+    const { context, recorded } = found;
+    if (recorded?.finishedAt && recorded.outcome) {
       // This attempt went out before a crash; only its consequences may be missing.
-      await this.afterAttempt(context, attempt, { outcome: recorded.outcome, httpStatus: recorded.http_status, error: recorded.error });
+      await this.afterAttempt(context, attempt, { outcome: recorded.outcome, httpStatus: recorded.httpStatus, error: recorded.error });
       return;
     }
     // One transaction (one commit) for the last look, the access token and the attempt record: a result
-    // that became final meanwhile is never sent.
+    // that became final meanwhile is never sent. The token is recorded only on a pending result, and that
+    // conditional write is the last look. It needs no stage lock: it does not change the status, and on
+    // PostgreSQL it waits for a finisher holding the result's row and then re-checks the status.
     const started = await this.db.transaction().execute(async (trx) => {
-      if ((await this.runner.lockedResult(trx, resultId))?.status !== 'pending') return undefined;
-      const token = await this.accessTokens.issue(trx, resultId, context.runId);
+      const token = await this.accessTokens.issueIfPending(trx, resultId, context.runId);
+      if (!token) return undefined;
       const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl, trx);
       return { token, attemptId };
     });
@@ -128,7 +130,7 @@ export class TaskDelivery {
   async callbackTimeout(resultId: string): Promise<void> {
     const limitMs = this.config.tasks.callbackTimeoutSeconds * 1000;
     const due = (updatedAt: string) => Date.now() >= Date.parse(updatedAt) + limitMs;
-    const outcome = await this.runner.finishResult(
+    const { outcome } = await this.runner.finishResult(
       resultId,
       'errored',
       { message: `No callback from the task within ${this.config.tasks.callbackTimeoutSeconds} s.` },

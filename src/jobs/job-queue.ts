@@ -54,22 +54,40 @@ export class JobQueue {
    * so a local wake-up sees the committed row.
    */
   async enqueue(executor: Executor, job: NewJob): Promise<void> {
+    await this.enqueueAll(executor, [job]);
+  }
+
+  /**
+   * `enqueue` for several jobs, in one INSERT (one round trip) for all that do not `replace`. Replacing
+   * jobs get a statement each: PostgreSQL refuses an ON CONFLICT DO UPDATE that meets its key twice.
+   */
+  async enqueueAll(executor: Executor, jobs: readonly NewJob[]): Promise<void> {
+    const kept = jobs.filter((job) => !job.replace);
+    if (kept.length > 0) await this.insert(executor, kept, false);
+    for (const job of jobs.filter((candidate) => candidate.replace)) await this.insert(executor, [job], true);
+    if (jobs.length > 0) setImmediate(this.onEnqueued);
+  }
+
+  private async insert(executor: Executor, jobs: readonly NewJob[], replace: boolean): Promise<void> {
     const now = nowIso();
-    let insert = executor.insertInto('jobs').values({
-      id: jobId(),
-      kind: job.kind,
-      payload: JSON.stringify(job.payload ?? null),
-      run_at: (job.runAt ?? new Date()).toISOString(),
-      attempts: 0,
-      locked_by: null,
-      locked_until: null,
-      dedupe_key: job.dedupeKey ?? null,
-      last_error: null,
-      created_at: now,
-    });
-    if (job.dedupeKey) {
+    let insert = executor.insertInto('jobs').values(
+      jobs.map((job) => ({
+        id: jobId(),
+        kind: job.kind,
+        payload: JSON.stringify(job.payload ?? null),
+        run_at: (job.runAt ?? new Date()).toISOString(),
+        attempts: 0,
+        locked_by: null,
+        locked_until: null,
+        dedupe_key: job.dedupeKey ?? null,
+        last_error: null,
+        created_at: now,
+      })),
+    );
+    // Rows without a key never conflict (NULLs are distinct), so one clause serves a mixed batch.
+    if (jobs.some((job) => job.dedupeKey)) {
       insert = insert.onConflict((oc) =>
-        job.replace
+        replace
           ? oc.column('dedupe_key').doUpdateSet((eb) => ({
               run_at: eb.ref('excluded.run_at'),
               payload: eb.ref('excluded.payload'),
@@ -81,7 +99,6 @@ export class JobQueue {
       );
     }
     await insert.execute();
-    setImmediate(this.onEnqueued);
   }
 
   /** Claims up to `limit` due jobs whose lease is free or expired; SKIP LOCKED lets nodes claim side by side. */

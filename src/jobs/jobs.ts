@@ -37,6 +37,11 @@ export class Jobs {
     return this.queue.enqueue(executor, job);
   }
 
+  /** Several jobs in one statement where possible (see JobQueue.enqueueAll). */
+  enqueueAll(executor: Executor, jobs: readonly NewJob[]): Promise<void> {
+    return this.queue.enqueueAll(executor, jobs);
+  }
+
   wake(): void {
     this.worker.wake();
   }

@@ -35,6 +35,19 @@ export function phasesAfter(runStatus: RunStatus, previous: Phases): Phases {
   };
 }
 
+/** The run statuses followRun reacts to; entering any other leaves both phases as they are. */
+const PHASE_MOVING_STATUSES: ReadonlySet<RunStatus> = new Set([
+  'plan_queued', 'planning', 'planned', 'planned_and_finished', 'apply_queued', 'applying', 'applied', 'errored', 'canceled', 'discarded',
+]);
+
+/**
+ * Whether entering `runStatus` may change a phase. When it cannot, a status change need not read the
+ * phases at all (run-transitions.ts); a unit test checks this against phasesAfter for every status.
+ */
+export function mayMovePhases(runStatus: RunStatus): boolean {
+  return PHASE_MOVING_STATUSES.has(runStatus);
+}
+
 function followRun(runStatus: RunStatus, previous: Phases): Phases {
   switch (runStatus) {
     case 'plan_queued':

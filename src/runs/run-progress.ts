@@ -4,11 +4,11 @@ import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import type { ExecutionContext, RunExecutor } from './executor.js';
+import type { ExecutionContext, PhaseOutcome, PlanOutcome, RunExecutor } from './executor.js';
 import { nextStep, runFacts, type RunSnapshot, type StageSnapshot } from './run-next-step.js';
-import { isRunStatus, transition, type RunStatus } from './run-state-machine.js';
+import { isRunStatus, transition, type RunFacts, type RunStatus } from './run-state-machine.js';
 import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions.js';
-import type { RunRow, RunsRepository } from './runs.repository.js';
+import type { PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 
 export const RUN_ADVANCE_JOB = 'run.advance';
@@ -17,6 +17,27 @@ export const RUN_ADVANCE_JOB = 'run.advance';
 export interface RunJobs {
   register(kind: string, handler: (payload: any) => Promise<void>): void;
   enqueue(executor: Executor, job: NewJob): Promise<void>;
+}
+
+/** A plan or apply to run next, with what was read before it (see RunProgress.execute). */
+interface Execution {
+  phase: 'plan' | 'apply';
+  run: RunRow;
+  stages: StageSnapshot[];
+  phases: PhaseCache;
+}
+
+/** A status change already decided (a phase's outcome) with what it writes on the plan or apply. */
+interface FirstStep {
+  to: RunStatus;
+  details: Partial<Record<PhaseTable, PhaseDetails>>;
+}
+
+/** What a batch of steps came to: the run waits, or `taken` steps were tried and maybe a plan or apply is next. */
+interface Batch {
+  waiting: boolean;
+  taken: number;
+  execute?: Execution;
 }
 
 /** Steps one job takes before handing the rest of the run to a fresh job (a bound, not an expected length). */
@@ -82,77 +103,125 @@ export class RunProgress {
 
   async advance(runId: string): Promise<void> {
     let budget = MAX_STEPS_PER_JOB;
-    while (budget > 0) {
-      const batch = await this.steps(runId, budget);
+    let batch = await this.steps(runId, budget);
+    for (;;) {
       if (batch.waiting) return;
       budget -= batch.taken;
+      if (budget <= 0) break;
+      batch = batch.execute ? await this.execute(batch.execute, budget) : await this.steps(runId, budget);
     }
     await this.enqueueAdvance(this.db, runId);
   }
 
   /** One step. 'moved' also when another worker moved the run first: the next step re-reads it. */
   async step(runId: string): Promise<'moved' | 'waiting'> {
-    return (await this.steps(runId, 1)).waiting ? 'waiting' : 'moved';
+    const batch = await this.steps(runId, 1);
+    if (batch.waiting) return 'waiting';
+    if (batch.execute) await this.execute(batch.execute, 1);
+    return 'moved';
   }
 
   /**
-   * Up to `maxSteps` steps. The steps that only write the database (status changes, stage starts) share
-   * one transaction, reading the run and its stages once: a run crosses several statuses in a row, and
-   * a transaction and two reads per status were most of its cost. A plan or apply runs outside any
-   * transaction and ends the batch. `taken` counts steps tried, including one another worker won.
+   * Up to `maxSteps` steps that only write the database (status changes, stage starts), in one
+   * transaction that reads the run and its stages once: a run crosses several statuses in a row, and a
+   * transaction and two reads per status were most of its cost. Ends before a plan or apply, which
+   * runs outside any transaction (`execute` in the answer).
    */
-  private async steps(runId: string, maxSteps: number): Promise<{ waiting: boolean; taken: number }> {
-    const batch = await this.db.transaction().execute(async (trx) => {
-      let run = await this.runs.findRun(runId, trx);
-      if (!run) return { waiting: true, taken: 0 }; // deleted with its workspace
-      if (!isRunStatus(run.status)) {
-        this.log.error({ runId, status: run.status }, 'run has an unknown status; leaving it alone');
+  private async steps(runId: string, maxSteps: number): Promise<Batch> {
+    return this.db.transaction().execute(async (trx): Promise<Batch> => {
+      const found = await this.runs.runWithStages(runId, trx);
+      if (!found) return { waiting: true, taken: 0 }; // deleted with its workspace
+      if (!isRunStatus(found.run.status)) {
+        this.log.error({ runId, status: found.run.status }, 'run has an unknown status; leaving it alone');
         return { waiting: true, taken: 0 };
       }
-      let stages = await this.runs.taskStagesOf(runId, trx);
-      const phases: PhaseCache = {};
-      for (let taken = 0; taken < maxSteps; ) {
-        const next = nextStep(runSnapshot(run), stages);
-        if (next.kind === 'wait') return { waiting: true, taken };
-        if (next.kind === 'execute-plan' || next.kind === 'execute-apply') return { waiting: false, taken, execute: { kind: next.kind, run, stages } };
-        const moved = await this.transitions.move(trx, run, next.to, {}, phases);
-        taken += 1;
-        if (!moved) return { waiting: false, taken }; // another worker moved it first: re-read in a new transaction
-        run = moved;
-        if (next.kind === 'enter-stage') {
-          await this.taskStages.start(trx, next.stageId);
-          stages = await this.runs.taskStagesOf(runId, trx);
-        }
-      }
-      return { waiting: false, taken: maxSteps };
+      return this.walk(trx, found.run, found.stages, {}, maxSteps);
     });
-    if (!('execute' in batch) || !batch.execute || batch.taken >= maxSteps) return batch;
-    const { kind, run, stages } = batch.execute;
-    await this.execute(kind === 'execute-plan' ? 'plan' : 'apply', run, stages);
-    return { waiting: false, taken: batch.taken + 1 };
   }
 
-  /** Runs the plan or apply outside any transaction, then records its outcome with the run's next status. */
-  private async execute(phase: 'plan' | 'apply', run: RunRow, stages: StageSnapshot[]): Promise<void> {
+  /**
+   * Takes up to `maxSteps` steps from `run` and `stages` as they stand in `trx`, after `first` if given
+   * (a phase's outcome, not counted). `taken` counts steps tried, including ones another worker won (the
+   * run is then re-read in a new transaction). Status changes in a row are written as one
+   * (RunTransitions.moveThrough); a stage start needs its status written first, as does the end of the walk.
+   */
+  private async walk(trx: Executor, run: RunRow, stages: StageSnapshot[], phases: PhaseCache, maxSteps: number, first?: FirstStep): Promise<Batch> {
+    let path: RunStatus[] = first ? [first.to] : [];
+    let details = first?.details ?? {};
+    /** Writes the statuses decided so far; false when another worker moved the run first. */
+    const flush = async (): Promise<boolean> => {
+      if (path.length === 0) return true;
+      const moved = await this.transitions.moveThrough(trx, run, path, details, phases);
+      path = [];
+      details = {};
+      if (moved) run = moved;
+      return moved !== undefined;
+    };
+    let taken = 0;
+    while (taken < maxSteps) {
+      const decided = path.length === 0 ? run : { ...run, status: path[path.length - 1]! };
+      const next = nextStep(runSnapshot(decided), stages);
+      if (next.kind === 'wait') return { waiting: await flush(), taken };
+      if (next.kind === 'execute-plan' || next.kind === 'execute-apply') {
+        if (!(await flush())) return { waiting: false, taken };
+        return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, stages, phases } };
+      }
+      path.push(next.to);
+      taken += 1;
+      if (next.kind !== 'enter-stage') continue;
+      if (!(await flush())) return { waiting: false, taken }; // another worker moved it first: re-read in a new transaction
+      const started = await this.taskStages.start(trx, next.stageId);
+      // Started: the stage is running now, as a re-read would say. Not started: find out why.
+      stages = started
+        ? stages.map((stage) => (stage.id === next.stageId ? { ...stage, status: 'running' } : stage))
+        : await this.runs.taskStagesOf(run.id, trx);
+    }
+    await flush(); // won or lost, the next batch re-reads the run
+    return { waiting: false, taken };
+  }
+
+  /**
+   * Runs the plan or apply outside any transaction, then records its outcome with the run's next status
+   * and, in the same transaction, takes the steps that follow (up to `budget` in all, this one included).
+   * The run, stages and phases read before the plan still hold when the outcome's compare-and-set wins:
+   * nothing changes a run's stages or phases without moving the run (phases: run-transitions.ts; stages:
+   * a start follows the run's own move, a close its cancel or discard), and a run never returns to a
+   * status it left.
+   */
+  private async execute({ phase, run, stages, phases }: Execution, budget: number): Promise<Batch> {
     const context = await this.executionContext(run);
     const outcome = phase === 'plan' ? await this.executor.plan(context) : await this.executor.apply(context);
     const facts = runFacts(runSnapshot(run), stages);
-    await this.db.transaction().execute(async (trx) => {
-      if (outcome.status === 'finished') {
-        const details: PhaseDetails = {
-          has_changes: outcome.hasChanges ? 1 : 0,
-          resource_additions: outcome.resourceAdditions,
-          resource_changes: outcome.resourceChanges,
-          resource_destructions: outcome.resourceDestructions,
-          ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { json_output: outcome.jsonOutput } : {}),
-        };
-        const to = transition(run.status as RunStatus, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
-        await this.transitions.move(trx, run, to, phase === 'plan' ? { plans: details } : { applies: details });
-      } else {
-        this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, `${phase} errored`);
-        await this.transitions.move(trx, run, transition(run.status as RunStatus, 'error', facts)!);
-      }
-    });
+    if (outcome.status !== 'finished') this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, `${phase} errored`);
+    const recorded = this.outcomeStep(run, phase, outcome, facts);
+    try {
+      return await this.db.transaction().execute(async (trx): Promise<Batch> => {
+        const after = await this.walk(trx, run, stages, phases, budget - 1, recorded);
+        return { ...after, taken: after.taken + 1 };
+      });
+    } catch (error) {
+      // The steps after the outcome failed and took the outcome with them: keep the outcome (as if they
+      // had been a transaction of their own), so the job's retry goes on from there instead of
+      // executing the phase again. Idempotent: a recorded outcome makes this compare-and-set fail. The
+      // phases are read again: the failed transaction may have moved the cached ones on. If this fails
+      // too, the job's retry executes the phase again, as after a crash (executor.ts allows for that).
+      await this.db.transaction().execute((trx) => this.transitions.move(trx, run, recorded.to, recorded.details)).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The run's status after the phase's outcome, with what the outcome writes on the phase. */
+  private outcomeStep(run: RunRow, phase: 'plan' | 'apply', outcome: PlanOutcome | PhaseOutcome, facts: RunFacts): FirstStep {
+    if (outcome.status !== 'finished') return { to: transition(run.status as RunStatus, 'error', facts)!, details: {} };
+    const details: PhaseDetails = {
+      has_changes: outcome.hasChanges ? 1 : 0,
+      resource_additions: outcome.resourceAdditions,
+      resource_changes: outcome.resourceChanges,
+      resource_destructions: outcome.resourceDestructions,
+      ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { json_output: outcome.jsonOutput } : {}),
+    };
+    const to = transition(run.status as RunStatus, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
+    return { to, details: phase === 'plan' ? { plans: details } : { applies: details } };
   }
 
   private async executionContext(run: RunRow): Promise<ExecutionContext> {

@@ -1,6 +1,6 @@
 import { nowIso } from '../clock.js';
 import type { Executor } from '../jobs/job-queue.js';
-import { phasesAfter, type PhaseStatus } from './phase-status.js';
+import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';
 import type { PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 
@@ -39,26 +39,54 @@ export class RunTransitions {
     details: Partial<Record<PhaseTable, PhaseDetails>> = {},
     phases: PhaseCache = {},
   ): Promise<RunRow | undefined> {
+    return this.moveThrough(executor, run, [to], details, phases);
+  }
+
+  /**
+   * `move` through several statuses in a row (each one allowed after the one before), written as one
+   * status change: one compare-and-set from `run.status` to the last, with a timestamp for every status
+   * passed, and each phase written at most once with the timestamps of every phase status it passed.
+   * Nobody outside the transaction could have seen the statuses in between anyway.
+   */
+  async moveThrough(
+    executor: Executor,
+    run: RunRow,
+    path: readonly RunStatus[],
+    details: Partial<Record<PhaseTable, PhaseDetails>> = {},
+    phases: PhaseCache = {},
+  ): Promise<RunRow | undefined> {
+    const to = path[path.length - 1];
+    if (!to) return run;
     const now = nowIso();
-    const timestamps = JSON.stringify({ ...JSON.parse(run.status_timestamps), [timestampKey(to)]: now });
+    const timestamps = JSON.stringify({ ...JSON.parse(run.status_timestamps), ...Object.fromEntries(path.map((status) => [timestampKey(status), now])) });
     if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now))) return undefined;
     const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now };
+    // Most stage steps (`post_plan_running`, `post_plan_completed`, …) leave the phases alone: no read.
+    if (!path.some(mayMovePhases) && !details.plans && !details.applies) return moved;
 
     if (!phases.plan || !phases.apply) Object.assign(phases, await this.runs.planAndApplyOf(run.id, executor));
     if (!phases.plan || !phases.apply) return moved;
-    const next = phasesAfter(to, { plan: phases.plan.status as PhaseStatus, apply: phases.apply.status as PhaseStatus });
-    phases.plan = await this.writePhase(executor, 'plans', phases.plan, next.plan, details.plans, now);
-    phases.apply = await this.writePhase(executor, 'applies', phases.apply, next.apply, details.applies, now);
+    let current = { plan: phases.plan.status as PhaseStatus, apply: phases.apply.status as PhaseStatus };
+    const passed: { plan: PhaseStatus[]; apply: PhaseStatus[] } = { plan: [], apply: [] };
+    for (const status of path) {
+      const next = phasesAfter(status, current);
+      if (next.plan !== current.plan) passed.plan.push(next.plan);
+      if (next.apply !== current.apply) passed.apply.push(next.apply);
+      current = next;
+    }
+    phases.plan = await this.writePhase(executor, 'plans', phases.plan, passed.plan, details.plans, now);
+    phases.apply = await this.writePhase(executor, 'applies', phases.apply, passed.apply, details.applies, now);
     return moved;
   }
 
-  /** Answers the row as written (unchanged when there was nothing to write). */
-  private async writePhase(executor: Executor, table: PhaseTable, row: PhaseRow, status: PhaseStatus, details: PhaseDetails | undefined, now: string): Promise<PhaseRow> {
-    if (status === row.status && !details) return row;
+  /** Answers the row as written (unchanged when there was nothing to write). `passed`: the statuses it went through, the last one kept. */
+  private async writePhase(executor: Executor, table: PhaseTable, row: PhaseRow, passed: readonly PhaseStatus[], details: PhaseDetails | undefined, now: string): Promise<PhaseRow> {
+    const status = passed[passed.length - 1];
+    if (!status && !details) return row;
     const changes: Parameters<RunsRepository['updatePhase']>[3] = { ...details, updated_at: now };
-    if (status !== row.status) {
+    if (status) {
       changes.status = status;
-      changes.status_timestamps = JSON.stringify({ ...JSON.parse(row.status_timestamps), [timestampKey(status)]: now });
+      changes.status_timestamps = JSON.stringify({ ...JSON.parse(row.status_timestamps), ...Object.fromEntries(passed.map((each) => [timestampKey(each), now])) });
     }
     await this.runs.updatePhase(executor, table, row.id, changes);
     return { ...row, ...changes };

@@ -5,6 +5,8 @@ import type { Database, PhasesTable, RunsTable, TaskResultsTable, TaskStagesTabl
 export type RunRow = RunsTable;
 export type PhaseRow = PhasesTable;
 export type PhaseTable = 'plans' | 'applies';
+/** What the run state machine needs of a task stage. */
+export type StageRow = Pick<TaskStagesTable, 'id' | 'stage' | 'status'>;
 
 const RUN_COLUMNS = [
   'runs.id', 'runs.workspace_id', 'runs.configuration_version_id', 'runs.status', 'runs.status_timestamps', 'runs.message',
@@ -68,8 +70,22 @@ export class RunsRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** findRun and taskStagesOf in one statement, for run progress. */
+  async runWithStages(runId: string, executor: Executor = this.db): Promise<{ run: RunRow; stages: StageRow[] } | undefined> {
+    const rows = await executor
+      .selectFrom('runs')
+      .leftJoin('task_stages as s', 's.run_id', 'runs.id')
+      .select([...RUN_COLUMNS, 's.id as stage_id', 's.stage as stage_name', 's.status as stage_status'])
+      .where('runs.id', '=', runId)
+      .execute();
+    if (rows.length === 0) return undefined;
+    const { stage_id: _id, stage_name: _stage, stage_status: _status, ...run } = rows[0]!;
+    const stages = rows.flatMap((row) => (row.stage_id && row.stage_name && row.stage_status ? [{ id: row.stage_id, stage: row.stage_name, status: row.stage_status }] : []));
+    return { run, stages };
+  }
+
   /** The run's task stages in run order (id, stage, status), for the run state machine. */
-  taskStagesOf(runId: string, executor: Executor = this.db): Promise<Array<Pick<TaskStagesTable, 'id' | 'stage' | 'status'>>> {
+  taskStagesOf(runId: string, executor: Executor = this.db): Promise<StageRow[]> {
     return executor.selectFrom('task_stages').select(['id', 'stage', 'status']).where('run_id', '=', runId).execute();
   }
 

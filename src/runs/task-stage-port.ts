@@ -8,8 +8,11 @@ import type { Executor } from '../jobs/job-queue.js';
  * a stage becomes passed, failed, errored, unreachable, canceled or awaiting_override.
  */
 export interface TaskStagePort {
-  /** The run has just entered this stage (`<stage>_running`): make the stage running and send its results' requests. */
-  start(executor: Executor, taskStageId: string): Promise<void>;
+  /**
+   * The run has just entered this stage (`<stage>_running`): make the stage running and send its results'
+   * requests. Answers whether it did; false when the stage was not pending (nothing was written).
+   */
+  start(executor: Executor, taskStageId: string): Promise<boolean>;
   /** The run is being canceled or discarded: close every open stage and result of it (CONTRACT 8). */
   closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void>;
 }

@@ -26,7 +26,8 @@ export interface StageSettledListener {
   onTaskStageSettled(runId: string, executor: Executor): Promise<void>;
 }
 
-export type FinishOutcome = 'changed' | 'final' | 'missing';
+/** What a finishing call did, with the result as it wrote it ('changed') or found it ('final'). */
+export type Finished = { outcome: 'changed' | 'final'; result: TaskResultRow } | { outcome: 'missing'; result?: undefined };
 
 export interface ResultReport {
   message?: string | null;
@@ -38,9 +39,10 @@ export interface ResultReport {
 /**
  * The life of a task stage after its creation: start (stage running, one delivery job per result),
  * results finishing (callbacks, delivery failures, timeouts), the stage settling by the pure rule of
- * stage-status.ts, overrides completing, and the run closing its open stages. Every write locks the
- * stage first and is conditional on the current status, so concurrent finishers and a restarted node
- * can neither change a final status nor settle a stage twice.
+ * stage-status.ts, overrides completing, and the run closing its open stages. Every write of a status
+ * or a deadline (a result's updated_at) locks the stage first and is conditional on the current status,
+ * so concurrent finishers and a restarted node can neither change a final status nor settle a stage
+ * twice. (Delivery's access token write is conditional only: it decides nothing about the stage.)
  */
 export class TaskStageRunner implements TaskStagePort {
   constructor(
@@ -53,35 +55,31 @@ export class TaskStageRunner implements TaskStagePort {
   ) {}
 
   /** Run progress entered the stage: `running` (with `running-at`) and a delivery per result, in the caller's transaction. */
-  async start(executor: Executor, taskStageId: string): Promise<void> {
+  async start(executor: Executor, taskStageId: string): Promise<boolean> {
     const stage = await this.stages.findStage(taskStageId, executor);
-    if (!stage) return;
+    if (!stage) return false;
     const now = nowIso();
     const started = await this.stages.updateStage(executor, stage.id, ['pending'], {
       status: 'running',
       status_timestamps: withTimestamp(stage.status_timestamps, 'running', now),
       updated_at: now,
     });
-    if (!started) return;
+    if (!started) return false;
     const results = await this.stages.resultsOfStages([stage.id], executor);
     const maxDurationAt = new Date(Date.parse(now) + this.tasks.maxDurationSeconds * 1000);
-    for (const result of results) {
-      await this.jobs.enqueue(executor, {
-        kind: JOB_KINDS.deliver,
-        payload: { resultId: result.id, attempt: 1 },
-        dedupeKey: `${JOB_KINDS.deliver}:${result.id}:1`,
-      });
-      await this.jobs.enqueue(executor, {
-        kind: JOB_KINDS.maxDuration,
-        payload: { resultId: result.id },
-        runAt: maxDurationAt,
-        dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}`,
-      });
-    }
+    // One INSERT for the whole stage: a delivery and a deadline per result.
+    await this.jobs.enqueueAll(
+      executor,
+      results.flatMap((result) => [
+        { kind: JOB_KINDS.deliver, payload: { resultId: result.id, attempt: 1 }, dedupeKey: `${JOB_KINDS.deliver}:${result.id}:1` },
+        { kind: JOB_KINDS.maxDuration, payload: { resultId: result.id }, runAt: maxDurationAt, dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}` },
+      ]),
+    );
     // Nothing to wait for; settle from a job rather than re-entering run progress from inside it.
     if (results.length === 0) {
       await this.jobs.enqueue(executor, { kind: JOB_KINDS.settle, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.settle}:${stage.id}` });
     }
+    return true;
   }
 
   /**
@@ -113,31 +111,35 @@ export class TaskStageRunner implements TaskStagePort {
   /**
    * Moves an open result to a final status (with message, url, outcomes) and settles its stage when that
    * was the last open result. `guard` sees the locked, fresh row and may decline (a timeout that was
-   * refreshed meanwhile). Returns whether this call wrote the final status.
+   * refreshed meanwhile). Answers whether this call wrote the final status, and the result as written.
    */
   async finishResult(
     resultId: string,
     to: Exclude<ResultStatus, 'pending' | 'running'>,
     report: ResultReport = {},
     guard?: (fresh: TaskResultRow) => boolean,
-  ): Promise<FinishOutcome> {
-    return this.db.transaction().execute(async (trx) => {
-      const fresh = await this.lockedResult(trx, resultId);
-      if (!fresh) return 'missing';
-      if (isFinalResultStatus(fresh.status)) return 'final';
-      if (guard && !guard(fresh)) return 'final';
+  ): Promise<Finished> {
+    return this.db.transaction().execute(async (trx): Promise<Finished> => {
+      const stage = await this.stages.lockedStageOfResult(trx, resultId);
+      // Read after the lock: every writer of their statuses holds it, so they stay as read until commit.
+      const results = stage ? await this.stages.resultsOfStages([stage.id], trx) : [];
+      const fresh = results.find((result) => result.id === resultId);
+      if (!stage || !fresh) return { outcome: 'missing' };
+      if (isFinalResultStatus(fresh.status)) return { outcome: 'final', result: fresh };
+      if (guard && !guard(fresh)) return { outcome: 'final', result: fresh };
       const now = nowIso();
-      const changed = await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, {
+      const changes = {
         status: to,
         status_timestamps: withTimestamp(fresh.status_timestamps, to, now),
         ...(report.message !== undefined ? { message: report.message } : {}),
         ...(report.url !== undefined ? { url: report.url } : {}),
         updated_at: now,
-      });
-      if (!changed) return 'final';
+      };
+      if (!(await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, changes))) return { outcome: 'final', result: fresh };
       if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
-      await this.settleStage(trx, fresh.task_stage_id);
-      return 'changed';
+      const written = { ...fresh, ...changes };
+      await this.settleStage(trx, stage, results.map((result) => (result.id === resultId ? written : result)));
+      return { outcome: 'changed', result: written };
     });
   }
 
@@ -145,30 +147,32 @@ export class TaskStageRunner implements TaskStagePort {
    * The task said it is working: `running` with `running-at`, message/url/outcomes if sent, and a fresh
    * callback deadline (a new timeout job keyed by the new update time; older ones find it moved).
    */
-  async markRunning(resultId: string, report: ResultReport = {}): Promise<FinishOutcome> {
-    return this.db.transaction().execute(async (trx) => {
+  async markRunning(resultId: string, report: ResultReport = {}): Promise<Finished> {
+    return this.db.transaction().execute(async (trx): Promise<Finished> => {
       const fresh = await this.lockedResult(trx, resultId);
-      if (!fresh) return 'missing';
-      if (isFinalResultStatus(fresh.status)) return 'final';
+      if (!fresh) return { outcome: 'missing' };
+      if (isFinalResultStatus(fresh.status)) return { outcome: 'final', result: fresh };
       const now = nowIso();
-      const changed = await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, {
+      const changes = {
         status: 'running',
         status_timestamps: withTimestamp(fresh.status_timestamps, 'running', now),
         ...(report.message !== undefined ? { message: report.message } : {}),
         ...(report.url !== undefined ? { url: report.url } : {}),
         updated_at: now,
-      });
-      if (!changed) return 'final';
+      };
+      if (!(await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, changes))) return { outcome: 'final', result: fresh };
       if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
       await this.scheduleCallbackTimeout(trx, resultId, now);
-      return 'changed';
+      return { outcome: 'changed', result: { ...fresh, ...changes } };
     });
   }
 
-  /** The task accepted the request: the callback deadline counts from now. Pass the caller's transaction. */
+  /**
+   * The task accepted the request: the callback deadline counts from now. Pass the caller's transaction.
+   * The update is conditional on an open status, so it needs no read first: a final result stays as it is.
+   */
   async markDelivered(trx: Executor, resultId: string): Promise<void> {
-    const fresh = await this.lockedResult(trx, resultId);
-    if (!fresh || isFinalResultStatus(fresh.status)) return;
+    await this.stages.lockStageOfResult(trx, resultId);
     const now = nowIso();
     if (await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, { updated_at: now })) {
       await this.scheduleCallbackTimeout(trx, resultId, now);
@@ -193,8 +197,7 @@ export class TaskStageRunner implements TaskStagePort {
    */
   async override(stageId: string, overriddenBy: string, comment: string | null): Promise<TaskStageRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      await this.stages.lockStage(trx, stageId);
-      const stage = await this.stages.findStage(stageId, trx);
+      const stage = await this.stages.lockedStage(trx, stageId);
       if (!stage || stage.status !== 'awaiting_override') return undefined;
       const now = nowIso();
       const changes = { status: 'running', status_timestamps: withTimestamp(stage.status_timestamps, 'running', now, true), updated_at: now };
@@ -214,8 +217,7 @@ export class TaskStageRunner implements TaskStagePort {
   /** Job: an overridden stage passes and the run goes on. Idempotent: only a running, overridden stage moves. */
   async completeOverride(stageId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await this.stages.lockStage(trx, stageId);
-      const stage = await this.stages.findStage(stageId, trx);
+      const stage = await this.stages.lockedStage(trx, stageId);
       if (!stage || stage.status !== 'running' || !(await this.stages.findOverride(stageId, trx))) return;
       const now = nowIso();
       const passed = await this.stages.updateStage(trx, stageId, ['running'], {
@@ -230,24 +232,25 @@ export class TaskStageRunner implements TaskStagePort {
   /** Job: re-derive a stage (a stage with no results). */
   async settle(stageId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await this.stages.lockStage(trx, stageId);
-      await this.settleStage(trx, stageId);
+      const stage = await this.stages.lockedStage(trx, stageId);
+      if (stage) await this.settleStage(trx, stage, await this.stages.resultsOfStages([stageId], trx));
     });
   }
 
-  /** With the stage locked: once every result is final, the stage takes the derived status and the run is told. */
-  private async settleStage(executor: Executor, stageId: string): Promise<void> {
-    const stage = await this.stages.findStage(stageId, executor);
-    if (!stage || stage.status !== 'running') return;
-    // An overridden stage is finished by completeOverride alone; its failed results must not send it back.
-    if (await this.stages.findOverride(stageId, executor)) return;
-    const results = await this.stages.resultsOfStages([stageId], executor);
+  /**
+   * With the stage locked (`stage` and `results` read after the lock, with this transaction's writes):
+   * once every result is final, the stage takes the derived status and the run is told.
+   */
+  private async settleStage(executor: Executor, stage: TaskStageRow, results: readonly TaskResultRow[]): Promise<void> {
+    if (stage.status !== 'running') return;
     const derived = deriveStageStatus(
       results.map((result) => ({ status: result.status as ResultStatus, enforcementLevel: result.enforcement_level as EnforcementLevel })),
     );
     if (derived === 'running') return;
+    // An overridden stage is finished by completeOverride alone; its failed results must not send it back.
+    if (await this.stages.findOverride(stage.id, executor)) return;
     const now = nowIso();
-    const settled = await this.stages.updateStage(executor, stageId, ['running'], {
+    const settled = await this.stages.updateStage(executor, stage.id, ['running'], {
       status: derived,
       status_timestamps: withTimestamp(stage.status_timestamps, derived, now),
       updated_at: now,
@@ -256,7 +259,7 @@ export class TaskStageRunner implements TaskStagePort {
   }
 
   /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */
-  async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
+  private async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
     await this.stages.lockStageOfResult(executor, resultId);
     return this.stages.findResult(resultId, executor);
   }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
@@ -84,7 +84,7 @@ export class TaskStagesRepository {
 
   /**
    * Takes the stage's row lock for the rest of the transaction (a no-op write, valid on both dialects):
-   * every writer of a stage or its results locks the stage first, so two results finishing at once are
+   * every writer of a stage or its results' statuses locks the stage first, so two results finishing at once are
    * serialized and the second one sees the first when it derives the stage's status.
    */
   async lockStage(executor: Executor, stageId: string): Promise<void> {
@@ -100,6 +100,35 @@ export class TaskStagesRepository {
       .set((eb) => ({ updated_at: eb.ref('updated_at') }))
       .where('id', '=', (eb) => eb.selectFrom('task_results').select('task_stage_id').where('task_results.id', '=', resultId))
       .execute();
+  }
+
+  /**
+   * lockStage that also answers the stage row, in one statement: on PostgreSQL `update … returning`
+   * answers the latest version, the one committed by whoever held the lock while this waited (a plain
+   * read in the same statement would answer the version of the statement's snapshot). SQLite needs no
+   * lock (see locksRows) and reads the row.
+   */
+  async lockedStage(executor: Executor, stageId: string): Promise<TaskStageRow | undefined> {
+    if (!this.locksRows) return this.findStage(stageId, executor);
+    return executor
+      .updateTable('task_stages')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', stageId)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** lockedStage for the stage of a result, found in the same statement (a result never changes stage). */
+  async lockedStageOfResult(executor: Executor, resultId: string): Promise<TaskStageRow | undefined> {
+    const stageOfResult = (eb: ExpressionBuilder<Database, 'task_stages'>) =>
+      eb.selectFrom('task_results').select('task_stage_id').where('task_results.id', '=', resultId);
+    if (!this.locksRows) return executor.selectFrom('task_stages').selectAll().where('id', '=', stageOfResult).executeTakeFirst();
+    return executor
+      .updateTable('task_stages')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', stageOfResult)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   async updateStage(

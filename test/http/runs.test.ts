@@ -12,6 +12,7 @@ import {
   waitForRunStatus,
 } from '../helpers/run-fixtures.js';
 import { createTestApp, startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const runBody = (workspaceId: string | undefined, attributes: Record<string, unknown> = {}, configurationVersionId?: string) => ({
   data: {
@@ -28,12 +29,20 @@ const runBody = (workspaceId: string | undefined, attributes: Record<string, unk
 class FakeTaskStages implements TaskStagePort {
   readonly started: Array<{ stageId: string; runStatusInTransaction: string | undefined }> = [];
   readonly closed: Array<{ runId: string; reason: string }> = [];
+  /** Workspaces whose stage starts throw (as a database error would), counting the tries. */
+  readonly failing = new Map<string, number>();
 
-  async start(executor: Executor, taskStageId: string): Promise<void> {
+  async start(executor: Executor, taskStageId: string): Promise<boolean> {
     const stage = await executor.selectFrom('task_stages').select('run_id').where('id', '=', taskStageId).executeTakeFirstOrThrow();
-    const run = await executor.selectFrom('runs').select('status').where('id', '=', stage.run_id).executeTakeFirst();
+    const run = await executor.selectFrom('runs').select(['status', 'workspace_id']).where('id', '=', stage.run_id).executeTakeFirst();
+    const tries = run && this.failing.get(run.workspace_id);
+    if (run && tries !== undefined) {
+      this.failing.set(run.workspace_id, tries + 1);
+      throw new Error('start failed');
+    }
     this.started.push({ stageId: taskStageId, runStatusInTransaction: run?.status });
     await executor.updateTable('task_stages').set({ status: 'running' }).where('id', '=', taskStageId).execute();
+    return true;
   }
 
   async closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void> {
@@ -98,6 +107,10 @@ for (const dialect of testDialects()) {
       assertStatus(apply, 200);
       assert.equal(apply.body.data.type, 'applies');
       assert.equal(apply.body.data.attributes.status, 'finished');
+      // Statuses passed in one transaction are written as one change, each with its timestamp.
+      for (const phase of [plan, apply]) {
+        assert.deepEqual(Object.keys(phase.body.data.attributes['status-timestamps']).sort(), ['finished-at', 'queued-at', 'running-at']);
+      }
       assertError(await org.owner.api.post(`/runs/${run.id}/actions/apply`), 409);
       assertError(await org.owner.api.post(`/runs/${run.id}/actions/discard`), 409);
       assertError(await org.owner.api.post(`/runs/${run.id}/actions/cancel`), 409);
@@ -413,6 +426,25 @@ for (const dialect of testDialects()) {
       assert.equal((await org.owner.api.get(`/runs/${runId}`)).body.data.attributes.status, 'post_plan_awaiting_decision');
       await settle(runId, stageIds.post_plan!, 'passed');
       await waitForRunStatus(org.owner.api, runId, 'applied');
+    });
+
+    it('a stage start failing after the plan keeps the plan\'s outcome: the retry enters the stage without planning again', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const task = await createRunTask(org.owner.api, org.name, mock.url);
+      await attachRunTask(org.owner.api, workspace.id, task.id, { stages: ['post_plan'], 'enforcement-level': 'mandatory' });
+      fake.failing.set(workspace.id, 0);
+      const run = await createRun(org.owner.api, workspace.id);
+      // Without the outcome kept, the run would stay `planning` until the retry planned again.
+      const planned = await waitForRunStatus(org.owner.api, run.data.id, 'planned');
+      await waitUntil(() => fake.failing.get(workspace.id)! >= 1, 5000, 'the start was tried');
+      const plan = (await org.owner.api.get(`/plans/${planned.relationships.plan.data.id}`)).body.data;
+      assert.equal(plan.attributes.status, 'finished');
+      const finishedAt = plan.attributes['status-timestamps']['finished-at'];
+      fake.failing.delete(workspace.id);
+      await waitForRunStatus(org.owner.api, run.data.id, 'post_plan_running');
+      const after = (await org.owner.api.get(`/plans/${planned.relationships.plan.data.id}`)).body.data;
+      assert.equal(after.attributes['status-timestamps']['finished-at'], finishedAt, 'the plan was not executed again');
     });
 
     it('an errored or unreachable stage errors the run', async () => {

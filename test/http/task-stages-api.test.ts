@@ -8,6 +8,7 @@ import {
   ScriptedTaskService, gatedWorkspace, sleep, stagesOf, startListeningApp, startRun, waitForStageStatus, HMAC_KEY,
 } from '../helpers/task-stage-scenario.js';
 import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -70,12 +71,14 @@ for (const dialect of testDialects()) {
       assert.equal(running.body.data.type, 'task-results');
       assert.equal(running.body.data.attributes.status, 'running');
       assert.match(running.body.data.attributes['status-timestamps']['running-at'], ISO_Z);
+      assert.deepEqual((await gated.api.get(`/task-results/${resultId}`)).body.data, running.body.data, 'the answer is the stored result');
       assert.equal((await gated.api.get(`/task-stages/${stageId}`)).body.data.attributes.status, 'running');
 
       const passed = await callback.patch(path, callbackBody('passed', { message: 'fine', url: 'https://x.example/1' }));
       assert.equal(passed.status, 200, passed.text);
       assert.equal(passed.body.data.attributes.status, 'passed');
       assert.equal(passed.body.data.attributes.url, 'https://x.example/1');
+      assert.deepEqual((await gated.api.get(`/task-results/${resultId}`)).body.data, passed.body.data, 'the answer is the stored result');
       const timestamps = passed.body.data.attributes['status-timestamps'];
       assert.deepEqual(Object.keys(timestamps).sort(), ['passed-at', 'running-at']);
       await waitForStageStatus(gated.api, stageId, 'passed');
@@ -104,6 +107,28 @@ for (const dialect of testDialects()) {
       assert.equal((await gated.api.get(`/task-results/${resultId}`)).body.data.attributes.status, 'passed');
     });
 
+    it('a delivery job run again after its request went out sends nothing more, a later attempt is sent', async () => {
+      const { resultId } = await openResult();
+      const attempts = () => ctx.handle.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).orderBy('attempt').execute();
+      await waitUntil(async () => (await attempts())[0]?.finished_at != null);
+      const [first] = await attempts();
+      assert.equal(first!.outcome, 'accepted');
+      const requests = service.deliveries(resultId).length;
+      const before = await ctx.handle.db.selectFrom('task_results').select('updated_at').where('id', '=', resultId).executeTakeFirstOrThrow();
+      await sleep(5);
+
+      // As after a crash between the request and the job's deletion: the recorded attempt's consequence only.
+      await ctx.services.taskDelivery.deliver(resultId, 1);
+      assert.equal(service.deliveries(resultId).length, requests, 'the recorded attempt is not sent again');
+      assert.deepEqual(await attempts(), [first]);
+      const after = await ctx.handle.db.selectFrom('task_results').select('updated_at').where('id', '=', resultId).executeTakeFirstOrThrow();
+      assert.ok(after.updated_at > before.updated_at, 'the callback deadline counts from the recorded acceptance again');
+
+      await ctx.services.taskDelivery.deliver(resultId, 2);
+      assert.equal(service.deliveries(resultId).length, requests + 1, 'an attempt not recorded yet goes out');
+      assert.deepEqual((await attempts()).map((attempt) => [attempt.attempt, attempt.outcome]), [[1, 'accepted'], [2, 'accepted']]);
+    });
+
     it('a final result is never sent again nor rewritten, whatever jobs run late', async () => {
       const { resultId, stageId, callback, gated } = await openResult();
       assert.equal((await callback.patch(`/task-results/${resultId}/callback`, callbackBody('failed'))).status, 200);
@@ -118,7 +143,7 @@ for (const dialect of testDialects()) {
       await ctx.services.taskDelivery.deliver(resultId, 1);
       await ctx.services.taskDelivery.callbackTimeout(resultId);
       await ctx.services.taskDelivery.maxDuration(resultId);
-      assert.equal(await ctx.services.taskStageRunner.finishResult(resultId, 'errored'), 'final');
+      assert.equal((await ctx.services.taskStageRunner.finishResult(resultId, 'errored')).outcome, 'final');
       await ctx.services.taskStageRunner.completeOverride(stageId);
       await ctx.services.taskStageRunner.settle(stageId);
 

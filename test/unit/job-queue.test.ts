@@ -78,6 +78,23 @@ for (const dialect of testDialects()) {
       assert.ok(ranAt[0]! - start >= 390, `ran after ${ranAt[0]! - start} ms`);
     });
 
+    it('enqueueAll inserts several jobs at once, skipping keys already queued and replacing only with replace', async () => {
+      const jobs = makeJobs();
+      const far = new Date(Date.now() + 60_000);
+      await jobs.enqueue(handle.db, { kind: 'test.batch', payload: { v: 'old' }, runAt: far, dedupeKey: 'b1' });
+      await jobs.enqueue(handle.db, { kind: 'test.batch', payload: { v: 'old' }, runAt: far, dedupeKey: 'b3' });
+      await jobs.enqueueAll(handle.db, [
+        { kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b1' },
+        { kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b2' },
+        { kind: 'test.batch', payload: { v: 'new' }, runAt: far },
+        { kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b3', replace: true },
+      ]);
+      const rows = await handle.db.selectFrom('jobs').select(['dedupe_key', 'payload']).where('kind', '=', 'test.batch').execute();
+      const byKey = Object.fromEntries(rows.map((row) => [row.dedupe_key ?? 'none', JSON.parse(row.payload).v]));
+      assert.deepEqual(byKey, { b1: 'old', b2: 'new', none: 'new', b3: 'new' });
+      await handle.db.deleteFrom('jobs').where('kind', '=', 'test.batch').execute();
+    });
+
     it('retries a handler that throws', async () => {
       const jobs = makeJobs();
       let calls = 0;

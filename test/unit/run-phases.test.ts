@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PHASE_STATUSES, phasesAfter, type PhaseStatus } from '../../src/runs/phase-status.js';
+import { PHASE_STATUSES, mayMovePhases, phasesAfter, type PhaseStatus } from '../../src/runs/phase-status.js';
 import { RUN_STATUSES } from '../../src/runs/run-state-machine.js';
 import { timestampKey } from '../../src/runs/run-transitions.js';
 
@@ -26,6 +26,17 @@ describe('plan and apply follow their run', () => {
     assert.deepEqual(phasesAfter('canceled', { plan: 'finished', apply: 'running' }), { plan: 'finished', apply: 'canceled' });
     assert.deepEqual(phasesAfter('discarded', { plan: 'pending', apply: 'pending' }), { plan: 'unreachable', apply: 'unreachable' });
     assert.deepEqual(phasesAfter('discarded', { plan: 'finished', apply: 'pending' }), { plan: 'finished', apply: 'unreachable' });
+  });
+
+  it('mayMovePhases is false only for run statuses that leave every pair of phases as it is', () => {
+    for (const status of RUN_STATUSES) {
+      if (mayMovePhases(status)) continue;
+      for (const plan of PHASE_STATUSES) {
+        for (const apply of PHASE_STATUSES) assert.deepEqual(phasesAfter(status, { plan, apply }), { plan, apply }, `${status} ${plan}/${apply}`);
+      }
+    }
+    assert.equal(mayMovePhases('post_plan_completed'), false);
+    assert.equal(mayMovePhases('planned'), true);
   });
 
   it('a final phase never changes again, whatever the run does', () => {
