@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
@@ -9,6 +9,14 @@ export type OutcomeRow = TaskResultOutcomesTable;
 export type OverrideRow = TaskStageOverridesTable;
 
 const STAGE_ORDER = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
+
+/** Names one task stage inside a statement on `task_stages`: by its id, or as the stage of a result. */
+type StageSelector = (eb: ExpressionBuilder<Database, 'task_stages'>) => Expression<string>;
+
+const stageWithId = (stageId: string): StageSelector => (eb) => eb.val(stageId);
+
+const stageOfResult = (resultId: string): StageSelector => (eb) =>
+  eb.selectFrom('task_results').select('task_stage_id').where('task_results.id', '=', resultId).$asScalar();
 
 /** Where a run lives: enough to enter its organization and check the caller. */
 export interface RunPlace {
@@ -88,18 +96,12 @@ export class TaskStagesRepository {
    * serialized and the second one sees the first when it derives the stage's status.
    */
   async lockStage(executor: Executor, stageId: string): Promise<void> {
-    if (!this.locksRows) return;
-    await executor.updateTable('task_stages').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', stageId).execute();
+    if (this.locksRows) await this.lockingWrite(executor, stageWithId(stageId)).execute();
   }
 
-  /** lockStage for the stage of a result, found in the same statement. */
+  /** lockStage for the stage of a result, found in the same statement (a result never changes stage). */
   async lockStageOfResult(executor: Executor, resultId: string): Promise<void> {
-    if (!this.locksRows) return;
-    await executor
-      .updateTable('task_stages')
-      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-      .where('id', '=', (eb) => eb.selectFrom('task_results').select('task_stage_id').where('task_results.id', '=', resultId))
-      .execute();
+    if (this.locksRows) await this.lockingWrite(executor, stageOfResult(resultId)).execute();
   }
 
   /**
@@ -108,27 +110,26 @@ export class TaskStagesRepository {
    * read in the same statement would answer the version of the statement's snapshot). SQLite needs no
    * lock (see locksRows) and reads the row.
    */
-  async lockedStage(executor: Executor, stageId: string): Promise<TaskStageRow | undefined> {
-    if (!this.locksRows) return this.findStage(stageId, executor);
-    return executor
-      .updateTable('task_stages')
-      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-      .where('id', '=', stageId)
-      .returningAll()
-      .executeTakeFirst();
+  lockedStage(executor: Executor, stageId: string): Promise<TaskStageRow | undefined> {
+    return this.locked(executor, stageWithId(stageId));
   }
 
-  /** lockedStage for the stage of a result, found in the same statement (a result never changes stage). */
-  async lockedStageOfResult(executor: Executor, resultId: string): Promise<TaskStageRow | undefined> {
-    const stageOfResult = (eb: ExpressionBuilder<Database, 'task_stages'>) =>
-      eb.selectFrom('task_results').select('task_stage_id').where('task_results.id', '=', resultId);
-    if (!this.locksRows) return executor.selectFrom('task_stages').selectAll().where('id', '=', stageOfResult).executeTakeFirst();
+  /** lockedStage for the stage of a result. */
+  lockedStageOfResult(executor: Executor, resultId: string): Promise<TaskStageRow | undefined> {
+    return this.locked(executor, stageOfResult(resultId));
+  }
+
+  private locked(executor: Executor, stage: StageSelector): Promise<TaskStageRow | undefined> {
+    if (!this.locksRows) return executor.selectFrom('task_stages').selectAll().where('id', '=', stage).executeTakeFirst();
+    return this.lockingWrite(executor, stage).returningAll().executeTakeFirst();
+  }
+
+  /** The no-op write whose row lock serializes a stage's writers. */
+  private lockingWrite(executor: Executor, stage: StageSelector) {
     return executor
       .updateTable('task_stages')
       .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-      .where('id', '=', stageOfResult)
-      .returningAll()
-      .executeTakeFirst();
+      .where('id', '=', stage);
   }
 
   async updateStage(
