@@ -24,14 +24,10 @@ export interface AccessTokenGrant {
 export class TaskResultTokens {
   constructor(private readonly repository: DeliveryRepository) {}
 
-  /** A new token for one attempt; only its digest is written. */
-  async issue(executor: Executor, taskResultId: string, runId: string): Promise<string> {
-    const token = generateAccessToken();
-    await this.repository.insertAccessToken(executor, hashToken(token), taskResultId, runId);
-    return token;
-  }
-
-  /** `issue` for a result that is still pending, in one statement less than a read and `issue`; undefined when it is not. */
+  /**
+   * A new token for one attempt at a result that is still pending (only its digest is written); undefined
+   * when the result is no longer pending, and then nothing is written.
+   */
   async issueIfPending(executor: Executor, taskResultId: string, runId: string): Promise<string | undefined> {
     const token = generateAccessToken();
     return (await this.repository.insertAccessTokenIfPending(executor, hashToken(token), taskResultId, runId)) ? token : undefined;

@@ -171,15 +171,10 @@ export class DeliveryRepository {
       .execute();
   }
 
-  /** Stores the digest (the newest also on the result row); the token itself is never written. */
-  async insertAccessToken(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<void> {
-    await this.insertTokenRow(executor, tokenHash, resultId, runId);
-    await executor.updateTable('task_results').set({ access_token_hash: tokenHash }).where('id', '=', resultId).execute();
-  }
-
   /**
-   * insertAccessToken for a result that is still `pending`, else nothing is written and the answer is
-   * false. The result row is written first, conditionally, so that write is also the status check.
+   * Stores the digest of a new token (the newest also on the result row; the token itself is never
+   * written) for a result that is still `pending`; else nothing is written and the answer is false. The
+   * result row is written first, conditionally, so that write is also the status check.
    */
   async insertAccessTokenIfPending(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<boolean> {
     const updated = await executor
@@ -189,15 +184,11 @@ export class DeliveryRepository {
       .where('status', '=', 'pending')
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return false;
-    await this.insertTokenRow(executor, tokenHash, resultId, runId);
-    return true;
-  }
-
-  private async insertTokenRow(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<void> {
     await executor
       .insertInto('task_result_access_tokens')
       .values({ token_hash: tokenHash, task_result_id: resultId, run_id: runId, created_at: nowIso() })
       .execute();
+    return true;
   }
 
   findAccessToken(tokenHash: string): Promise<{ token_hash: string; task_result_id: string; run_id: string; result_status: string } | undefined> {

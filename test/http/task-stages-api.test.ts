@@ -96,7 +96,8 @@ for (const dialect of testDialects()) {
     it('an earlier attempt\'s token still works for the callback (the service may have received it)', async () => {
       const { resultId, token, gated } = await openResult();
       // Issue a second token as a retry would; the first must stay valid.
-      const second = await ctx.services.taskAccessTokens.issue(ctx.handle.db, resultId, 'run-x');
+      const second = await ctx.services.taskAccessTokens.issueIfPending(ctx.handle.db, resultId, 'run-x');
+      assert.ok(second, 'the result is still pending');
       assert.notEqual(second, token);
       assert.equal((await ctx.services.taskAccessTokens.grantOf(token))?.taskResultId, resultId);
       assert.equal((await ctx.services.taskAccessTokens.grantOf(second))?.taskResultId, resultId);
