@@ -33,14 +33,27 @@ export class VersionedCache<V> {
   async get(key: string, compute: () => Promise<V | undefined>): Promise<V | undefined> {
     const version = this.version?.();
     if (version === undefined) return compute();
-    const entry = this.entries.get(key);
-    if (entry && entry.version === version && performance.now() - entry.storedAt < this.maxAgeMs) return entry.value;
-    const storedAt = performance.now();
+    const hit = this.peek(key, version);
+    if (hit !== undefined) return hit;
+    const since = performance.now();
     const value = await compute();
-    if (value === undefined) return value;
-    if (entry) this.entries.delete(key);
-    else if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { version, storedAt, value });
+    if (value !== undefined) this.remember(key, version, value, since);
     return value;
+  }
+
+  /** The value stored for `key` under exactly `version`, while younger than the maximum age. */
+  peek(key: string, version: string): V | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.version === version && performance.now() - entry.storedAt < this.maxAgeMs ? entry.value : undefined;
+  }
+
+  /**
+   * Stores a value computed under `version` (read before computing); its age counts from `since`, when
+   * computing began. For callers that compute outside `get` (http/response-cache.ts).
+   */
+  remember(key: string, version: string, value: V, since: number = performance.now()): void {
+    if (this.entries.has(key)) this.entries.delete(key);
+    else if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { version, storedAt: since, value });
   }
 }

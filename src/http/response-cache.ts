@@ -1,12 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { VersionedCache } from '../db/versioned-cache.js';
 import type { Principal } from '../identity/principal.js';
 import './fastify-types.js';
 
 interface CachedResponse {
-  /** The database change version the response was computed at. */
-  version: string;
-  storedAt: number;
   principal: Principal;
   contentType: string;
   body: string;
@@ -14,7 +12,10 @@ interface CachedResponse {
 
 interface CacheState {
   key: string;
+  /** The database change version when the request arrived: a response computed now is stored under it. */
   version: string;
+  /** When the request arrived (performance.now()): the age of a response stored now counts from it. */
+  since: number;
   hit?: CachedResponse;
 }
 
@@ -49,9 +50,7 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   registerHitHandler(): void;
 } {
   const { changeVersion } = options;
-  const maxEntries = options.maxEntries ?? 5000;
-  const maxAgeMs = options.maxAgeMs ?? 1000;
-  const entries = new Map<string, CachedResponse>();
+  const entries = new VersionedCache<CachedResponse>(changeVersion, { maxEntries: options.maxEntries, maxAgeMs: options.maxAgeMs });
   app.decorateRequest('responseCache', null);
   if (!changeVersion) return { cachedPrincipal: () => undefined, registerHitHandler: () => {} };
 
@@ -61,23 +60,15 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
     const key = `${createHash('sha256').update(authorization).digest('base64')} ${request.url}`;
     const version = changeVersion();
     if (version === undefined) return;
-    const entry = entries.get(key);
-    const fresh = entry && entry.version === version && Date.now() - entry.storedAt < maxAgeMs;
-    request.responseCache = { key, version, hit: fresh ? entry : undefined };
+    request.responseCache = { key, version, since: performance.now(), hit: entries.peek(key, version) };
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     const state = request.responseCache;
     if (!state || state.hit || reply.statusCode !== 200 || typeof payload !== 'string' || payload.length > MAX_BODY) return payload;
     if (!request.principal) return payload;
-    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-    entries.set(state.key, {
-      version: state.version,
-      storedAt: Date.now(),
-      principal: request.principal,
-      contentType: String(reply.getHeader('content-type') ?? 'application/vnd.api+json'),
-      body: payload,
-    });
+    const response = { principal: request.principal, contentType: String(reply.getHeader('content-type') ?? 'application/vnd.api+json'), body: payload };
+    entries.remember(state.key, state.version, response, state.since);
     return payload;
   });
 

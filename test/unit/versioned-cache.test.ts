@@ -64,4 +64,13 @@ describe('versioned cache', () => {
     assert.equal(await small.get('two', keys.compute), 'value 2');
     assert.equal(await small.get('one', keys.compute), 'value 4', 'the oldest entry was dropped');
   });
+
+  it('peek answers what remember stored under that exact version, aged from when computing began', () => {
+    const cache = new VersionedCache<string>(undefined, { maxAgeMs: 1000 });
+    cache.remember('k', 'v1', 'stored');
+    assert.equal(cache.peek('k', 'v1'), 'stored');
+    assert.equal(cache.peek('k', 'v2'), undefined, 'another version');
+    cache.remember('old', 'v1', 'began long ago', performance.now() - 2000);
+    assert.equal(cache.peek('old', 'v1'), undefined, 'older than the maximum age from its start');
+  });
 });
