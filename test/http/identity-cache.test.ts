@@ -21,12 +21,18 @@ describe(`cached identities are never stale (${dialect})`, () => {
   const createTeamAs = (api: ApiClient, org: TestOrganization) =>
     api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: unique('t') } } });
 
-  it('a member whose team loses manage-teams can no longer create teams', async () => {
+  /** A member of a team that may manage teams, who has just created one (so their standing is cached). */
+  const teamManager = async () => {
     const org = await createOrganization(ctx);
     const managers = await createTeam(ctx, org, { 'organization-access': { 'manage-membership': true, 'manage-teams': true } });
     const member = await addMember(ctx, org);
     await addToTeam(org, managers.id, member.username);
     assert.equal((await createTeamAs(member.api, org)).status, 200);
+    return { org, managers, member };
+  };
+
+  it('a member whose team loses manage-teams can no longer create teams', async () => {
+    const { org, managers, member } = await teamManager();
     assert.equal((await createTeamAs(member.api, org)).status, 200);
     const lowered = await org.owner.api.patch(`/teams/${managers.id}`, {
       data: { type: 'teams', attributes: { 'organization-access': { 'manage-teams': false } } },
@@ -36,11 +42,7 @@ describe(`cached identities are never stale (${dialect})`, () => {
   });
 
   it('a user removed from the organization is refused at once', async () => {
-    const org = await createOrganization(ctx);
-    const managers = await createTeam(ctx, org, { 'organization-access': { 'manage-membership': true, 'manage-teams': true } });
-    const member = await addMember(ctx, org);
-    await addToTeam(org, managers.id, member.username);
-    assert.equal((await createTeamAs(member.api, org)).status, 200);
+    const { org, member } = await teamManager();
     assert.equal((await org.owner.api.delete(`/organization-memberships/${member.membershipId}`)).status, 204);
     assert.equal((await createTeamAs(member.api, org)).status, 404);
   });
