@@ -90,7 +90,7 @@ async function createScenario(
   databaseUrl: string,
   server: ServerProcess,
   seeded: Seeded,
-  databaseCpu: (() => number) | undefined,
+  databaseCpuMs: (() => number) | undefined,
 ): Promise<void> {
   const headers = { authorization: `Bearer ${seeded.ownerToken}`, 'content-type': 'application/vnd.api+json' };
   let counter = 0;
@@ -105,7 +105,7 @@ async function createScenario(
       settings.rounds,
       { ...common, url: `${server.url}/api/v2/organizations/${seeded.organization}/teams` },
       { ...common, url: `${baseline.url}/insert` },
-      { target: { server: server.cpuMs, database: databaseCpu }, baseline: { server: baseline.cpuMs, database: databaseCpu } },
+      { target: { server: server.cpuMs, database: databaseCpuMs }, baseline: { server: baseline.cpuMs, database: databaseCpuMs } },
     );
     rows.push({
       scenario: 'POST /organizations/:org/teams',
@@ -161,9 +161,10 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
       ['… with filter[names]=', `/api/v2/organizations/${org}/teams?filter%5Bnames%5D=${seeded.sampleTeamName},team-000001`, 0.3],
     ];
     for (const [name, path, ratio, p99] of reads) if (wanted(name)) await readScenario(name, dialect, server, seeded, path, ratio, p99);
-    if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded, databases.cpuProbe(dialect));
+    const databaseCpuMs = databases.cpuProbe(dialect);
+    if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded, databaseCpuMs);
     for (const scenario of extraScenarios) {
-      if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows, databaseCpuMs: databases.cpuProbe(dialect) });
+      if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows, databaseCpuMs });
     }
   } finally {
     await server.kill('SIGTERM');
