@@ -69,13 +69,18 @@ async function readScenario(
   const baseline = await startBaselineProcess('static', recorded);
   try {
     const common = { connections: settings.connections, durationSeconds: settings.duration, headers };
-    const result = await paired(settings.rounds, { ...common, url: `${server.url}${path}` }, { ...common, url: `${baseline.url}${path}` });
+    const result = await paired(
+      settings.rounds,
+      { ...common, url: `${server.url}${path}` },
+      { ...common, url: `${baseline.url}${path}` },
+      { target: { server: server.cpuMs }, baseline: { server: baseline.cpuMs } },
+    );
     const p99Met = maxP99 === undefined || result.target.p99 <= maxP99;
     rows.push({
       scenario: name,
       dialect,
-      measured: `${fmt(result.target.rps)} req/s, p50 ${result.target.p50} ms, p99 ${result.target.p99} ms`,
-      baseline: `${fmt(result.baseline.rps)} req/s, p99 ${result.baseline.p99} ms`,
+      measured: `${fmt(result.target.rps)} req/s, p50 ${result.target.p50} ms, p99 ${result.target.p99} ms; CPU per request: ${cpuText(result.target.cpu)}`,
+      baseline: `${fmt(result.baseline.rps)} req/s, p99 ${result.baseline.p99} ms; CPU per request: ${cpuText(result.baseline.cpu)}`,
       ratio: `${fmt(result.ratio, 2)}×`,
       target: `≥ ${minRatio}×${maxP99 !== undefined ? `, p99 ≤ ${maxP99} ms` : ''}`,
       met: result.ratio >= minRatio && p99Met && result.failures === 0,
