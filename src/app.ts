@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
+import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/errors.js';
 import './http/fastify-types.js';
@@ -12,7 +13,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { registerResponseCache } from './http/response-cache.js';
 import { bearerToken } from './identity/authenticate.js';
 import { healthRoutes } from './ops/health.routes.js';
-import { registerMetrics } from './ops/metrics.js';
+import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './routes.js';
 import { VERSION } from './version.js';
@@ -31,6 +32,7 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Builds the whole HTTP application over an open, migrated database. Used by main and by tests. */
 export async function buildApp(options: BuildOptions): Promise<{ app: App; services: Services }> {
   const { config, handle } = options;
+  let answerEarly: EarlyAnswer | undefined;
   const app = Fastify({
     logger:
       options.logger === undefined
@@ -49,6 +51,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
     return503OnClosing: true,
+    serverFactory: answeringFirstServer(() => answerEarly),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = createServices(handle, config, app.log);
@@ -69,7 +72,14 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     },
   });
 
-  const responseCache = registerResponseCache(app, { changeVersion: handle.changeVersion });
+  const metrics = createMetrics(app);
+  const responseCache = registerResponseCache(app, {
+    changeVersion: handle.changeVersion,
+    onHit: metrics.observeCacheHit,
+    // With a rate limit or request logs, every request must pass Fastify's hooks; without, a cache hit need not.
+    answerEarly: config.rateLimit <= 0 && !requestLogsEnabled(app),
+  });
+  answerEarly = responseCache.answerEarly;
   // Authentication runs first on every non-public route; the rate limit then counts per principal.
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public || !request.url.startsWith('/api/v2/')) return;
@@ -78,7 +88,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   await registerRateLimit(app, config.rateLimit);
   responseCache.registerHitHandler();
 
-  registerMetrics(app);
+  registerMetricsRoute(app, metrics);
   await app.register(healthRoutes, { handle, rateLimit: config.rateLimit });
   await app.register(async (api) => registerApiRoutes(api, services), { prefix: '/api/v2' });
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
@@ -88,4 +98,11 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   // Workers start after every route module registered its job handlers.
   if (config.jobs.enabled) services.jobs.start();
   return { app, services };
+}
+
+/** Whether Fastify logs every request (it does at level info and below). */
+function requestLogsEnabled(app: App): boolean {
+  const levels: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+  const level = (app.log as { level?: string }).level;
+  return level !== undefined && (levels[level] ?? 0) <= levels.info!;
 }

@@ -1,8 +1,19 @@
 import type { FastifyInstance } from 'fastify';
+import type { CacheHit } from '../http/response-cache.js';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Prometheus metrics for one app instance (a registry of its own, so tests can build many apps). */
-export function registerMetrics(app: FastifyInstance): Registry {
+export interface Metrics {
+  registry: Registry;
+  /** Counts a cache hit; `early`: answered before Fastify, whose hooks then count nothing, so this does. */
+  observeCacheHit(hit: CacheHit): void;
+}
+
+/**
+ * Prometheus metrics for one app instance (a registry of its own, so tests can build many apps): the
+ * counters and the hook that feeds them. The `/metrics` route comes apart (`registerMetricsRoute`), so that
+ * it can be registered after the rate limit while the response cache gets these counters before.
+ */
+export function createMetrics(app: FastifyInstance): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -18,14 +29,31 @@ export function registerMetrics(app: FastifyInstance): Registry {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     registers: [registry],
   });
+  const cacheHits = new Counter({
+    name: 'teamstage_response_cache_hits_total',
+    help: 'GET requests answered from the response cache, by whether they were answered before Fastify',
+    labelNames: ['early'],
+    registers: [registry],
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
+  return {
+    registry,
+    observeCacheHit(hit) {
+      cacheHits.inc({ early: String(hit.early) });
+      if (!hit.early) return; // the hook above counts it
+      requests.inc({ method: 'GET', route: hit.route, status: '200' });
+      duration.observe({ method: 'GET', route: hit.route }, hit.seconds);
+    },
+  };
+}
+
+export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    reply.type(registry.contentType);
-    return registry.metrics();
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
   });
-  return registry;
 }

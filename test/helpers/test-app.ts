@@ -64,8 +64,13 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+export interface TestAppOptions extends DatabaseOptions {
+  /** pino options for the app's logger; by default the app logs nothing. */
+  logger?: Record<string, unknown>;
+}
+
 /** The whole application over a fresh database, with a known site token and no rate limit unless asked. */
-export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, options: DatabaseOptions = {}): Promise<TestContext> {
+export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
   const database = await freshDatabaseUrl(dialect, options);
   const siteToken = `site-${randomBytes(24).toString('hex')}`;
   const config = loadConfig({
@@ -80,7 +85,7 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
   await joinAndMigrate(handle);
   handle.loneNode?.start();
   await ensureSiteToken(new TokensRepository(handle.db), { configured: siteToken, dataDir: config.dataDir });
-  const { app, services } = await buildApp({ config, handle, logger: false });
+  const { app, services } = await buildApp({ config, handle, logger: options.logger ?? false });
   return {
     app,
     services,
