@@ -14,7 +14,8 @@ import { recordResponse } from './baseline-server.js';
 import { startBaselineProcess } from './baseline-process.js';
 import { BenchDatabases } from './environment.js';
 import { HttpClient } from '../test/helpers/http-client.js';
-import { load, median, paired, type CpuPerRequest } from './measure.js';
+import { load, median, paired } from './measure.js';
+import { cpuText, fmt, readRow } from './read-row.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
 import './task-scenarios.js';
@@ -53,42 +54,6 @@ const rows: Row[] = new Proxy([] as Row[], {
 });
 /** Rows measured in a non-default mode (`sqlite, synchronous=FULL`) only show what the default gains. */
 const verdict = (row: Row, yes: string, no: string) => (row.dialect.includes('synchronous=') ? 'comparison' : row.met ? yes : no);
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-async function readScenario(
-  name: string,
-  dialect: Dialect,
-  server: ServerProcess,
-  seeded: Seeded,
-  path: string,
-  minRatio: number,
-  maxP99?: number,
-): Promise<void> {
-  const headers = { authorization: `Bearer ${seeded.ownerToken}` };
-  const recorded = await recordResponse(`${server.url}${path}`, headers);
-  const baseline = await startBaselineProcess('static', recorded);
-  try {
-    const common = { connections: settings.connections, durationSeconds: settings.duration, headers };
-    const result = await paired(
-      settings.rounds,
-      { ...common, url: `${server.url}${path}` },
-      { ...common, url: `${baseline.url}${path}` },
-      { target: { server: server.cpuMs }, baseline: { server: baseline.cpuMs } },
-    );
-    const p99Met = maxP99 === undefined || result.target.p99 <= maxP99;
-    rows.push({
-      scenario: name,
-      dialect,
-      measured: `${fmt(result.target.rps)} req/s, p50 ${result.target.p50} ms, p99 ${result.target.p99} ms; CPU per request: ${cpuText(result.target.cpu)}`,
-      baseline: `${fmt(result.baseline.rps)} req/s, p99 ${result.baseline.p99} ms; CPU per request: ${cpuText(result.baseline.cpu)}`,
-      ratio: `${fmt(result.ratio, 2)}×`,
-      target: `≥ ${minRatio}×${maxP99 !== undefined ? `, p99 ≤ ${maxP99} ms` : ''}`,
-      met: result.ratio >= minRatio && p99Met && result.failures === 0,
-    });
-  } finally {
-    await baseline.close();
-  }
-}
 
 async function createScenario(
   dialect: Dialect,
@@ -126,11 +91,6 @@ async function createScenario(
   }
 }
 
-function cpuText(cpu: CpuPerRequest | undefined): string {
-  if (!cpu) return '-';
-  return `server ${fmt(cpu.serverUs)} µs${cpu.databaseUs === undefined ? '' : `, PostgreSQL ${fmt(cpu.databaseUs)} µs`}`;
-}
-
 /**
  * The write-heavy scenarios again on SQLite with synchronous=FULL, SQLite's own fsync on every commit on
  * the event loop: what the default group commit (the same durability) gains over it.
@@ -165,7 +125,9 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
       ['… with q=', `/api/v2/organizations/${org}/teams?q=team-0050`, 0.3],
       ['… with filter[names]=', `/api/v2/organizations/${org}/teams?filter%5Bnames%5D=${seeded.sampleTeamName},team-000001`, 0.3],
     ];
-    for (const [name, path, ratio, p99] of reads) if (wanted(name)) await readScenario(name, dialect, server, seeded, path, ratio, p99);
+    for (const [scenario, path, minRatio, maxP99] of reads) {
+      if (wanted(scenario)) rows.push(await readRow({ scenario, dialect, server, path, token: seeded.ownerToken, settings, minRatio, maxP99 }));
+    }
     const databaseCpuMs = databases.cpuProbe(dialect);
     if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded, databaseCpuMs);
     for (const scenario of extraScenarios) {

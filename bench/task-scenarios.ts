@@ -3,13 +3,11 @@ import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http-client.js';
 import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-task-service.js';
 import { tarGz } from '../test/helpers/run-fixtures.js';
-import { recordResponse } from './baseline-server.js';
-import { startBaselineProcess } from './baseline-process.js';
-import { median, paired } from './measure.js';
+import { median } from './measure.js';
+import { fmt, readRow } from './read-row.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
 
 const HMAC_KEY = `bench-${randomBytes(8).toString('hex')}`;
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** A workspace with two run tasks (mandatory and advisory) at post_plan, on the given organization. */
 async function gatedWorkspace(client: HttpClient, token: string, organization: string, taskUrl: string) {
@@ -102,23 +100,8 @@ async function taskStageShow(context: ScenarioContext): Promise<void> {
     }
     if (!stageId) throw new Error('the bench task stage did not pass');
     const path = `/api/v2/task-stages/${stageId}?include=task_results`;
-    const headers = { authorization: `Bearer ${context.seeded.ownerToken}` };
-    const baseline = await startBaselineProcess('static', await recordResponse(`${context.server.url}${path}`, headers));
-    try {
-      const common = { connections: context.settings.connections, durationSeconds: context.settings.duration, headers };
-      const result = await paired(context.settings.rounds, { ...common, url: `${context.server.url}${path}` }, { ...common, url: `${baseline.url}${path}` });
-      context.rows.push({
-        scenario: 'GET /task-stages/:id?include=task_results',
-        dialect: context.dialect,
-        measured: `${fmt(result.target.rps)} req/s, p50 ${result.target.p50} ms, p99 ${result.target.p99} ms`,
-        baseline: `${fmt(result.baseline.rps)} req/s, p99 ${result.baseline.p99} ms`,
-        ratio: `${fmt(result.ratio, 2)}×`,
-        target: '≥ 0.5×',
-        met: result.ratio >= 0.5 && result.failures === 0,
-      });
-    } finally {
-      await baseline.close();
-    }
+    const { dialect, server, settings, seeded } = context;
+    context.rows.push(await readRow({ scenario: 'GET /task-stages/:id?include=task_results', dialect, server, path, token: seeded.ownerToken, settings, minRatio: 0.5 }));
   } finally {
     await client.close();
     await close();
