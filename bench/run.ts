@@ -10,7 +10,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Dialect } from '../src/db/database.js';
 import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
-import { recordResponse } from './baseline-server.js';
 import { startBaselineProcess } from './baseline-process.js';
 import { BenchDatabases } from './environment.js';
 import { HttpClient } from '../test/helpers/http-client.js';

@@ -74,18 +74,19 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   app.decorateRequest('responseCache', null);
   if (!changeVersion) return { cachedPrincipal: () => undefined, registerHitHandler: () => {}, answerEarly: undefined };
 
-  /** The cache key of an authenticated API GET, or undefined for any other request. */
-  const keyOf = (method: string | undefined, url: string | undefined, authorization: string | undefined) =>
-    method === 'GET' && typeof authorization === 'string' && url?.startsWith('/api/v2/')
-      ? `${hash('sha256', authorization, 'base64')} ${url}`
-      : undefined;
+  /** The cache state of an authenticated API GET (its key, the version now, a hit if any); null when not cacheable. */
+  const lookup = (request: { method?: string; url?: string; headers: IncomingMessage['headers'] }): CacheState | null => {
+    const { method, url } = request;
+    const authorization = request.headers.authorization;
+    if (method !== 'GET' || typeof authorization !== 'string' || !url?.startsWith('/api/v2/')) return null;
+    const version = changeVersion();
+    if (version === undefined) return null;
+    const key = `${hash('sha256', authorization, 'base64')} ${url}`;
+    return { key, version, since: performance.now(), hit: entries.peek(key, version) };
+  };
 
   app.addHook('onRequest', async (request) => {
-    const key = keyOf(request.method, request.url, request.headers.authorization);
-    if (key === undefined) return;
-    const version = changeVersion();
-    if (version === undefined) return;
-    request.responseCache = { key, version, since: performance.now(), hit: entries.peek(key, version) };
+    request.responseCache = lookup(request);
   });
 
   // Runs after the group-commit hook (app.ts registers that first): an entry is stored only once every
@@ -114,16 +115,12 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   function answerEarly(request: IncomingMessage, response: ServerResponse): boolean {
     // A GET with a body is left to Fastify, which decides what to do with it.
     if (closing || request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
-    const key = keyOf(request.method, request.url, request.headers.authorization);
-    if (key === undefined) return false;
-    const version = changeVersion!();
-    if (version === undefined) return false;
-    const started = performance.now();
-    const hit = entries.peek(key, version);
+    const state = lookup(request);
+    const hit = state?.hit;
     if (!hit) return false;
     response.writeHead(200, { 'content-type': hit.contentType, 'content-length': hit.body.length });
     response.end(hit.body);
-    onHit({ route: hit.route, early: true, seconds: (performance.now() - started) / 1000 });
+    onHit({ route: hit.route, early: true, seconds: (performance.now() - state.since) / 1000 });
     return true;
   }
 

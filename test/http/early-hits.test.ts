@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { createOrganization, createTeam, type TestOrganization } from '../helpers/fixtures.js';
+import type { Dialect } from '../../src/db/database.js';
+import { createOrganization, createTeam } from '../helpers/fixtures.js';
 import { createTestApp, testDialects, type TestAppOptions, type TestContext } from '../helpers/test-app.js';
 
 // Cache hits answered before Fastify (src/http/response-cache.ts, answerEarly) over a real socket: the
 // early path lives in the node:http server, which app.inject() never reaches.
 
 /** A listening app, an organization with a team, and a GET of that team over HTTP. */
-async function listeningApp(dialect: Parameters<typeof createTestApp>[0], env: Record<string, string> = {}, options: TestAppOptions = {}) {
+async function listeningApp(dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}) {
   const ctx = await createTestApp(dialect, env, options);
   const base = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   const org = await createOrganization(ctx);
@@ -18,7 +19,7 @@ async function listeningApp(dialect: Parameters<typeof createTestApp>[0], env: R
     const response = await fetch(url, { headers: { authorization: `Bearer ${org.owner.token}` } });
     return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
   };
-  return { ctx, org, team, url, get };
+  return { ctx, org, url, get };
 }
 
 async function metricValue(ctx: TestContext, pattern: RegExp): Promise<number | undefined> {
