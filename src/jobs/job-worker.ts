@@ -36,6 +36,8 @@ export class JobWorker {
   /** Finished jobs whose rows are deleted together (see run()). */
   private completed: string[] = [];
   private flushing: Promise<void> | undefined;
+  /** Deletes of finished jobs still on their way: stop() waits for them before it releases leases. */
+  private readonly deleting = new Set<Promise<void>>();
   /** Jobs start one per event-loop turn, so requests are served between them (event-loop-turns.ts). */
   private readonly turns = new EventLoopTurns();
 
@@ -67,7 +69,11 @@ export class JobWorker {
     this.wake();
     await this.loopDone;
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    await this.flushing;
     await this.flushCompleted();
+    // A delete that a scheduled flush began must land first: releasing the lease before it would make
+    // the delete (which only the lease holder may do) miss, and a finished job would run again.
+    await Promise.allSettled([...this.deleting]);
     await this.queue.releaseAll(this.nodeId).catch(() => {});
   }
 
@@ -137,11 +143,15 @@ export class JobWorker {
     this.completed = [];
     this.flushing = undefined;
     if (ids.length === 0) return;
-    try {
-      await this.queue.complete(this.nodeId, ...ids);
-    } catch (error) {
+    const deleted = this.queue.complete(this.nodeId, ...ids).catch((error: unknown) => {
       // The leases expire and the jobs run again: harmless, as for a crash.
       this.options.log.warn({ err: error, jobs: ids.length }, 'could not delete finished jobs');
+    });
+    this.deleting.add(deleted);
+    try {
+      await deleted;
+    } finally {
+      this.deleting.delete(deleted);
     }
   }
 

@@ -143,6 +143,26 @@ for (const dialect of testDialects()) {
       await handle.db.deleteFrom('jobs').where('kind', '=', 'test.replace').execute();
     });
 
+    it('stop waits for the delete of a finished job before it gives back its leases', async () => {
+      const jobs = makeJobs();
+      let ran = 0;
+      jobs.register('test.slow-delete', async () => {
+        ran += 1;
+      });
+      // A slow database: the batched delete is still on its way when stop() begins.
+      const complete = jobs.queue.complete.bind(jobs.queue);
+      jobs.queue.complete = async (nodeId, ...ids) => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        await complete(nodeId, ...ids);
+      };
+      jobs.start();
+      await jobs.enqueue(handle.db, { kind: 'test.slow-delete', payload: {} });
+      await waitUntil(() => ran === 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await jobs.stop();
+      assert.equal(await jobs.queue.count('test.slow-delete'), 0, 'the finished job is gone, not released to run again');
+    });
+
     it('releases its leases on stop', async () => {
       const jobs = makeJobs(60_000);
       await jobs.enqueue(handle.db, { kind: 'test.release', payload: {} });
