@@ -17,7 +17,8 @@ const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|rollback|end|
  * One write to those tables is exempt, because POST /teams makes it on every request: a plain INSERT of
  * a team. Authentication and standings reach teams only from a token or a membership pointing at one,
  * and a row that did not exist a moment ago has nothing pointing at it yet (the foreign keys see to
- * that). An insert with ON CONFLICT may update an existing row, so it is not exempt.
+ * that). ON CONFLICT DO NOTHING leaves existing rows alone, so it stays exempt (teams/team-inserts.ts
+ * sends that); ON CONFLICT DO UPDATE may change an existing row, so it is not exempt.
  */
 export function mayChangeIdentity(sql: string): boolean {
   if (READ.test(sql) || TRANSACTION_CONTROL.test(sql)) return false;
@@ -25,6 +26,6 @@ export function mayChangeIdentity(sql: string): boolean {
   if (!target) return true;
   const [, verb, table] = target;
   if (!IDENTITY_TABLES.has(table!.toLowerCase())) return false;
-  const newTeam = /^insert/i.test(verb!) && table!.toLowerCase() === 'teams' && !/\bon\s+conflict\b/i.test(sql);
+  const newTeam = /^insert/i.test(verb!) && table!.toLowerCase() === 'teams' && !/\bdo\s+update\b/i.test(sql);
   return !newTeam;
 }

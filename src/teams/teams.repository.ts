@@ -37,6 +37,20 @@ export class TeamsRepository {
     await executor.insertInto('teams').values(row).execute();
   }
 
+  /**
+   * Inserts the rows in one statement, skipping any whose name its organization already has (or that an
+   * earlier row of the same batch takes); answers the ids it inserted. Other errors fail the whole batch.
+   */
+  async insertUnlessNameTaken(rows: readonly TeamRow[]): Promise<Set<string>> {
+    const inserted = await this.db
+      .insertInto('teams')
+      .values([...rows])
+      .onConflict((oc) => oc.columns(['organization_name', 'name_lower']).doNothing())
+      .returning('id')
+      .execute();
+    return new Set(inserted.map((row) => row.id));
+  }
+
   findById(id: string): Promise<TeamRow | undefined> {
     return this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id).executeTakeFirst();
   }

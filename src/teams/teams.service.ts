@@ -15,6 +15,7 @@ import type { OrganizationContext, OrganizationGate } from '../organizations/org
 import {
   fullAccess, mergeOrganizationAccess, noAccess, parseStoredAccess, type AccessChange, type OrganizationAccess,
 } from './organization-access.js';
+import { TeamInserts } from './team-inserts.js';
 import { nameKey, nameProblem } from './team-name.js';
 import type { TeamRow, TeamsRepository } from './teams.repository.js';
 import { teamResource, type TeamView } from './teams.serializer.js';
@@ -72,12 +73,17 @@ function rejectViolations(result: ReturnType<typeof mergeOrganizationAccess>): O
 const NAME_TAKEN = 'Name has already been taken';
 
 export class TeamsService {
+  /** New teams are written in batches with the creations that arrive alongside them (team-inserts.ts). */
+  private readonly inserts: TeamInserts;
+
   constructor(
     private readonly teams: TeamsRepository,
     private readonly users: UsersRepository,
     private readonly memberships: MembershipsRepository,
     private readonly gate: OrganizationGate,
-  ) {}
+  ) {
+    this.inserts = new TeamInserts(teams);
+  }
 
   async list(
     principal: Principal,
@@ -141,12 +147,7 @@ export class TeamsService {
       created_at: now,
       updated_at: now,
     };
-    try {
-      await this.teams.insert(row);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
-      throw error;
-    }
+    if ((await this.inserts.insert(row)) === 'name-taken') throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
     // A team that did not exist a moment ago has no members and no token: nothing to look up.
     return this.document(row, context.standing, include, { row, access, members: [], serviceAccountUserId: null });
   }

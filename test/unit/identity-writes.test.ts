@@ -30,6 +30,7 @@ describe('which statements may change what authentication and standings read', (
 
   it('a plain insert of a new team does not, one that may update an existing team does', () => {
     assert.equal(mayChangeIdentity('insert into "teams" ("id", "name") values ($1, $2)'), false);
+    assert.equal(mayChangeIdentity('insert into "teams" ("id", "name") values ($1, $2), ($3, $4) on conflict ("organization_name", "name_lower") do nothing returning "id"'), false);
     assert.equal(mayChangeIdentity('insert into "teams" ("id") values ($1) on conflict ("id") do update set "name" = $2'), true);
   });
 
