@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { affectedRows, compiledOnce, fixed } from '../db/compiled-query.js';
 import { newId } from '../identity/ids.js';
 import { nowIso } from '../clock.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
@@ -91,6 +92,45 @@ function toContext(row: ContextRow): DeliveryContext {
 export class DeliveryRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  // The statements of every delivery and callback, compiled once (db/compiled-query.ts).
+  private readonly contextWithAttemptQuery = compiledOnce((p: { resultId: string; attempt: number }) =>
+    this.contextQuery(p.resultId)
+      .leftJoin('delivery_attempts as da', (join) => join.onRef('da.task_result_id', '=', 'r.id').on('da.attempt', '=', p.attempt))
+      .select(['da.id as attempt_id', 'da.finished_at as attempt_finished_at', 'da.outcome as attempt_outcome', 'da.http_status as attempt_http_status', 'da.error as attempt_error']),
+  );
+  private readonly attemptStart = compiledOnce((p: { id: string; resultId: string; attempt: number; url: string; startedAt: string }) =>
+    this.db
+      .insertInto('delivery_attempts')
+      .values({
+        id: p.id, task_result_id: p.resultId, attempt: p.attempt, url: p.url, started_at: p.startedAt, finished_at: fixed(null), outcome: fixed(null),
+        http_status: fixed(null), error: fixed(null), duration_ms: fixed(null),
+      })
+      .onConflict((oc) =>
+        oc.columns(['task_result_id', 'attempt']).doUpdateSet((eb) => ({ started_at: eb.ref('excluded.started_at'), url: eb.ref('excluded.url') })),
+      )
+      .returning('id'),
+  );
+  private readonly attemptFinish = compiledOnce(
+    (p: { id: string; finishedAt: string; outcome: 'accepted' | 'rejected' | 'network_error'; httpStatus: number | null; error: string | null; durationMs: number }) =>
+      this.db
+        .updateTable('delivery_attempts')
+        .set({ finished_at: p.finishedAt, outcome: p.outcome, http_status: p.httpStatus, error: p.error, duration_ms: p.durationMs })
+        .where('id', '=', p.id),
+  );
+  private readonly tokenOnPendingResult = compiledOnce((p: { tokenHash: string; resultId: string }) =>
+    this.db.updateTable('task_results').set({ access_token_hash: p.tokenHash }).where('id', '=', p.resultId).where('status', '=', fixed('pending')),
+  );
+  private readonly tokenInsert = compiledOnce((p: { tokenHash: string; resultId: string; runId: string; createdAt: string }) =>
+    this.db.insertInto('task_result_access_tokens').values({ token_hash: p.tokenHash, task_result_id: p.resultId, run_id: p.runId, created_at: p.createdAt }),
+  );
+  private readonly tokenQuery = compiledOnce((p: { tokenHash: string }) =>
+    this.db
+      .selectFrom('task_result_access_tokens as a')
+      .innerJoin('task_results as r', 'r.id', 'a.task_result_id')
+      .select(['a.token_hash', 'a.task_result_id', 'a.run_id', 'r.status as result_status'])
+      .where('a.token_hash', '=', p.tokenHash),
+  );
+
   async context(resultId: string): Promise<DeliveryContext | undefined> {
     const row = await this.contextQuery(resultId).executeTakeFirst();
     return row ? toContext(row) : undefined;
@@ -98,10 +138,7 @@ export class DeliveryRepository {
 
   /** The context and, in the same statement, attempt `attempt` as recorded so far (a job run again after a crash finds it). */
   async contextWithAttempt(resultId: string, attempt: number): Promise<{ context: DeliveryContext; recorded: RecordedAttempt | undefined } | undefined> {
-    const row = await this.contextQuery(resultId)
-      .leftJoin('delivery_attempts as da', (join) => join.onRef('da.task_result_id', '=', 'r.id').on('da.attempt', '=', attempt))
-      .select(['da.id as attempt_id', 'da.finished_at as attempt_finished_at', 'da.outcome as attempt_outcome', 'da.http_status as attempt_http_status', 'da.error as attempt_error'])
-      .executeTakeFirst();
+    const row = (await this.contextWithAttemptQuery(this.db, { resultId, attempt })).rows[0];
     if (!row) return undefined;
     const recorded = row.attempt_id
       ? { finishedAt: row.attempt_finished_at ?? null, outcome: row.attempt_outcome ?? null, httpStatus: row.attempt_http_status ?? null, error: row.attempt_error ?? null }
@@ -139,18 +176,8 @@ export class DeliveryRepository {
 
   /** Records that attempt `n` is going out; after a crash mid-request the same row is reused (one upsert). */
   async startAttempt(resultId: string, attempt: number, url: string, executor: Executor = this.db): Promise<string> {
-    const row = await executor
-      .insertInto('delivery_attempts')
-      .values({
-        id: newId('da'), task_result_id: resultId, attempt, url, started_at: nowIso(), finished_at: null, outcome: null,
-        http_status: null, error: null, duration_ms: null,
-      })
-      .onConflict((oc) =>
-        oc.columns(['task_result_id', 'attempt']).doUpdateSet((eb) => ({ started_at: eb.ref('excluded.started_at'), url: eb.ref('excluded.url') })),
-      )
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    const { rows } = await this.attemptStart(executor, { id: newId('da'), resultId, attempt, url, startedAt: nowIso() });
+    return rows[0]!.id;
   }
 
   async finishAttempt(
@@ -158,17 +185,14 @@ export class DeliveryRepository {
     fields: { outcome: 'accepted' | 'rejected' | 'network_error'; httpStatus: number | null; error: string | null; durationMs: number },
     executor: Executor = this.db,
   ): Promise<void> {
-    await executor
-      .updateTable('delivery_attempts')
-      .set({
-        finished_at: nowIso(),
-        outcome: fields.outcome,
-        http_status: fields.httpStatus,
-        error: fields.error?.slice(0, 2000) ?? null,
-        duration_ms: Math.round(fields.durationMs),
-      })
-      .where('id', '=', id)
-      .execute();
+    await this.attemptFinish(executor, {
+      id,
+      finishedAt: nowIso(),
+      outcome: fields.outcome,
+      httpStatus: fields.httpStatus,
+      error: fields.error?.slice(0, 2000) ?? null,
+      durationMs: Math.round(fields.durationMs),
+    });
   }
 
   /**
@@ -177,26 +201,12 @@ export class DeliveryRepository {
    * result row is written first, conditionally, so that write is also the status check.
    */
   async insertAccessTokenIfPending(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<boolean> {
-    const updated = await executor
-      .updateTable('task_results')
-      .set({ access_token_hash: tokenHash })
-      .where('id', '=', resultId)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return false;
-    await executor
-      .insertInto('task_result_access_tokens')
-      .values({ token_hash: tokenHash, task_result_id: resultId, run_id: runId, created_at: nowIso() })
-      .execute();
+    if ((await affectedRows(this.tokenOnPendingResult(executor, { tokenHash, resultId }))) === 0) return false;
+    await this.tokenInsert(executor, { tokenHash, resultId, runId, createdAt: nowIso() });
     return true;
   }
 
-  findAccessToken(tokenHash: string): Promise<{ token_hash: string; task_result_id: string; run_id: string; result_status: string } | undefined> {
-    return this.db
-      .selectFrom('task_result_access_tokens as a')
-      .innerJoin('task_results as r', 'r.id', 'a.task_result_id')
-      .select(['a.token_hash', 'a.task_result_id', 'a.run_id', 'r.status as result_status'])
-      .where('a.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+  async findAccessToken(tokenHash: string): Promise<{ token_hash: string; task_result_id: string; run_id: string; result_status: string } | undefined> {
+    return (await this.tokenQuery(this.db, { tokenHash })).rows[0];
   }
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { nowIso } from '../clock.js';
+import { compiledPerShape, fixed } from '../db/compiled-query.js';
 import { newId } from '../identity/ids.js';
 import type { Dialect } from '../db/database.js';
 import type { Database } from '../db/schema.js';
@@ -48,6 +49,49 @@ export class JobQueue {
   ) {}
 
   /**
+   * Every job is inserted and deleted through these two, so they are compiled once per shape
+   * (db/compiled-query.ts): the number of rows, and how a dedupe key conflict is handled.
+   */
+  private readonly insertStatement = compiledPerShape(
+    (shape: { rows: number; onConflict: 'none' | 'skip' | 'replace' }) => `${shape.rows}:${shape.onConflict}`,
+    (shape, p: Record<string, unknown>) => {
+      const rows = Array.from({ length: shape.rows }, (_, i) => ({
+        id: p[`id${i}`] as string,
+        kind: p[`kind${i}`] as string,
+        payload: p[`payload${i}`] as string,
+        run_at: p[`runAt${i}`] as string,
+        attempts: fixed(0),
+        locked_by: fixed(null),
+        locked_until: fixed(null),
+        dedupe_key: p[`dedupeKey${i}`] as string | null,
+        last_error: fixed(null),
+        created_at: p.now as string,
+      }));
+      const insert = this.db.insertInto('jobs').values(rows);
+      if (shape.onConflict === 'none') return insert;
+      return insert.onConflict((oc) =>
+        shape.onConflict === 'replace'
+          ? oc.column('dedupe_key').doUpdateSet((eb) => ({
+              run_at: eb.ref('excluded.run_at'),
+              payload: eb.ref('excluded.payload'),
+              attempts: fixed(0),
+              locked_by: fixed(null),
+              locked_until: fixed(null),
+            }))
+          : oc.column('dedupe_key').doNothing(),
+      );
+    },
+  );
+  private readonly deleteStatement = compiledPerShape(
+    (count: number) => String(count),
+    (count, p: Record<string, string>) =>
+      this.db
+        .deleteFrom('jobs')
+        .where('id', 'in', Array.from({ length: count }, (_, i) => p[`id${i}`]!))
+        .where('locked_by', '=', p.nodeId!),
+  );
+
+  /**
    * Inserts the job with the caller's executor, so it commits or rolls back with the state change it
    * belongs to. PostgreSQL: the insert's trigger NOTIFYs in the same transaction (migration 007),
    * delivered only on commit, waking every node's worker. SQLite: one connection serializes queries,
@@ -69,36 +113,17 @@ export class JobQueue {
   }
 
   private async insert(executor: Executor, jobs: readonly NewJob[], replace: boolean): Promise<void> {
-    const now = nowIso();
-    let insert = executor.insertInto('jobs').values(
-      jobs.map((job) => ({
-        id: jobId(),
-        kind: job.kind,
-        payload: JSON.stringify(job.payload ?? null),
-        run_at: (job.runAt ?? new Date()).toISOString(),
-        attempts: 0,
-        locked_by: null,
-        locked_until: null,
-        dedupe_key: job.dedupeKey ?? null,
-        last_error: null,
-        created_at: now,
-      })),
-    );
+    const params: Record<string, unknown> = { now: nowIso() };
+    jobs.forEach((job, i) => {
+      params[`id${i}`] = jobId();
+      params[`kind${i}`] = job.kind;
+      params[`payload${i}`] = JSON.stringify(job.payload ?? null);
+      params[`runAt${i}`] = (job.runAt ?? new Date()).toISOString();
+      params[`dedupeKey${i}`] = job.dedupeKey ?? null;
+    });
     // Rows without a key never conflict (NULLs are distinct), so one clause serves a mixed batch.
-    if (jobs.some((job) => job.dedupeKey)) {
-      insert = insert.onConflict((oc) =>
-        replace
-          ? oc.column('dedupe_key').doUpdateSet((eb) => ({
-              run_at: eb.ref('excluded.run_at'),
-              payload: eb.ref('excluded.payload'),
-              attempts: 0,
-              locked_by: null,
-              locked_until: null,
-            }))
-          : oc.column('dedupe_key').doNothing(),
-      );
-    }
-    await insert.execute();
+    const onConflict = !jobs.some((job) => job.dedupeKey) ? 'none' : replace ? 'replace' : 'skip';
+    await this.insertStatement(executor, { rows: jobs.length, onConflict }, params);
   }
 
   /** Claims up to `limit` due jobs whose lease is free or expired; SKIP LOCKED lets nodes claim side by side. */
@@ -121,7 +146,7 @@ export class JobQueue {
   /** Done: the rows go. Only the lease holder removes them; a job whose lease was lost stays for its new owner. */
   async complete(nodeId: string, ...ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.deleteFrom('jobs').where('id', 'in', ids).where('locked_by', '=', nodeId).execute();
+    await this.deleteStatement(this.db, ids.length, { nodeId, ...Object.fromEntries(ids.map((id, i) => [`id${i}`, id])) });
   }
 
   async retryLater(nodeId: string, id: string, delayMs: number, error: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { affectedRows, compiledOnce, compiledPerShape } from '../db/compiled-query.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { Database, PhasesTable, RunsTable, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 
@@ -23,6 +24,38 @@ const PHASE_COLUMNS = [
 export class RunsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  // The statements of run progress, compiled once (db/compiled-query.ts).
+  private readonly statusWrite = compiledOnce((p: { id: string; from: string; to: string; timestamps: string; now: string }) =>
+    this.db.updateTable('runs').set({ status: p.to, status_timestamps: p.timestamps, updated_at: p.now }).where('id', '=', p.id).where('status', '=', p.from),
+  );
+  private readonly runByIdQuery = compiledOnce((p: { id: string }) => this.db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', p.id));
+  private readonly runWithStagesQuery = compiledOnce((p: { id: string }) =>
+    this.db
+      .selectFrom('runs')
+      .leftJoin('task_stages as s', 's.run_id', 'runs.id')
+      .select([...RUN_COLUMNS, 's.id as stage_id', 's.stage as stage_name', 's.status as stage_status'])
+      .where('runs.id', '=', p.id),
+  );
+  private readonly stagesQuery = compiledOnce((p: { runId: string }) =>
+    this.db.selectFrom('task_stages').select(['id', 'stage', 'status']).where('run_id', '=', p.runId),
+  );
+  private readonly planAndApplyQuery = compiledOnce((p: { runId: string }) =>
+    this.db
+      .selectFrom('plans')
+      .select([...PHASE_COLUMNS, sql.lit('plans').as('phase')])
+      .where('run_id', '=', p.runId)
+      .unionAll(this.db.selectFrom('applies').select([...PHASE_COLUMNS, sql.lit('applies').as('phase')]).where('run_id', '=', p.runId)),
+  );
+  /** Shape: the table and the columns set. */
+  private readonly phaseWrite = compiledPerShape(
+    (shape: { table: PhaseTable; columns: string[] }) => `${shape.table}:${shape.columns.join(',')}`,
+    (shape, p: Record<string, unknown>) =>
+      this.db
+        .updateTable(shape.table)
+        .set(Object.fromEntries(shape.columns.map((column) => [column, p[column]])))
+        .where('id', '=', p.id as string),
+  );
+
   async insertRun(executor: Executor, row: RunRow): Promise<void> {
     await executor.insertInto('runs').values(row).execute();
   }
@@ -39,8 +72,8 @@ export class RunsRepository {
     if (rows.length > 0) await executor.insertInto('task_results').values(rows).execute();
   }
 
-  findRun(id: string, executor: Executor = this.db): Promise<RunRow | undefined> {
-    return executor.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id).executeTakeFirst();
+  async findRun(id: string, executor: Executor = this.db): Promise<RunRow | undefined> {
+    return (await this.runByIdQuery(executor, { id })).rows[0];
   }
 
   /** The creator's username as stored with a run (and sent to run tasks as `run_created_by`). */
@@ -61,23 +94,12 @@ export class RunsRepository {
    * or requests racing on one run, exactly one wins; the other sees false and re-reads.
    */
   async compareAndSetStatus(executor: Executor, id: string, from: string, to: string, statusTimestamps: string, now: string): Promise<boolean> {
-    const result = await executor
-      .updateTable('runs')
-      .set({ status: to, status_timestamps: statusTimestamps, updated_at: now })
-      .where('id', '=', id)
-      .where('status', '=', from)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return (await affectedRows(this.statusWrite(executor, { id, from, to, timestamps: statusTimestamps, now }))) > 0;
   }
 
   /** findRun and taskStagesOf in one statement, for run progress. */
   async runWithStages(runId: string, executor: Executor = this.db): Promise<{ run: RunRow; stages: StageRow[] } | undefined> {
-    const rows = await executor
-      .selectFrom('runs')
-      .leftJoin('task_stages as s', 's.run_id', 'runs.id')
-      .select([...RUN_COLUMNS, 's.id as stage_id', 's.stage as stage_name', 's.status as stage_status'])
-      .where('runs.id', '=', runId)
-      .execute();
+    const { rows } = await this.runWithStagesQuery(executor, { id: runId });
     if (rows.length === 0) return undefined;
     const { stage_id: _id, stage_name: _stage, stage_status: _status, ...run } = rows[0]!;
     const stages = rows.flatMap((row) => (row.stage_id && row.stage_name && row.stage_status ? [{ id: row.stage_id, stage: row.stage_name, status: row.stage_status }] : []));
@@ -85,8 +107,8 @@ export class RunsRepository {
   }
 
   /** The run's task stages in run order (id, stage, status), for the run state machine. */
-  taskStagesOf(runId: string, executor: Executor = this.db): Promise<StageRow[]> {
-    return executor.selectFrom('task_stages').select(['id', 'stage', 'status']).where('run_id', '=', runId).execute();
+  async taskStagesOf(runId: string, executor: Executor = this.db): Promise<StageRow[]> {
+    return (await this.stagesQuery(executor, { runId })).rows;
   }
 
   /** Stages of several runs at once (relationships of a page of runs). */
@@ -102,12 +124,7 @@ export class RunsRepository {
 
   /** A run's plan and apply, in one statement. */
   async planAndApplyOf(runId: string, executor: Executor = this.db): Promise<{ plan?: PhaseRow; apply?: PhaseRow }> {
-    const rows = await executor
-      .selectFrom('plans')
-      .select([...PHASE_COLUMNS, sql.lit('plans').as('phase')])
-      .where('run_id', '=', runId)
-      .unionAll(executor.selectFrom('applies').select([...PHASE_COLUMNS, sql.lit('applies').as('phase')]).where('run_id', '=', runId))
-      .execute();
+    const { rows } = await this.planAndApplyQuery(executor, { runId });
     const pick = (phase: string) => {
       const found = rows.find((row) => row.phase === phase);
       if (!found) return undefined;
@@ -122,6 +139,7 @@ export class RunsRepository {
   }
 
   async updatePhase(executor: Executor, table: PhaseTable, id: string, changes: Partial<Omit<PhaseRow, 'id' | 'run_id' | 'created_at'>>): Promise<void> {
-    await executor.updateTable(table).set(changes).where('id', '=', id).execute();
+    const columns = Object.keys(changes).filter((column) => changes[column as keyof typeof changes] !== undefined).sort();
+    await this.phaseWrite(executor, { table, columns }, { ...changes, id });
   }
 }

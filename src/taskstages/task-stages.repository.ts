@@ -1,4 +1,5 @@
 import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
+import { affectedRows, compiledOnce, compiledPerShape, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
@@ -44,12 +45,55 @@ export class TaskStagesRepository {
     this.locksRows = dialect === 'postgres';
   }
 
-  findStage(id: string, executor: Executor = this.db): Promise<TaskStageRow | undefined> {
-    return executor.selectFrom('task_stages').selectAll().where('id', '=', id).executeTakeFirst();
+  // The statements of delivery, callbacks and settling, compiled once (db/compiled-query.ts).
+  private readonly stageById = compiledOnce((p: { id: string }) => this.db.selectFrom('task_stages').selectAll().where('id', '=', p.id));
+  private readonly resultById = compiledOnce((p: { id: string }) => this.db.selectFrom('task_results').selectAll().where('id', '=', p.id));
+  private readonly overrideOfStage = compiledOnce((p: { stageId: string }) =>
+    this.db.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', p.stageId),
+  );
+  private readonly resultsOfStagesQuery = compiledPerShape(
+    (count: number) => String(count),
+    (count, p: Record<string, string>) =>
+      this.db
+        .selectFrom('task_results')
+        .selectAll()
+        .where('task_stage_id', 'in', Array.from({ length: count }, (_, i) => p[`stage${i}`]!))
+        .orderBy('created_at')
+        .orderBy('id'),
+  );
+  /** The stage lock's statement (see lockingWrite), naming the stage by id or by one of its results. */
+  private readonly lockingWrites = {
+    byId: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageWithId(p.id))),
+    byIdReturning: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageWithId(p.id)).returningAll()),
+    ofResult: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageOfResult(p.id))),
+    ofResultReturning: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageOfResult(p.id)).returningAll()),
+  };
+  /** Shape: the statuses a conditional write starts from (and, for results, the columns it sets). */
+  private readonly stageWrite = compiledPerShape(
+    (fromStatuses: readonly string[]) => fromStatuses.join(','),
+    (fromStatuses, p: { id: string; status: string; status_timestamps: string; updated_at: string }) =>
+      this.db
+        .updateTable('task_stages')
+        .set({ status: p.status, status_timestamps: p.status_timestamps, updated_at: p.updated_at })
+        .where('id', '=', p.id)
+        .where('status', 'in', fromStatuses.map(fixed)),
+  );
+  private readonly resultWrite = compiledPerShape(
+    (shape: { fromStatuses: readonly string[]; columns: readonly string[] }) => `${shape.fromStatuses.join(',')}:${shape.columns.join(',')}`,
+    (shape, p: Record<string, unknown>) =>
+      this.db
+        .updateTable('task_results')
+        .set(Object.fromEntries(shape.columns.map((column) => [column, p[column]])))
+        .where('id', '=', p.id as string)
+        .where('status', 'in', shape.fromStatuses.map(fixed)),
+  );
+
+  async findStage(id: string, executor: Executor = this.db): Promise<TaskStageRow | undefined> {
+    return (await this.stageById(executor, { id })).rows[0];
   }
 
-  findResult(id: string, executor: Executor = this.db): Promise<TaskResultRow | undefined> {
-    return executor.selectFrom('task_results').selectAll().where('id', '=', id).executeTakeFirst();
+  async findResult(id: string, executor: Executor = this.db): Promise<TaskResultRow | undefined> {
+    return (await this.resultById(executor, { id })).rows[0];
   }
 
   async placeOfRun(runId: string): Promise<RunPlace | undefined> {
@@ -79,15 +123,10 @@ export class TaskStagesRepository {
   }
 
   /** Results of the given stages in creation order (the order of the workspace's tasks). */
-  resultsOfStages(stageIds: string[], executor: Executor = this.db): Promise<TaskResultRow[]> {
-    if (stageIds.length === 0) return Promise.resolve([]);
-    return executor
-      .selectFrom('task_results')
-      .selectAll()
-      .where('task_stage_id', 'in', stageIds)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+  async resultsOfStages(stageIds: string[], executor: Executor = this.db): Promise<TaskResultRow[]> {
+    if (stageIds.length === 0) return [];
+    const params = Object.fromEntries(stageIds.map((id, i) => [`stage${i}`, id]));
+    return (await this.resultsOfStagesQuery(executor, stageIds.length, params)).rows;
   }
 
   /**
@@ -96,12 +135,12 @@ export class TaskStagesRepository {
    * serialized and the second one sees the first when it derives the stage's status.
    */
   async lockStage(executor: Executor, stageId: string): Promise<void> {
-    if (this.locksRows) await this.lockingWrite(executor, stageWithId(stageId)).execute();
+    if (this.locksRows) await this.lockingWrites.byId(executor, { id: stageId });
   }
 
   /** lockStage for the stage of a result, found in the same statement (a result never changes stage). */
   async lockStageOfResult(executor: Executor, resultId: string): Promise<void> {
-    if (this.locksRows) await this.lockingWrite(executor, stageOfResult(resultId)).execute();
+    if (this.locksRows) await this.lockingWrites.ofResult(executor, { id: resultId });
   }
 
   /**
@@ -110,18 +149,15 @@ export class TaskStagesRepository {
    * read in the same statement would answer the version of the statement's snapshot). SQLite needs no
    * lock (see locksRows) and reads the row.
    */
-  lockedStage(executor: Executor, stageId: string): Promise<TaskStageRow | undefined> {
-    return this.locked(executor, stageWithId(stageId));
+  async lockedStage(executor: Executor, stageId: string): Promise<TaskStageRow | undefined> {
+    if (!this.locksRows) return this.findStage(stageId, executor);
+    return (await this.lockingWrites.byIdReturning(executor, { id: stageId })).rows[0];
   }
 
   /** lockedStage for the stage of a result. */
-  lockedStageOfResult(executor: Executor, resultId: string): Promise<TaskStageRow | undefined> {
-    return this.locked(executor, stageOfResult(resultId));
-  }
-
-  private locked(executor: Executor, stage: StageSelector): Promise<TaskStageRow | undefined> {
-    if (!this.locksRows) return executor.selectFrom('task_stages').selectAll().where('id', '=', stage).executeTakeFirst();
-    return this.lockingWrite(executor, stage).returningAll().executeTakeFirst();
+  async lockedStageOfResult(executor: Executor, resultId: string): Promise<TaskStageRow | undefined> {
+    if (!this.locksRows) return executor.selectFrom('task_stages').selectAll().where('id', '=', stageOfResult(resultId)).executeTakeFirst();
+    return (await this.lockingWrites.ofResultReturning(executor, { id: resultId })).rows[0];
   }
 
   /** The no-op write whose row lock serializes a stage's writers. */
@@ -138,13 +174,7 @@ export class TaskStagesRepository {
     fromStatuses: readonly string[],
     changes: { status: string; status_timestamps: string; updated_at: string },
   ): Promise<boolean> {
-    const result = await executor
-      .updateTable('task_stages')
-      .set(changes)
-      .where('id', '=', id)
-      .where('status', 'in', [...fromStatuses])
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return (await affectedRows(this.stageWrite(executor, fromStatuses, { ...changes, id }))) > 0;
   }
 
   async updateResult(
@@ -153,13 +183,8 @@ export class TaskStagesRepository {
     fromStatuses: readonly string[],
     changes: Partial<Pick<TaskResultRow, 'status' | 'status_timestamps' | 'message' | 'url' | 'updated_at'>>,
   ): Promise<boolean> {
-    const result = await executor
-      .updateTable('task_results')
-      .set(changes)
-      .where('id', '=', id)
-      .where('status', 'in', [...fromStatuses])
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const columns = Object.keys(changes).filter((column) => changes[column as keyof typeof changes] !== undefined).sort();
+    return (await affectedRows(this.resultWrite(executor, { fromStatuses, columns }, { ...changes, id }))) > 0;
   }
 
   stagesOfRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<TaskStageRow[]> {
@@ -197,7 +222,7 @@ export class TaskStagesRepository {
     await executor.insertInto('task_stage_overrides').values(row).execute();
   }
 
-  findOverride(stageId: string, executor: Executor = this.db): Promise<OverrideRow | undefined> {
-    return executor.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', stageId).executeTakeFirst();
+  async findOverride(stageId: string, executor: Executor = this.db): Promise<OverrideRow | undefined> {
+    return (await this.overrideOfStage(executor, { stageId })).rows[0];
   }
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { compiledOnce } from '../db/compiled-query.js';
 import { containsText } from '../db/like.js';
 import type { Database, WorkspacesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
@@ -14,12 +15,15 @@ const COLUMNS = [
 export class WorkspacesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Read on every run created and every run progress step: compiled once (db/compiled-query.ts). */
+  private readonly byId = compiledOnce((p: { id: string }) => this.db.selectFrom('workspaces').select(COLUMNS).where('id', '=', p.id));
+
   async insert(row: WorkspaceRow): Promise<void> {
     await this.db.insertInto('workspaces').values(row).execute();
   }
 
-  findById(id: string, executor: Executor = this.db): Promise<WorkspaceRow | undefined> {
-    return executor.selectFrom('workspaces').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  async findById(id: string, executor: Executor = this.db): Promise<WorkspaceRow | undefined> {
+    return (await this.byId(executor, { id })).rows[0];
   }
 
   /** Names are unique ignoring case, so a lookup by name is too. */
