@@ -6,6 +6,8 @@ import type { Database, TeamsTable } from '../db/schema.js';
 
 export type TeamRow = TeamsTable;
 
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 const TEAM_COLUMNS = [
   'teams.id', 'teams.organization_name', 'teams.name', 'teams.name_lower', 'teams.sso_team_id', 'teams.visibility',
   'teams.allow_member_token_management', 'teams.organization_access', 'teams.is_owners', 'teams.service_account_user_id',
@@ -42,9 +44,14 @@ export class TeamsRepository {
    * earlier row of the same batch takes); answers the ids it inserted. Other errors fail the whole batch.
    */
   async insertUnlessNameTaken(rows: readonly TeamRow[]): Promise<Set<string>> {
+    // In name order, so two batches meet each other's names in the same order: on PostgreSQL a batch
+    // that waits for another's uncommitted name can never be waited for by it (no deadlock).
+    const ordered = [...rows].sort(
+      (a, b) => compareText(a.organization_name, b.organization_name) || compareText(a.name_lower, b.name_lower),
+    );
     const inserted = await this.db
       .insertInto('teams')
-      .values([...rows])
+      .values(ordered)
       .onConflict((oc) => oc.columns(['organization_name', 'name_lower']).doNothing())
       .returning('id')
       .execute();

@@ -124,6 +124,33 @@ for (const dialect of testDialects()) {
       assert.equal((await teamCount(org)).teams, 2);
     });
 
+    it('two nodes creating the same names in opposite orders never fail a batch (no deadlock between batches)', async () => {
+      const org = await newOrganization();
+      const failures: unknown[] = [];
+      class FailureRecordingTeams extends TeamsRepository {
+        override async insertUnlessNameTaken(rows: readonly TeamRow[]): Promise<Set<string>> {
+          try {
+            return await super.insertUnlessNameTaken(rows);
+          } catch (error) {
+            failures.push(error);
+            throw error;
+          }
+        }
+      }
+      const nodeA = new TeamInserts(new FailureRecordingTeams(handle.db, handle.dialect));
+      const nodeB = new TeamInserts(new FailureRecordingTeams(handle.db, handle.dialect));
+      for (let round = 0; round < 5; round++) {
+        const names = Array.from({ length: 60 }, (_, i) => `clash-${round}-${String(i).padStart(2, '0')}`);
+        const [fromA, fromB] = await Promise.all([
+          Promise.all(names.map((name) => nodeA.insert(teamRow(org, name)))),
+          Promise.all([...names].reverse().map((name) => nodeB.insert(teamRow(org, name)))),
+        ]);
+        fromB.reverse();
+        names.forEach((name, i) => assert.deepEqual([fromA[i], fromB[i]].sort(), ['inserted', 'name-taken'], name));
+      }
+      assert.deepEqual(failures, []);
+    });
+
     it('keeps at most two batches on their way; creations arriving meanwhile gather into the next', async () => {
       const org = await newOrganization();
       const teams = new RecordingTeams(handle.db, handle.dialect);
