@@ -91,11 +91,6 @@ function compileTemplate<P, R>(build: (params: P) => Compilable<R>): Template {
   return { sql: compiled.sql, query: compiled.query, slots };
 }
 
-/** The first row, as Kysely's executeTakeFirst answers it. */
-export async function firstRow<R>(result: Promise<QueryResult<R>>): Promise<R | undefined> {
-  return (await result).rows[0];
-}
-
 /** How many rows a write changed, as Kysely's numUpdatedRows / numDeletedRows answer it. */
 export async function affectedRows(result: Promise<QueryResult<unknown>>): Promise<number> {
   return Number((await result).numAffectedRows ?? 0n);
