@@ -154,7 +154,7 @@ for (const dialect of testDialects()) {
     it('keeps at most two batches on their way; creations arriving meanwhile gather into the next', async () => {
       const org = await newOrganization();
       const teams = new RecordingTeams(handle.db, handle.dialect);
-      teams.delayMs = 50;
+      teams.delayMs = 200;
       const inserts = new TeamInserts(teams);
       const pending: Array<Promise<unknown>> = [];
       for (let wave = 0; wave < 6; wave++) {
