@@ -70,6 +70,17 @@ export function compiledPerShape<S, P extends Record<string, unknown>, R>(shapeK
   };
 }
 
+/**
+ * The columns a partial update sets, in a stable order: the shape key of its template. Undefined values
+ * are left out, as Kysely's `set` leaves them out.
+ */
+export function definedColumns(changes: object): string[] {
+  return Object.entries(changes)
+    .filter(([, value]) => value !== undefined)
+    .map(([column]) => column)
+    .sort();
+}
+
 function run<R>(runner: QueryRunner, template: Template, params: Record<string, unknown>): Promise<QueryResult<R>> {
   const parameters = template.slots.map((slot) => {
     if ('value' in slot) return slot.value;

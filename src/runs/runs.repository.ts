@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { affectedRows, compiledOnce, compiledPerShape } from '../db/compiled-query.js';
+import { affectedRows, compiledOnce, compiledPerShape, definedColumns } from '../db/compiled-query.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { Database, PhasesTable, RunsTable, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 
@@ -139,7 +139,6 @@ export class RunsRepository {
   }
 
   async updatePhase(executor: Executor, table: PhaseTable, id: string, changes: Partial<Omit<PhaseRow, 'id' | 'run_id' | 'created_at'>>): Promise<void> {
-    const columns = Object.keys(changes).filter((column) => changes[column as keyof typeof changes] !== undefined).sort();
-    await this.phaseWrite(executor, { table, columns }, { ...changes, id });
+    await this.phaseWrite(executor, { table, columns: definedColumns(changes) }, { ...changes, id });
   }
 }

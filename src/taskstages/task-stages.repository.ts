@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
-import { affectedRows, compiledOnce, compiledPerShape, fixed } from '../db/compiled-query.js';
+import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
@@ -47,6 +47,10 @@ export class TaskStagesRepository {
 
   // The statements of delivery, callbacks and settling, compiled once (db/compiled-query.ts).
   private readonly stageById = compiledOnce((p: { id: string }) => this.db.selectFrom('task_stages').selectAll().where('id', '=', p.id));
+  /** SQLite's lockedStageOfResult: it takes no lock (see locksRows), so a read. */
+  private readonly stageOfResultById = compiledOnce((p: { id: string }) =>
+    this.db.selectFrom('task_stages').selectAll().where('id', '=', stageOfResult(p.id)),
+  );
   private readonly resultById = compiledOnce((p: { id: string }) => this.db.selectFrom('task_results').selectAll().where('id', '=', p.id));
   private readonly overrideOfStage = compiledOnce((p: { stageId: string }) =>
     this.db.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', p.stageId),
@@ -156,7 +160,7 @@ export class TaskStagesRepository {
 
   /** lockedStage for the stage of a result. */
   async lockedStageOfResult(executor: Executor, resultId: string): Promise<TaskStageRow | undefined> {
-    if (!this.locksRows) return executor.selectFrom('task_stages').selectAll().where('id', '=', stageOfResult(resultId)).executeTakeFirst();
+    if (!this.locksRows) return (await this.stageOfResultById(executor, { id: resultId })).rows[0];
     return (await this.lockingWrites.ofResultReturning(executor, { id: resultId })).rows[0];
   }
 
@@ -183,8 +187,7 @@ export class TaskStagesRepository {
     fromStatuses: readonly string[],
     changes: Partial<Pick<TaskResultRow, 'status' | 'status_timestamps' | 'message' | 'url' | 'updated_at'>>,
   ): Promise<boolean> {
-    const columns = Object.keys(changes).filter((column) => changes[column as keyof typeof changes] !== undefined).sort();
-    return (await affectedRows(this.resultWrite(executor, { fromStatuses, columns }, { ...changes, id }))) > 0;
+    return (await affectedRows(this.resultWrite(executor, { fromStatuses, columns: definedColumns(changes) }, { ...changes, id }))) > 0;
   }
 
   stagesOfRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<TaskStageRow[]> {

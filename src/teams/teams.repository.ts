@@ -35,10 +35,6 @@ export class TeamsRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  async insert(row: TeamRow, executor: Kysely<Database> = this.db): Promise<void> {
-    await executor.insertInto('teams').values(row).execute();
-  }
-
   /**
    * Inserts the rows in one statement, skipping any whose name its organization already has (or that an
    * earlier row of the same batch takes); answers the ids it inserted. Other errors fail the whole batch.

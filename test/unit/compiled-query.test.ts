@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { affectedRows, compiledOnce, compiledPerShape, fixed } from '../../src/db/compiled-query.js';
+import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } from '../../src/db/compiled-query.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
@@ -58,6 +58,11 @@ for (const dialect of testDialects()) {
       assert.deepEqual((await named(db, 1, { n0: 'gamma' })).rows.map((row) => row.name), ['gamma']);
       assert.deepEqual((await named(db, 2, { n0: 'gamma', n1: 'alpha' })).rows.map((row) => row.name), ['alpha', 'gamma']);
       assert.deepEqual((await named(db, 1, { n0: 'alpha' })).rows.map((row) => row.name), ['alpha']);
+    });
+
+    it('names a partial update by the columns it sets, whatever their order, leaving out undefined ones', () => {
+      assert.deepEqual(definedColumns({ updated_at: 'now', message: null, url: undefined, status: 'passed' }), ['message', 'status', 'updated_at']);
+      assert.deepEqual(definedColumns({ status: 'passed', updated_at: 'now' }), definedColumns({ updated_at: 'later', status: 'failed' }));
     });
 
     it('refuses a literal value in the query, which would be frozen into every later call', async () => {
