@@ -129,19 +129,27 @@ export class JobWorker {
   }
 
   /**
-   * Finished jobs are deleted in one statement per tick rather than one commit each (on SQLite with
-   * synchronous=FULL every commit is an fsync). Until then the row stays leased to this node; after a
+   * Finished jobs are deleted together rather than one commit each (on SQLite with synchronous=FULL every
+   * commit is an fsync; on PostgreSQL every statement is a round trip). One delete is on its way at a
+   * time: jobs that finish meanwhile wait for it and go in the next one, so the busier the node, the
+   * more each delete carries (group commit). Until then the row stays leased to this node; after a
    * crash in between, the job runs again, which handlers are built for.
    */
   private scheduleFlush(): void {
     if (this.flushing) return;
-    this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushCompleted());
+    this.flushing = this.flushUntilEmpty();
+  }
+
+  private async flushUntilEmpty(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.completed.length > 0) await this.flushCompleted();
+    // Cleared in the same turn as the last look at `completed`: a job finishing later schedules anew.
+    this.flushing = undefined;
   }
 
   private async flushCompleted(): Promise<void> {
     const ids = this.completed;
     this.completed = [];
-    this.flushing = undefined;
     if (ids.length === 0) return;
     const deleted = this.queue.complete(this.nodeId, ...ids).catch((error: unknown) => {
       // The leases expire and the jobs run again: harmless, as for a crash.

@@ -163,6 +163,38 @@ for (const dialect of testDialects()) {
       assert.equal(await jobs.queue.count('test.slow-delete'), 0, 'the finished job is gone, not released to run again');
     });
 
+    it('deletes finished jobs one statement at a time: jobs finishing meanwhile go in the next one', async () => {
+      const jobs = makeJobs();
+      let ran = 0;
+      jobs.register('test.group-delete', async (payload: { i: number }) => {
+        await new Promise((resolve) => setTimeout(resolve, payload.i * 10));
+        ran += 1;
+      });
+      let deletesInFlight = 0;
+      let mostInFlight = 0;
+      const deletes: number[] = [];
+      const complete = jobs.queue.complete.bind(jobs.queue);
+      jobs.queue.complete = async (nodeId, ...ids) => {
+        deletesInFlight += 1;
+        mostInFlight = Math.max(mostInFlight, deletesInFlight);
+        deletes.push(ids.length);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 60));
+          await complete(nodeId, ...ids);
+        } finally {
+          deletesInFlight -= 1;
+        }
+      };
+      await jobs.enqueueAll(handle.db, Array.from({ length: 8 }, (_, i) => ({ kind: 'test.group-delete', payload: { i } })));
+      jobs.start();
+      await waitUntil(() => ran === 8);
+      await waitUntil(async () => (await jobs.queue.count('test.group-delete')) === 0);
+      await jobs.stop();
+      assert.equal(mostInFlight, 1, 'never two deletes at once');
+      assert.equal(deletes.reduce((sum, n) => sum + n, 0), 8, 'every job deleted once');
+      assert.ok(deletes.length < 8, `jobs share deletes (${deletes.join(', ')})`);
+    });
+
     it('releases its leases on stop', async () => {
       const jobs = makeJobs(60_000);
       await jobs.enqueue(handle.db, { kind: 'test.release', payload: {} });
