@@ -6,12 +6,15 @@
 const IDENTITY_TABLES = new Set(['tokens', 'users', 'organizations', 'organization_memberships', 'teams', 'team_memberships']);
 
 const WRITE_TARGET = /^\s*(insert\s+into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/i;
+/** Every write target in a statement (also `do update set` and `for update`, naming no table: harmless). */
+const ANY_WRITE_TARGET = /\b(?:insert\s+into|update|delete\s+from)\s+"?([A-Za-z_][A-Za-z0-9_]*)"?/gi;
+const WITH = /^\s*with\b/i;
 const READ = /^\s*select\b/i;
 const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|rollback|end|savepoint|release)\b/i;
 
 /**
  * Whether a statement may change what authentication or a standing reads. Conservative: any statement
- * whose target it cannot name (a CTE, DDL) counts as one that may. Transaction control is the caller's
+ * whose target it cannot name (DDL, say) counts as one that may. Transaction control is the caller's
  * concern: a COMMIT publishes the writes sent before it (db/pg-write-counter.ts).
  *
  * One write to those tables is exempt, because POST /teams makes it on every request: a plain INSERT of
@@ -22,6 +25,9 @@ const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|rollback|end|
  */
 export function mayChangeIdentity(sql: string): boolean {
   if (READ.test(sql) || TRANSACTION_CONTROL.test(sql)) return false;
+  // A statement with data-modifying WITH (delivery.repository.ts) writes every table it names after a
+  // write verb; it may change identity if any of them is an identity table.
+  if (WITH.test(sql)) return [...sql.matchAll(ANY_WRITE_TARGET)].some(([, table]) => IDENTITY_TABLES.has(table!.toLowerCase()));
   const target = WRITE_TARGET.exec(sql);
   if (!target) return true;
   const [, verb, table] = target;

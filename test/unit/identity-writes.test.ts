@@ -35,8 +35,25 @@ describe('which statements may change what authentication and standings read', (
   });
 
   it('a statement whose target cannot be named is assumed to', () => {
-    for (const sql of ['with gone as (delete from "tokens" returning 1) select count(*) from gone', 'alter table "tokens" add column "x" text', 'truncate "users" cascade']) {
+    for (const sql of ['alter table "tokens" add column "x" text', 'truncate "users" cascade']) {
       assert.equal(mayChangeIdentity(sql), true, sql);
+    }
+  });
+
+  it('a statement with data-modifying WITH does if any table it writes is an identity table', () => {
+    for (const sql of [
+      'with gone as (delete from "tokens" returning 1) select count(*) from gone',
+      'with "r" as (update "runs" set "status" = $1 returning "id") update "teams" set "name" = $2',
+      'WITH x AS (INSERT INTO users (id) VALUES ($1) RETURNING id) INSERT INTO jobs (id) SELECT id FROM x',
+    ]) {
+      assert.equal(mayChangeIdentity(sql), true, sql);
+    }
+    for (const sql of [
+      'with "pending" as (update "task_results" set "access_token_hash" = $1 where "id" = $2 returning "id"), "token" as (insert into "task_result_access_tokens" ("token_hash") select $1 from "pending") insert into "delivery_attempts" ("id") select $3 from "pending" on conflict ("task_result_id", "attempt") do update set "url" = excluded."url" returning "id"',
+      'with "refreshed" as (update "task_results" set "updated_at" = $1 returning "id") insert into "jobs" ("id") select $2 from "refreshed" on conflict ("dedupe_key") do update set "run_at" = excluded."run_at"',
+      'with "recent" as (select "id" from "runs") select * from "recent"',
+    ]) {
+      assert.equal(mayChangeIdentity(sql), false, sql);
     }
   });
 });
