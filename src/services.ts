@@ -78,7 +78,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const workspaceGate = new WorkspaceGate(workspaces, gate);
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);
-  const deliveries = new DeliveryRepository(db);
+  const deliveries = new DeliveryRepository(db, handle.dialect);
   const taskAccessTokens = new TaskResultTokens(deliveries);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, (): RunProgress => runProgress);
   const taskStagesService: TaskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, (): RunsService => runsService);
@@ -87,7 +87,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runTransitions = new RunTransitions(runs);
   const runProgress = new RunProgress(db, runs, workspaces, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
-  const taskDelivery = new TaskDelivery(db, deliveries, taskAccessTokens, taskStageRunner, jobs, config, log, async () => handle.durable?.());
+  const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.());
   taskDelivery.register();
   const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, taskStageDocuments);
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { hashToken, tokenMatchesHash } from '../identity/token-secrets.js';
-import type { Executor } from '../jobs/job-queue.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { DeliveryRepository } from './delivery.repository.js';
 
@@ -9,10 +8,11 @@ import type { DeliveryRepository } from './delivery.repository.js';
  * as a SHA-256 digest (as every token here). Each delivery attempt gets a fresh token and every issued
  * token of the result stays valid: a service that received an attempt we believed timed out can still
  * call back. The token authorizes that result's callback and, until the result is final, its run's
- * configuration and plan downloads; nothing else.
+ * configuration and plan downloads; nothing else. Answers the token and its digest.
  */
-export function generateAccessToken(): string {
-  return randomBytes(32).toString('base64url');
+export function newAccessToken(): { token: string; digest: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, digest: hashToken(token) };
 }
 
 export interface AccessTokenGrant {
@@ -23,15 +23,6 @@ export interface AccessTokenGrant {
 
 export class TaskResultTokens {
   constructor(private readonly repository: DeliveryRepository) {}
-
-  /**
-   * A new token for one attempt at a result that is still pending (only its digest is written); undefined
-   * when the result is no longer pending, and then nothing is written.
-   */
-  async issueIfPending(executor: Executor, taskResultId: string, runId: string): Promise<string | undefined> {
-    const token = generateAccessToken();
-    return (await this.repository.insertAccessTokenIfPending(executor, hashToken(token), taskResultId, runId)) ? token : undefined;
-  }
 
   /** The result a token was issued for, or undefined; the digest is compared in constant time. */
   async grantOf(token: string | undefined): Promise<AccessTokenGrant | undefined> {

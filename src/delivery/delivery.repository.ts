@@ -1,9 +1,11 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { affectedRows, compiledOnce, fixed } from '../db/compiled-query.js';
+import type { Dialect } from '../db/database.js';
 import { newId } from '../identity/ids.js';
 import { nowIso } from '../clock.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
-import type { Executor } from '../jobs/job-queue.js';
+import { jobRowValues, replacePendingJob, type Executor, type JobRowValues, type NewJob } from '../jobs/job-queue.js';
+import { OPEN_RESULT_STATUSES } from '../taskstages/stage-status.js';
 
 export type DeliveryAttemptRow = DeliveryAttemptsTable;
 
@@ -30,6 +32,14 @@ export interface DeliveryContext {
   workspaceName: string;
   workspaceWorkingDirectory: string;
   organizationName: string;
+}
+
+/** How an attempt ended, as delivery_attempts records it. */
+export interface AttemptEnd {
+  outcome: 'accepted' | 'rejected' | 'network_error';
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
 }
 
 /** What is known of one attempt (delivery_attempts), as a job run again after a crash finds it. */
@@ -63,6 +73,27 @@ interface ContextRow {
   organization_name: string;
 }
 
+/** A type, not an interface: compiledOnce takes a record of parameters. */
+type AttemptEndParams = {
+  id: string;
+  finishedAt: string;
+  outcome: AttemptEnd['outcome'];
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+};
+
+function attemptEndParams(id: string, end: AttemptEnd): AttemptEndParams {
+  return {
+    id,
+    finishedAt: nowIso(),
+    outcome: end.outcome,
+    httpStatus: end.httpStatus,
+    error: end.error?.slice(0, 2000) ?? null,
+    durationMs: Math.round(end.durationMs),
+  };
+}
+
 function toContext(row: ContextRow): DeliveryContext {
   return {
     resultId: row.result_id,
@@ -88,9 +119,25 @@ function toContext(row: ContextRow): DeliveryContext {
   };
 }
 
-/** SQL of run task delivery: the context of a request, attempts, and access token digests. */
+/**
+ * SQL of run task delivery: the context of a request, attempts, and access token digests.
+ *
+ * The two writes of every delivery (before the request: token and attempt record; after it: the
+ * answer, and for an accepted one the fresh callback deadline) are one statement each on PostgreSQL,
+ * where data-modifying WITH makes them atomic without BEGIN and COMMIT: one round trip instead of five
+ * or six. SQLite has no data-modifying WITH, and its statements cost no round trip, so there they are
+ * transactions of plain statements.
+ */
 export class DeliveryRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Whether startDelivery and finishAcceptedAttempt are single statements (PostgreSQL). */
+  readonly writesInOneStatement: boolean;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: Dialect,
+  ) {
+    this.writesInOneStatement = dialect === 'postgres';
+  }
 
   // The statements of every delivery and callback, compiled once (db/compiled-query.ts).
   private readonly contextWithAttemptQuery = compiledOnce((p: { resultId: string; attempt: number }) =>
@@ -110,13 +157,7 @@ export class DeliveryRepository {
       )
       .returning('id'),
   );
-  private readonly attemptFinish = compiledOnce(
-    (p: { id: string; finishedAt: string; outcome: 'accepted' | 'rejected' | 'network_error'; httpStatus: number | null; error: string | null; durationMs: number }) =>
-      this.db
-        .updateTable('delivery_attempts')
-        .set({ finished_at: p.finishedAt, outcome: p.outcome, http_status: p.httpStatus, error: p.error, duration_ms: p.durationMs })
-        .where('id', '=', p.id),
-  );
+  private readonly attemptFinish = compiledOnce((p: AttemptEndParams) => this.attemptFinishWrite(this.db, p));
   private readonly tokenOnPendingResult = compiledOnce((p: { tokenHash: string; resultId: string }) =>
     this.db.updateTable('task_results').set({ access_token_hash: p.tokenHash }).where('id', '=', p.resultId).where('status', '=', fixed('pending')),
   );
@@ -129,6 +170,69 @@ export class DeliveryRepository {
       .innerJoin('task_results as r', 'r.id', 'a.task_result_id')
       .select(['a.token_hash', 'a.task_result_id', 'a.run_id', 'r.status as result_status'])
       .where('a.token_hash', '=', p.tokenHash),
+  );
+
+  /**
+   * PostgreSQL's startDelivery: the token digest goes on the result only while it is `pending` (that
+   * conditional write is the last look), and the token row and the attempt record are inserted from its
+   * RETURNING, so nothing is written for a result that is no longer pending.
+   */
+  private readonly deliveryStart = compiledOnce((p: { tokenHash: string; resultId: string; attemptId: string; attempt: number; url: string; now: string }) =>
+    this.db
+      .with('pending', (db) =>
+        db.updateTable('task_results').set({ access_token_hash: p.tokenHash }).where('id', '=', p.resultId).where('status', '=', fixed('pending')).returning(['id', 'run_id']),
+      )
+      .with('token', (db) =>
+        db
+          .insertInto('task_result_access_tokens')
+          .columns(['token_hash', 'task_result_id', 'run_id', 'created_at'])
+          .expression((eb) => eb.selectFrom('pending').select([sql<string>`${p.tokenHash}`.as('token_hash'), 'id', 'run_id', sql<string>`${p.now}`.as('created_at')])),
+      )
+      .insertInto('delivery_attempts')
+      .columns(['id', 'task_result_id', 'attempt', 'url', 'started_at'])
+      .expression((eb) =>
+        eb.selectFrom('pending').select([
+          sql<string>`${p.attemptId}`.as('id'),
+          'id as task_result_id',
+          sql<number>`cast(${p.attempt} as integer)`.as('attempt'),
+          sql<string>`${p.url}`.as('url'),
+          sql<string>`${p.now}`.as('started_at'),
+        ]),
+      )
+      .onConflict((oc) => oc.columns(['task_result_id', 'attempt']).doUpdateSet((eb) => ({ started_at: eb.ref('excluded.started_at'), url: eb.ref('excluded.url') })))
+      .returning('id'),
+  );
+  /**
+   * PostgreSQL's finishAcceptedAttempt: the attempt's end, and unless the result is final meanwhile, its
+   * callback deadline counted from now (updated_at) with the timeout job moved to it (the same writes as
+   * TaskStageRunner.markDelivered).
+   */
+  private readonly acceptedAttemptFinish = compiledOnce(
+    (p: AttemptEndParams & { resultId: string; now: string } & { [K in keyof JobRowValues as `job_${K}`]: JobRowValues[K] }) =>
+      this.db
+        .with('attempt', (db) => this.attemptFinishWrite(db, p))
+        .with('refreshed', (db) =>
+          db
+            .updateTable('task_results')
+            .set({ updated_at: p.now })
+            .where('id', '=', p.resultId)
+            .where('status', 'in', OPEN_RESULT_STATUSES.map(fixed))
+            .returning('id'),
+        )
+        .insertInto('jobs')
+        .columns(['id', 'kind', 'payload', 'run_at', 'attempts', 'dedupe_key', 'created_at'])
+        .expression((eb) =>
+          eb.selectFrom('refreshed').select([
+            sql<string>`${p.job_id}`.as('id'),
+            sql<string>`${p.job_kind}`.as('kind'),
+            sql<string>`${p.job_payload}`.as('payload'),
+            sql<string>`${p.job_run_at}`.as('run_at'),
+            sql<number>`0`.as('attempts'),
+            sql<string>`${p.job_dedupe_key}`.as('dedupe_key'),
+            sql<string>`${p.now}`.as('created_at'),
+          ]),
+        )
+        .onConflict(replacePendingJob),
   );
 
   async context(resultId: string): Promise<DeliveryContext | undefined> {
@@ -174,36 +278,57 @@ export class DeliveryRepository {
     return this.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).orderBy('attempt').execute();
   }
 
-  /** Records that attempt `n` is going out; after a crash mid-request the same row is reused (one upsert). */
-  async startAttempt(resultId: string, attempt: number, url: string, executor: Executor = this.db): Promise<string> {
-    const { rows } = await this.attemptStart(executor, { id: newId('da'), resultId, attempt, url, startedAt: nowIso() });
-    return rows[0]!.id;
-  }
-
-  async finishAttempt(
-    id: string,
-    fields: { outcome: 'accepted' | 'rejected' | 'network_error'; httpStatus: number | null; error: string | null; durationMs: number },
-    executor: Executor = this.db,
-  ): Promise<void> {
-    await this.attemptFinish(executor, {
-      id,
-      finishedAt: nowIso(),
-      outcome: fields.outcome,
-      httpStatus: fields.httpStatus,
-      error: fields.error?.slice(0, 2000) ?? null,
-      durationMs: Math.round(fields.durationMs),
+  /**
+   * Attempt `attempt` is going out with a new access token: the token's digest is stored (the newest also
+   * on the result row; the token itself is never written) and the attempt recorded (after a crash
+   * mid-request the same row is reused), only while the result is `pending`. Answers the attempt's id, or
+   * undefined when the result is no longer pending, and then nothing is written. The result row is written
+   * first, conditionally, so that write is also the status check.
+   */
+  async startDelivery(p: { resultId: string; runId: string; tokenHash: string; attempt: number; url: string }): Promise<string | undefined> {
+    const now = nowIso();
+    const attemptId = newId('da');
+    if (this.writesInOneStatement) {
+      const { rows } = await this.deliveryStart(this.db, { tokenHash: p.tokenHash, resultId: p.resultId, attemptId, attempt: p.attempt, url: p.url, now });
+      return rows[0]?.id;
+    }
+    return this.db.transaction().execute(async (trx) => {
+      if ((await affectedRows(this.tokenOnPendingResult(trx, { tokenHash: p.tokenHash, resultId: p.resultId }))) === 0) return undefined;
+      await this.tokenInsert(trx, { tokenHash: p.tokenHash, resultId: p.resultId, runId: p.runId, createdAt: now });
+      const { rows } = await this.attemptStart(trx, { id: attemptId, resultId: p.resultId, attempt: p.attempt, url: p.url, startedAt: now });
+      return rows[0]!.id;
     });
   }
 
+  async finishAttempt(id: string, end: AttemptEnd, executor: Executor = this.db): Promise<void> {
+    await this.attemptFinish(executor, attemptEndParams(id, end));
+  }
+
   /**
-   * Stores the digest of a new token (the newest also on the result row; the token itself is never
-   * written) for a result that is still `pending`; else nothing is written and the answer is false. The
-   * result row is written first, conditionally, so that write is also the status check.
+   * PostgreSQL only (writesInOneStatement): finishAttempt of an accepted attempt together with what
+   * TaskStageRunner.markDelivered writes, in one statement: unless the result is final, its callback
+   * deadline counts from `now` and `timeoutJob` (a replacing job) is enqueued.
    */
-  async insertAccessTokenIfPending(executor: Executor, tokenHash: string, resultId: string, runId: string): Promise<boolean> {
-    if ((await affectedRows(this.tokenOnPendingResult(executor, { tokenHash, resultId }))) === 0) return false;
-    await this.tokenInsert(executor, { tokenHash, resultId, runId, createdAt: nowIso() });
-    return true;
+  async finishAcceptedAttempt(id: string, end: AttemptEnd, refresh: { resultId: string; now: string; timeoutJob: NewJob }): Promise<void> {
+    if (!this.writesInOneStatement) throw new Error('finishAcceptedAttempt is a single PostgreSQL statement; SQLite uses a transaction');
+    const job = jobRowValues(refresh.timeoutJob);
+    await this.acceptedAttemptFinish(this.db, {
+      ...attemptEndParams(id, end),
+      resultId: refresh.resultId,
+      now: refresh.now,
+      job_id: job.id,
+      job_kind: job.kind,
+      job_payload: job.payload,
+      job_run_at: job.run_at,
+      job_dedupe_key: job.dedupe_key,
+    });
+  }
+
+  private attemptFinishWrite(executor: Executor | QueryCreator<Database>, p: AttemptEndParams) {
+    return executor
+      .updateTable('delivery_attempts')
+      .set({ finished_at: p.finishedAt, outcome: p.outcome, http_status: p.httpStatus, error: p.error, duration_ms: p.durationMs })
+      .where('id', '=', p.id);
   }
 
   async findAccessToken(tokenHash: string): Promise<{ token_hash: string; task_result_id: string; run_id: string; result_status: string } | undefined> {

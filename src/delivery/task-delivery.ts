@@ -1,12 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { nowIso } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { Jobs } from '../jobs/jobs.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import { JOB_KINDS, type TaskStageRunner } from '../taskstages/task-stage-runner.js';
-import type { TaskResultTokens } from './access-tokens.js';
-import type { DeliveryContext, DeliveryRepository } from './delivery.repository.js';
+import { newAccessToken } from './access-tokens.js';
+import type { AttemptEnd, DeliveryContext, DeliveryRepository } from './delivery.repository.js';
 import { postSignedJson, type SignedPostResult } from './signed-request.js';
 import { buildTaskPayload } from './task-payload.js';
 
@@ -43,7 +44,6 @@ export class TaskDelivery {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly repository: DeliveryRepository,
-    private readonly accessTokens: TaskResultTokens,
     private readonly runner: TaskStageRunner,
     private readonly jobs: Jobs,
     private readonly config: Pick<Config, 'baseUrl' | 'tasks'>,
@@ -76,18 +76,14 @@ export class TaskDelivery {
       await this.afterAttempt(context, attempt, { outcome: recorded.outcome, httpStatus: recorded.httpStatus, error: recorded.error });
       return;
     }
-    // One transaction (one commit) for the last look, the access token and the attempt record: a result
-    // that became final meanwhile is never sent. The token is recorded only on a pending result, and that
+    // One write (one commit) for the last look, the access token and the attempt record: a result that
+    // became final meanwhile is never sent. The token is recorded only on a pending result, and that
     // conditional write is the last look. It needs no stage lock: it does not change the status, and on
     // PostgreSQL it waits for a finisher holding the result's row and then re-checks the status.
-    const started = await this.db.transaction().execute(async (trx) => {
-      const token = await this.accessTokens.issueIfPending(trx, resultId, context.runId);
-      if (!token) return undefined;
-      const attemptId = await this.repository.startAttempt(resultId, attempt, context.taskUrl, trx);
-      return { token, attemptId };
-    });
-    if (!started) return;
-    const body = JSON.stringify(buildTaskPayload(context, started.token, this.config.baseUrl));
+    const { token, digest } = newAccessToken();
+    const attemptId = await this.repository.startDelivery({ resultId, runId: context.runId, tokenHash: digest, attempt, url: context.taskUrl });
+    if (!attemptId) return;
+    const body = JSON.stringify(buildTaskPayload(context, token, this.config.baseUrl));
     await this.durable();
     const startedAt = performance.now();
     const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000);
@@ -95,11 +91,26 @@ export class TaskDelivery {
     if (record.outcome !== 'accepted') {
       this.log.info({ taskResultId: resultId, attempt, outcome: record.outcome, httpStatus: record.httpStatus }, 'run task request not accepted');
     }
-    await this.db.transaction().execute(async (trx) => {
-      await this.repository.finishAttempt(started.attemptId, { ...record, durationMs: performance.now() - startedAt }, trx);
-      if (record.outcome === 'accepted') await this.runner.markDelivered(trx, resultId);
-    });
+    await this.recordAnswer(attemptId, resultId, { ...record, durationMs: performance.now() - startedAt });
     if (record.outcome !== 'accepted') await this.afterAttempt(context, attempt, record);
+  }
+
+  /** The attempt's end and, when accepted, the fresh callback deadline (markDelivered), atomically. */
+  private async recordAnswer(attemptId: string, resultId: string, end: AttemptEnd): Promise<void> {
+    if (end.outcome !== 'accepted') {
+      await this.repository.finishAttempt(attemptId, end);
+      return;
+    }
+    if (this.repository.writesInOneStatement) {
+      const now = nowIso();
+      // The jobs table's NOTIFY trigger (migration 007) wakes the workers, as for any enqueue.
+      await this.repository.finishAcceptedAttempt(attemptId, end, { resultId, now, timeoutJob: this.runner.callbackTimeoutJob(resultId, now) });
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await this.repository.finishAttempt(attemptId, end, trx);
+      await this.runner.markDelivered(trx, resultId);
+    });
   }
 
   private async afterAttempt(context: DeliveryContext, attempt: number, record: AttemptRecord): Promise<void> {

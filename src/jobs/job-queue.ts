@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type OnConflictBuilder, type Transaction } from 'kysely';
 import { nowIso } from '../clock.js';
 import { compiledPerShape, fixed } from '../db/compiled-query.js';
 import { newId } from '../identity/ids.js';
@@ -36,6 +36,39 @@ function jobId(): string {
   return newId('job');
 }
 
+/** The columns a new job's row takes from its NewJob (the rest start empty). */
+export type JobRowValues = {
+  id: string;
+  kind: string;
+  payload: string;
+  run_at: string;
+  dedupe_key: string | null;
+};
+
+export function jobRowValues(job: NewJob): JobRowValues {
+  return {
+    id: jobId(),
+    kind: job.kind,
+    payload: JSON.stringify(job.payload ?? null),
+    run_at: (job.runAt ?? new Date()).toISOString(),
+    dedupe_key: job.dedupeKey ?? null,
+  };
+}
+
+/**
+ * The conflict clause of a `replace` job: the pending job with its key takes its payload and time and is
+ * unlocked (see NewJob.replace). For statements that insert a job of their own (delivery.repository.ts).
+ */
+export function replacePendingJob(oc: OnConflictBuilder<Database, 'jobs'>) {
+  return oc.column('dedupe_key').doUpdateSet((eb) => ({
+    run_at: eb.ref('excluded.run_at'),
+    payload: eb.ref('excluded.payload'),
+    attempts: fixed(0),
+    locked_by: fixed(null),
+    locked_until: fixed(null),
+  }));
+}
+
 /**
  * The SQL of the job table. The table is the truth between nodes: a job exists until a handler finished
  * it; a claim is a lease (locked_by, locked_until) that expires, so a killed node's jobs are taken over.
@@ -69,17 +102,7 @@ export class JobQueue {
       }));
       const insert = this.db.insertInto('jobs').values(rows);
       if (shape.onConflict === 'none') return insert;
-      return insert.onConflict((oc) =>
-        shape.onConflict === 'replace'
-          ? oc.column('dedupe_key').doUpdateSet((eb) => ({
-              run_at: eb.ref('excluded.run_at'),
-              payload: eb.ref('excluded.payload'),
-              attempts: fixed(0),
-              locked_by: fixed(null),
-              locked_until: fixed(null),
-            }))
-          : oc.column('dedupe_key').doNothing(),
-      );
+      return insert.onConflict((oc) => (shape.onConflict === 'replace' ? replacePendingJob(oc) : oc.column('dedupe_key').doNothing()));
     },
   );
   private readonly deleteStatement = compiledPerShape(
@@ -115,11 +138,12 @@ export class JobQueue {
   private async insert(executor: Executor, jobs: readonly NewJob[], replace: boolean): Promise<void> {
     const params: Record<string, unknown> = { now: nowIso() };
     jobs.forEach((job, i) => {
-      params[`id${i}`] = jobId();
-      params[`kind${i}`] = job.kind;
-      params[`payload${i}`] = JSON.stringify(job.payload ?? null);
-      params[`runAt${i}`] = (job.runAt ?? new Date()).toISOString();
-      params[`dedupeKey${i}`] = job.dedupeKey ?? null;
+      const row = jobRowValues(job);
+      params[`id${i}`] = row.id;
+      params[`kind${i}`] = row.kind;
+      params[`payload${i}`] = row.payload;
+      params[`runAt${i}`] = row.run_at;
+      params[`dedupeKey${i}`] = row.dedupe_key;
     });
     // Rows without a key never conflict (NULLs are distinct), so one clause serves a mixed batch.
     const onConflict = !jobs.some((job) => job.dedupeKey) ? 'none' : replace ? 'replace' : 'skip';

@@ -3,7 +3,7 @@ import { newId } from '../identity/ids.js';
 import { nowIso } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import type { Executor } from '../jobs/job-queue.js';
+import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
 import {
@@ -135,7 +135,10 @@ export class TaskStageRunner implements TaskStagePort {
         ...(report.url !== undefined ? { url: report.url } : {}),
         updated_at: now,
       };
-      if (!(await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, changes))) return { outcome: 'final', result: fresh };
+      // A guard judged the row as read: the write holds only if it is unchanged (markDelivered refreshes
+      // updated_at without the stage lock).
+      const ifUpdatedAt = guard ? fresh.updated_at : undefined;
+      if (!(await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, changes, ifUpdatedAt))) return { outcome: 'final', result: fresh };
       if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
       const written = { ...fresh, ...changes };
       await this.settleStage(trx, stage, results.map((result) => (result.id === resultId ? written : result)));
@@ -169,10 +172,12 @@ export class TaskStageRunner implements TaskStagePort {
 
   /**
    * The task accepted the request: the callback deadline counts from now. Pass the caller's transaction.
-   * The update is conditional on an open status, so it needs no read first: a final result stays as it is.
+   * The update is conditional on an open status, so it needs no read first: a final result stays as it
+   * is. It takes no stage lock: it changes no status, and the one decision that reads updated_at, a
+   * callback timeout, writes only if updated_at is still what it judged (finishResult's guard).
+   * PostgreSQL does the same writes in delivery's single statement (DeliveryRepository.finishAcceptedAttempt).
    */
   async markDelivered(trx: Executor, resultId: string): Promise<void> {
-    await this.stages.lockStageOfResult(trx, resultId);
     const now = nowIso();
     if (await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, { updated_at: now })) {
       await this.scheduleCallbackTimeout(trx, resultId, now);
@@ -180,14 +185,19 @@ export class TaskStageRunner implements TaskStagePort {
   }
 
   async scheduleCallbackTimeout(executor: Executor, resultId: string, from: string): Promise<void> {
-    await this.jobs.enqueue(executor, {
+    await this.jobs.enqueue(executor, this.callbackTimeoutJob(resultId, from));
+  }
+
+  /** The job that errors the result unless it hears from the task within the callback timeout of `from`. */
+  callbackTimeoutJob(resultId: string, from: string): NewJob {
+    return {
       kind: JOB_KINDS.callbackTimeout,
       payload: { resultId },
       runAt: new Date(Date.parse(from) + this.tasks.callbackTimeoutSeconds * 1000),
       // One deadline job per result, moved by every refresh (a chatty task does not pile up rows).
       dedupeKey: `${JOB_KINDS.callbackTimeout}:${resultId}`,
       replace: true,
-    });
+    };
   }
 
   /**

@@ -83,13 +83,16 @@ export class TaskStagesRepository {
         .where('status', 'in', fromStatuses.map(fixed)),
   );
   private readonly resultWrite = compiledPerShape(
-    (shape: { fromStatuses: readonly string[]; columns: readonly string[] }) => `${shape.fromStatuses.join(',')}:${shape.columns.join(',')}`,
-    (shape, p: Record<string, unknown>) =>
-      this.db
+    (shape: { fromStatuses: readonly string[]; columns: readonly string[]; ifUpdatedAt: boolean }) =>
+      `${shape.fromStatuses.join(',')}:${shape.columns.join(',')}:${shape.ifUpdatedAt}`,
+    (shape, p: Record<string, unknown>) => {
+      const write = this.db
         .updateTable('task_results')
         .set(Object.fromEntries(shape.columns.map((column) => [column, p[column]])))
         .where('id', '=', p.id as string)
-        .where('status', 'in', shape.fromStatuses.map(fixed)),
+        .where('status', 'in', shape.fromStatuses.map(fixed));
+      return shape.ifUpdatedAt ? write.where('updated_at', '=', p.ifUpdatedAt as string) : write;
+    },
   );
 
   async findStage(id: string, executor: Executor = this.db): Promise<TaskStageRow | undefined> {
@@ -181,13 +184,16 @@ export class TaskStagesRepository {
     return (await affectedRows(this.stageWrite(executor, fromStatuses, { ...changes, id }))) > 0;
   }
 
+  /** With `ifUpdatedAt`, the write also needs the result's updated_at to be that (nobody refreshed it meanwhile). */
   async updateResult(
     executor: Executor,
     id: string,
     fromStatuses: readonly string[],
     changes: Partial<Pick<TaskResultRow, 'status' | 'status_timestamps' | 'message' | 'url' | 'updated_at'>>,
+    ifUpdatedAt?: string,
   ): Promise<boolean> {
-    return (await affectedRows(this.resultWrite(executor, { fromStatuses, columns: definedColumns(changes) }, { ...changes, id }))) > 0;
+    const shape = { fromStatuses, columns: definedColumns(changes), ifUpdatedAt: ifUpdatedAt !== undefined };
+    return (await affectedRows(this.resultWrite(executor, shape, { ...changes, id, ifUpdatedAt }))) > 0;
   }
 
   stagesOfRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<TaskStageRow[]> {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { newAccessToken } from '../../src/delivery/access-tokens.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { assertError } from '../helpers/assertions.js';
 import { createUser } from '../helpers/fixtures.js';
@@ -96,8 +97,9 @@ for (const dialect of testDialects()) {
     it('an earlier attempt\'s token still works for the callback (the service may have received it)', async () => {
       const { resultId, token, gated } = await openResult();
       // Issue a second token as a retry would; the first must stay valid.
-      const second = await ctx.services.taskAccessTokens.issueIfPending(ctx.handle.db, resultId, 'run-x');
-      assert.ok(second, 'the result is still pending');
+      const { token: second, digest } = newAccessToken();
+      const started = await ctx.services.repositories.deliveries.startDelivery({ resultId, runId: 'run-x', tokenHash: digest, attempt: 2, url: 'http://127.0.0.1:9/' });
+      assert.ok(started, 'the result is still pending');
       assert.notEqual(second, token);
       assert.equal((await ctx.services.taskAccessTokens.grantOf(token))?.taskResultId, resultId);
       assert.equal((await ctx.services.taskAccessTokens.grantOf(second))?.taskResultId, resultId);
@@ -106,6 +108,33 @@ for (const dialect of testDialects()) {
       const done = await new ApiClient(ctx.app, token).patch(`/task-results/${resultId}/callback`, callbackBody('passed'));
       assert.equal(done.status, 200, done.text);
       assert.equal((await gated.api.get(`/task-results/${resultId}`)).body.data.attributes.status, 'passed');
+    });
+
+    it('a callback timeout that judged a result due does not error it once a delivery refreshed it meanwhile', {
+      skip: dialect !== 'postgres' && 'SQLite runs one transaction at a time: the refresh cannot land in between',
+    }, async () => {
+      const { resultId } = await openResult();
+      const { taskStageRunner: runner, repositories } = ctx.services;
+      const stages = repositories.taskStages;
+      // markDelivered takes no stage lock, so its refresh can land between the timeout's look and its write.
+      let refreshed: Promise<void> | undefined;
+      const updateResult = stages.updateResult;
+      stages.updateResult = async function (this: typeof stages, executor, ...rest) {
+        if (executor !== ctx.handle.db) await refreshed; // the timeout's write waits for the refresh
+        return updateResult.call(this, executor, ...rest);
+      };
+      try {
+        const due = () => {
+          refreshed = runner.markDelivered(ctx.handle.db, resultId);
+          return true;
+        };
+        const finished = await runner.finishResult(resultId, 'errored', { message: 'No callback in time.' }, due);
+        assert.equal(finished.outcome, 'final', 'the timeout is declined');
+      } finally {
+        stages.updateResult = updateResult;
+      }
+      const row = await ctx.handle.db.selectFrom('task_results').select('status').where('id', '=', resultId).executeTakeFirstOrThrow();
+      assert.equal(row.status, 'pending');
     });
 
     it('a delivery job run again after its request went out sends nothing more, a later attempt is sent', async () => {
@@ -147,6 +176,11 @@ for (const dialect of testDialects()) {
       assert.equal((await ctx.services.taskStageRunner.finishResult(resultId, 'errored')).outcome, 'final');
       await ctx.services.taskStageRunner.completeOverride(stageId);
       await ctx.services.taskStageRunner.settle(stageId);
+      // The last look before a request (a delivery that read the result while it was still pending).
+      const { digest } = newAccessToken();
+      const lateStart = { resultId, runId: 'run-x', tokenHash: digest, attempt: 3, url: 'http://127.0.0.1:9/' };
+      assert.equal(await ctx.services.repositories.deliveries.startDelivery(lateStart), undefined, 'no attempt starts for a final result');
+      assert.equal(await ctx.services.repositories.deliveries.findAccessToken(digest), undefined, 'and no token is stored');
 
       assert.equal(service.deliveries(resultId).length, requestsBefore, 'no request for a final result');
       const attemptsAfter = await ctx.handle.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).execute();
