@@ -122,6 +122,7 @@ async function fanOut(context: ScenarioContext): Promise<void> {
     const started = Date.now();
     const cpuBefore = context.server.cpuMs();
     const databaseCpuBefore = context.databaseCpuMs?.();
+    const loadCpuBefore = process.cpuUsage();
     const runIds: string[] = [];
     for (let batch = 0; batch < runs; batch += 50) {
       runIds.push(...(await Promise.all(Array.from({ length: Math.min(50, runs - batch) }, () => createRun()))));
@@ -134,6 +135,8 @@ async function fanOut(context: ScenarioContext): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const cpuPerResult = (context.server.cpuMs() - cpuBefore) / (runs * 2);
+    const loadCpu = process.cpuUsage(loadCpuBefore);
+    const loadCpuPerResult = (loadCpu.user + loadCpu.system) / 1000 / (runs * 2);
     const databaseCpu = databaseCpuBefore === undefined ? '' : `, PostgreSQL ${fmt((context.databaseCpuMs!() - databaseCpuBefore) / (runs * 2), 2)} ms`;
     const stageFinal = new Map<string, { stage: any; results: string[] }>();
     for (let batch = 0; batch < runIds.length; batch += 50) {
@@ -160,7 +163,7 @@ async function fanOut(context: ScenarioContext): Promise<void> {
     context.rows.push({
       scenario: `run-task fan-out: ${fmt(runs)} runs × 2 tasks`,
       dialect: context.dialect,
-      measured: `${fmt(resultsPerSecond)} results/s; last callback → stage final p50 ${p50} ms, p99 ${p99} ms; CPU per result: server ${fmt(cpuPerResult, 2)} ms${databaseCpu}`,
+      measured: `${fmt(resultsPerSecond)} results/s; last callback → stage final p50 ${p50} ms, p99 ${p99} ms; CPU per result: server ${fmt(cpuPerResult, 2)} ms${databaseCpu}, load generator ${fmt(loadCpuPerResult, 2)} ms`,
       baseline: '-',
       ratio: '-',
       target: latencyTarget ? '≥ 300 results/s; p99 ≤ 100 ms' : '≥ 300 results/s',
