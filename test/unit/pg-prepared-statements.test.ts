@@ -41,6 +41,19 @@ describe('prepared statements on PostgreSQL', { skip: !testDialects().includes('
     await other.end();
   };
 
+  it('runs named and unnamed statements with their values, and answers their errors', async () => {
+    const client = await raw.connect();
+    try {
+      for (const prepared of [new PreparedStatements(), new PreparedStatements(0)]) {
+        const result = await prepared.query(client, 'select $1::int + $2::int as sum, $3::text as label', [2, 3, 'x'], false);
+        assert.deepEqual(result.rows, [{ sum: 5, label: 'x' }]);
+        await assert.rejects(prepared.query(client, 'select $1::int', ['not a number'], false), /invalid input syntax/);
+      }
+    } finally {
+      client.release();
+    }
+  });
+
   it("survives another node's migration changing a table a prepared select * reads", async () => {
     assert.deepEqual(await db.selectFrom('widgets').selectAll().execute(), [{ id: 1 }]);
     await otherNodeAddsColumn('colour');

@@ -3,11 +3,17 @@ import { describe, it } from 'node:test';
 import type pg from 'pg';
 import { countingPool } from '../../src/db/pg-write-counter.js';
 
+/** What the pool's client is given: a pg Query, which the client answers through its callback. */
+type Submitted = { callback: (error: Error | undefined, result: unknown) => void };
+const EMPTY = { rows: [], rowCount: 0 };
+
 describe('write count of the PostgreSQL pool', () => {
   it('moves when a write is sent and again when it completes; plain selects leave it alone', async () => {
     let finish = () => {};
     const client = {
-      query: () => new Promise((resolve) => (finish = () => resolve({ rows: [], rowCount: 0 }))),
+      query: (query: Submitted) => {
+        finish = () => query.callback(undefined, EMPTY);
+      },
       release: () => {},
     };
     const counted = countingPool({ connect: async () => client } as unknown as pg.Pool);
@@ -26,7 +32,7 @@ describe('write count of the PostgreSQL pool', () => {
 });
 
 describe('identity write count of the PostgreSQL pool', () => {
-  const answering = () => ({ query: async () => ({ rows: [], rowCount: 0 }), release: () => {} });
+  const answering = () => ({ query: (query: Submitted) => setImmediate(() => query.callback(undefined, EMPTY)), release: () => {} });
 
   it('moves for writes to identity tables only, and again for the COMMIT that publishes them', async () => {
     const counted = countingPool({ connect: async () => answering() } as unknown as pg.Pool);
