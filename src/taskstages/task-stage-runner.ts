@@ -7,8 +7,8 @@ import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
 import {
-  OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus, withTimestamp, type EnforcementLevel,
-  type ResultStatus,
+  OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus, parseTimestamps, timestampKey, withTimestamp,
+  type EnforcementLevel, type ResultStatus,
 } from './stage-status.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 
@@ -24,6 +24,10 @@ export const JOB_KINDS = {
 /** What run progress offers the runner: it is told, in the same transaction, that a stage settled. */
 export interface StageSettledListener {
   onTaskStageSettled(runId: string, executor: Executor): Promise<void>;
+}
+
+function onceAwaitedOverride(stage: TaskStageRow): boolean {
+  return parseTimestamps(stage.status_timestamps)[timestampKey('awaiting_override')] !== undefined;
 }
 
 /** What a finishing call did, with the result as it wrote it ('changed') or found it ('final'). */
@@ -258,7 +262,9 @@ export class TaskStageRunner implements TaskStagePort {
     );
     if (derived === 'running') return;
     // An overridden stage is finished by completeOverride alone; its failed results must not send it back.
-    if (await this.stages.findOverride(stage.id, executor)) return;
+    // Only a stage that once awaited an override can have one (override() starts from awaiting_override,
+    // whose timestamp stays), so the others need no lookup.
+    if (onceAwaitedOverride(stage) && (await this.stages.findOverride(stage.id, executor))) return;
     const now = nowIso();
     const settled = await this.stages.updateStage(executor, stage.id, ['running'], {
       status: derived,

@@ -159,6 +159,22 @@ for (const dialect of testDialects()) {
       assert.deepEqual((await attempts()).map((attempt) => [attempt.attempt, attempt.outcome]), [[1, 'accepted'], [2, 'accepted']]);
     });
 
+    it('an overridden stage is passed by the override alone: settling it again before that leaves it running', async () => {
+      const { resultId, stageId, callback, gated } = await openResult();
+      assert.equal((await callback.patch(`/task-results/${resultId}/callback`, callbackBody('failed'))).status, 200);
+      await waitForStageStatus(gated.api, stageId, 'awaiting_override');
+      const { jobs, taskStageRunner: runner } = ctx.services;
+      await jobs.worker.stop(); // the override's completion job waits until the late settle has run
+      try {
+        assert.equal((await runner.override(stageId, 'user:test', null))?.status, 'running');
+        await runner.settle(stageId); // a settle job or a late finisher
+        assert.equal((await gated.api.get(`/task-stages/${stageId}`)).body.data.attributes.status, 'running', 'not sent back to awaiting_override');
+      } finally {
+        jobs.worker.start();
+      }
+      await waitForStageStatus(gated.api, stageId, 'passed');
+    });
+
     it('a final result is never sent again nor rewritten, whatever jobs run late', async () => {
       const { resultId, stageId, callback, gated } = await openResult();
       assert.equal((await callback.patch(`/task-results/${resultId}/callback`, callbackBody('failed'))).status, 200);
