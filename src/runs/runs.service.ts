@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import { canQueueRuns } from '../authz/workspace-permissions.js';
 import { nowIso } from '../clock.js';
-import type { Database, TaskStageName } from '../db/schema.js';
+import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';
 import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { uniqueResources } from '../http/jsonapi.js';
@@ -25,9 +25,16 @@ import type { RunProgress } from './run-progress.js';
 import { runFacts } from './run-next-step.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import type { RunTransitions } from './run-transitions.js';
-import type { RunRow, RunsRepository } from './runs.repository.js';
+import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
 import { runResource, type RunView } from './runs.serializer.js';
 import { planTaskStages } from './task-stage-plan.js';
+
+/** What a run document shows of a run's plan, apply and task stages. */
+interface RunRelations {
+  plans: PhaseRow[];
+  applies: PhaseRow[];
+  stages: Array<Pick<TaskStagesTable, 'id' | 'run_id' | 'stage' | 'status'>>;
+}
 import type { TaskStageDocuments } from './task-stage-documents.js';
 
 export type RunInclude = 'task-stages' | 'plan' | 'apply' | 'workspace' | 'configuration-version';
@@ -77,8 +84,10 @@ export class RunsService {
       );
     }
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
-    const run = await this.db.transaction().execute((trx) => this.insertRun(trx, workspace, version, input.attributes, runCreator(principal)));
-    return this.document(run, workspace, context, include);
+    const created = await this.db.transaction().execute((trx) => this.insertRun(trx, workspace, version, input.attributes, runCreator(principal)));
+    // The run as created, with the relations it was created with: nothing to read again.
+    const { data, included } = await this.documents([created.run], workspace, context, include, created);
+    return { data: data[0]!, included };
   }
 
   /**
@@ -105,7 +114,7 @@ export class RunsService {
     version: ConfigurationVersionRow,
     attributes: CreateRunInput['attributes'],
     creator: { userId: string | null; name: string },
-  ): Promise<RunRow> {
+  ): Promise<{ run: RunRow } & RunRelations> {
     const planOnly = attributes['plan-only'] === true || version.speculative === 1;
     const now = nowIso();
     const run: RunRow = {
@@ -137,9 +146,12 @@ export class RunsService {
       created_at: now,
       updated_at: now,
     });
+    const plan = phase('plan');
+    const apply = phase('apply');
+    const stages: RunRelations['stages'] = [];
     await this.runs.insertRun(trx, run);
-    await this.runs.insertPhase(trx, 'plans', phase('plan'));
-    await this.runs.insertPhase(trx, 'applies', phase('apply'));
+    await this.runs.insertPhase(trx, 'plans', plan);
+    await this.runs.insertPhase(trx, 'applies', apply);
     const attached = (await this.workspaceTasks.enabledFor(trx, workspace.id)).map((row) => ({
       workspaceTaskId: row.id,
       taskId: row.task_id,
@@ -150,6 +162,7 @@ export class RunsService {
     }));
     for (const planned of planTaskStages(attached, planOnly)) {
       const stageId = newId('ts');
+      stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending' });
       await this.runs.insertTaskStage(trx, {
         id: stageId,
         run_id: run.id,
@@ -183,7 +196,7 @@ export class RunsService {
       );
     }
     await this.progress.enqueueAdvance(trx, run.id);
-    return run;
+    return { run, plans: [plan], applies: [apply], stages };
   }
 
   async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
@@ -255,14 +268,13 @@ export class RunsService {
     return { data: data[0]!, included };
   }
 
-  /** Runs of one workspace with their relationships (a handful of queries, whatever the page size). */
-  private async documents(rows: RunRow[], workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>) {
+  /**
+   * Runs of one workspace with their relationships (a handful of queries, whatever the page size), or
+   * with the relations the caller already holds (`known`: a run just created).
+   */
+  private async documents(rows: RunRow[], workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>, known?: RunRelations) {
     const runIds = rows.map((row) => row.id);
-    const [plans, applies, stages] = await Promise.all([
-      this.runs.phasesOfRuns('plans', runIds),
-      this.runs.phasesOfRuns('applies', runIds),
-      this.runs.taskStagesOfRuns(runIds),
-    ]);
+    const { plans, applies, stages } = known ?? (await this.relationsOf(runIds));
     const standing: OrganizationStanding = context.standing;
     const data = rows.map((row) => {
       const plan = plans.find((candidate) => candidate.run_id === row.id);
@@ -287,5 +299,14 @@ export class RunsService {
     }
     if (include.has('task-stages')) included.push(...(await this.stageDocuments.forRuns(standing, runIds)));
     return { data, included: uniqueResources(included) };
+  }
+
+  private async relationsOf(runIds: string[]): Promise<RunRelations> {
+    const [plans, applies, stages] = await Promise.all([
+      this.runs.phasesOfRuns('plans', runIds),
+      this.runs.phasesOfRuns('applies', runIds),
+      this.runs.taskStagesOfRuns(runIds),
+    ]);
+    return { plans, applies, stages };
   }
 }

@@ -279,6 +279,10 @@ for (const dialect of testDialects()) {
       assert.equal(run.data.attributes.status, 'pending');
       const stageIds = run.data.relationships['task-stages'].data.map((stage: any) => stage.id);
       assert.equal(stageIds.length, 4);
+      const shown = (await org.owner.api.get(`/runs/${run.data.id}`)).body.data;
+      for (const relation of ['plan', 'apply', 'task-stages']) {
+        assert.deepEqual(run.data.relationships[relation], shown.relationships[relation], `the created run names its ${relation} as a read does`);
+      }
       const stages = run.included.filter((item: any) => item.type === 'task-stages');
       assert.deepEqual(stages.map((stage: any) => stage.id), stageIds);
       assert.deepEqual(stages.map((stage: any) => stage.attributes.stage), ['pre_plan', 'post_plan', 'pre_apply', 'post_apply']);
