@@ -28,6 +28,7 @@ import type { RunTransitions } from './run-transitions.js';
 import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
 import { runResource, type RunView } from './runs.serializer.js';
 import { planTaskStages } from './task-stage-plan.js';
+import type { TaskStageDocuments } from './task-stage-documents.js';
 
 /** What a run document shows of a run's plan, apply and task stages. */
 interface RunRelations {
@@ -35,7 +36,6 @@ interface RunRelations {
   applies: PhaseRow[];
   stages: Array<Pick<TaskStagesTable, 'id' | 'run_id' | 'stage' | 'status'>>;
 }
-import type { TaskStageDocuments } from './task-stage-documents.js';
 
 export type RunInclude = 'task-stages' | 'plan' | 'apply' | 'workspace' | 'configuration-version';
 export const RUN_INCLUDES: readonly RunInclude[] = ['task-stages', 'plan', 'apply', 'workspace', 'configuration-version'];

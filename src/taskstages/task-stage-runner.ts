@@ -44,9 +44,10 @@ export interface ResultReport {
  * The life of a task stage after its creation: start (stage running, one delivery job per result),
  * results finishing (callbacks, delivery failures, timeouts), the stage settling by the pure rule of
  * stage-status.ts, overrides completing, and the run closing its open stages. Every write of a status
- * or a deadline (a result's updated_at) locks the stage first and is conditional on the current status,
- * so concurrent finishers and a restarted node can neither change a final status nor settle a stage
- * twice. (Delivery's access token write is conditional only: it decides nothing about the stage.)
+ * locks the stage first and is conditional on the current status, so concurrent finishers and a
+ * restarted node can neither change a final status nor settle a stage twice. (Delivery's writes, the
+ * access token and the deadline refresh of markDelivered, are conditional only: they change no status;
+ * the timeout that reads the deadline writes only if it is unchanged.)
  */
 export class TaskStageRunner implements TaskStagePort {
   constructor(
