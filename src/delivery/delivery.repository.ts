@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Kysely, type OnConflictBuilder, type QueryCreator } from 'kysely';
 import { affectedRows, compiledOnce, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
 import { newId } from '../identity/ids.js';
@@ -83,6 +83,11 @@ type AttemptEndParams = {
   durationMs: number;
 };
 
+/** An attempt recorded before a crash mid-request is recorded again in the same row: new start, same number. */
+function reuseAttemptRow(oc: OnConflictBuilder<Database, 'delivery_attempts'>) {
+  return oc.columns(['task_result_id', 'attempt']).doUpdateSet((eb) => ({ started_at: eb.ref('excluded.started_at'), url: eb.ref('excluded.url') }));
+}
+
 function attemptEndParams(id: string, end: AttemptEnd): AttemptEndParams {
   return {
     id,
@@ -152,9 +157,7 @@ export class DeliveryRepository {
         id: p.id, task_result_id: p.resultId, attempt: p.attempt, url: p.url, started_at: p.startedAt, finished_at: fixed(null), outcome: fixed(null),
         http_status: fixed(null), error: fixed(null), duration_ms: fixed(null),
       })
-      .onConflict((oc) =>
-        oc.columns(['task_result_id', 'attempt']).doUpdateSet((eb) => ({ started_at: eb.ref('excluded.started_at'), url: eb.ref('excluded.url') })),
-      )
+      .onConflict(reuseAttemptRow)
       .returning('id'),
   );
   private readonly attemptFinish = compiledOnce((p: AttemptEndParams) => this.attemptFinishWrite(this.db, p));
@@ -199,7 +202,7 @@ export class DeliveryRepository {
           sql<string>`${p.now}`.as('started_at'),
         ]),
       )
-      .onConflict((oc) => oc.columns(['task_result_id', 'attempt']).doUpdateSet((eb) => ({ started_at: eb.ref('excluded.started_at'), url: eb.ref('excluded.url') })))
+      .onConflict(reuseAttemptRow)
       .returning('id'),
   );
   /**
