@@ -85,7 +85,12 @@ export class RunProgress {
 
   /** Schedules `advance(runId)`; pass the transaction of the change that makes progress possible. */
   async enqueueAdvance(executor: Executor, runId: string): Promise<void> {
-    await this.jobs.enqueue(executor, { kind: RUN_ADVANCE_JOB, payload: { runId } });
+    await this.jobs.enqueue(executor, this.advanceJob(runId));
+  }
+
+  /** The job of `advance(runId)`, for a statement that inserts it with its own change (task stage settling). */
+  advanceJob(runId: string): NewJob {
+    return { kind: RUN_ADVANCE_JOB, payload: { runId } };
   }
 
   /**

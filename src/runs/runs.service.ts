@@ -169,6 +169,7 @@ export class RunsService {
         stage: planned.stage,
         status: 'pending',
         status_timestamps: JSON.stringify({}),
+        revision: 0,
         created_at: now,
         updated_at: now,
       });
