@@ -3,7 +3,7 @@ import { nowIso } from '../clock.js';
 import { compiledPerShape, fixed } from '../db/compiled-query.js';
 import { newId } from '../identity/ids.js';
 import type { Dialect } from '../db/database.js';
-import type { Database } from '../db/schema.js';
+import type { Database, JobsTable } from '../db/schema.js';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -53,6 +53,11 @@ export function jobRowValues(job: NewJob): JobRowValues {
     run_at: (job.runAt ?? new Date()).toISOString(),
     dedupe_key: job.dedupeKey ?? null,
   };
+}
+
+/** The whole row of a new job, for a statement that inserts it with other rows (db/multi-table-insert.ts). */
+export function newJobRow(job: NewJob): JobsTable {
+  return { ...jobRowValues(job), attempts: 0, locked_by: null, locked_until: null, last_error: null, created_at: nowIso() };
 }
 
 /** A job's row values as named parameters of a statement that also writes other tables (`job_id`, …). */

@@ -1,7 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns } from '../db/compiled-query.js';
 import type { Executor } from '../jobs/job-queue.js';
-import type { Database, PhasesTable, RunsTable, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
+import type { Dialect } from '../db/database.js';
+import { multiTableInsert } from '../db/multi-table-insert.js';
+import type { Database, JobsTable, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
+import type { NewRunRows } from './new-run-rows.js';
 
 export type RunRow = RunsTable;
 export type PhaseRow = PhasesTable;
@@ -22,7 +25,17 @@ const PHASE_COLUMNS = [
 
 /** Runs with their plan, apply and the task stage rows created with them. */
 export class RunsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Whether insertNewRun writes a run in one statement (PostgreSQL), its job included. */
+  readonly insertsInOneStatement: boolean;
+  private readonly insertAll: ReturnType<typeof multiTableInsert>;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: Dialect,
+  ) {
+    this.insertsInOneStatement = dialect === 'postgres';
+    this.insertAll = multiTableInsert(db);
+  }
 
   // The statements of run progress, compiled once (db/compiled-query.ts).
   private readonly statusWrite = compiledOnce((p: { id: string; from: string; to: string; timestamps: string; now: string }) =>
@@ -56,20 +69,28 @@ export class RunsRepository {
         .where('id', '=', p.id as string),
   );
 
-  async insertRun(executor: Executor, row: RunRow): Promise<void> {
-    await executor.insertInto('runs').values(row).execute();
-  }
-
-  async insertPhase(executor: Executor, table: PhaseTable, row: PhaseRow): Promise<void> {
-    await executor.insertInto(table).values(row).execute();
-  }
-
-  async insertTaskStage(executor: Executor, row: TaskStagesTable): Promise<void> {
-    await executor.insertInto('task_stages').values(row).execute();
-  }
-
-  async insertTaskResults(executor: Executor, rows: TaskResultsTable[]): Promise<void> {
-    if (rows.length > 0) await executor.insertInto('task_results').values(rows).execute();
+  /**
+   * Writes a new run's rows. PostgreSQL (insertsInOneStatement): one statement, with `job` (the run's
+   * first step) in it, atomic without a transaction. SQLite: an insert per table, in the caller's
+   * transaction; the caller enqueues the job itself.
+   */
+  async insertNewRun(executor: Executor, rows: NewRunRows, job?: JobsTable): Promise<void> {
+    if (this.insertsInOneStatement) {
+      await this.insertAll(executor, [
+        { table: 'runs', rows: [rows.run] },
+        { table: 'plans', rows: [rows.plan] },
+        { table: 'applies', rows: [rows.apply] },
+        { table: 'task_stages', rows: rows.stages },
+        { table: 'task_results', rows: rows.results },
+        { table: 'jobs', rows: job ? [job] : [] },
+      ]);
+      return;
+    }
+    await executor.insertInto('runs').values(rows.run).execute();
+    await executor.insertInto('plans').values(rows.plan).execute();
+    await executor.insertInto('applies').values(rows.apply).execute();
+    if (rows.stages.length > 0) await executor.insertInto('task_stages').values(rows.stages).execute();
+    if (rows.results.length > 0) await executor.insertInto('task_results').values(rows.results).execute();
   }
 
   async findRun(id: string, executor: Executor = this.db): Promise<RunRow | undefined> {

@@ -7,19 +7,19 @@ import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../http/errors.
 import type { Resource } from '../http/jsonapi.js';
 import { uniqueResources } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import { newId } from '../identity/ids.js';
 import type { Principal } from '../identity/principal.js';
 import type { OrganizationContext } from '../organizations/organization-gate.js';
 import { TASK_STAGE_ORDER } from '../runtasks/task-stages.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
 import { parseStages } from '../runtasks/workspace-tasks.serializer.js';
-import type { Executor } from '../jobs/job-queue.js';
+import { newJobRow, type Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import { configurationVersionResource } from '../workspaces/configuration-versions.serializer.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import { workspaceResource } from '../workspaces/workspaces.serializer.js';
 import { applyResource, planResource } from './phases.serializer.js';
+import { newRunRows } from './new-run-rows.js';
 import { runCreator } from './run-creator.js';
 import type { RunProgress } from './run-progress.js';
 import { runFacts } from './run-next-step.js';
@@ -27,7 +27,6 @@ import { transition, type RunEvent, type RunStatus } from './run-state-machine.j
 import type { RunTransitions } from './run-transitions.js';
 import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
 import { runResource, type RunView } from './runs.serializer.js';
-import { planTaskStages } from './task-stage-plan.js';
 import type { TaskStageDocuments } from './task-stage-documents.js';
 
 /** What a run document shows of a run's plan, apply and task stages. */
@@ -84,7 +83,11 @@ export class RunsService {
       );
     }
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
-    const created = await this.db.transaction().execute((trx) => this.insertRun(trx, workspace, version, input.attributes, runCreator(principal)));
+    const creator = runCreator(principal);
+    // PostgreSQL writes the run in one statement (RunsRepository.insertNewRun): no transaction to wrap it in.
+    const created = this.runs.insertsInOneStatement
+      ? await this.insertRun(this.db, workspace, version, input.attributes, creator)
+      : await this.db.transaction().execute((trx) => this.insertRun(trx, workspace, version, input.attributes, creator));
     // The run as created, with the relations it was created with: nothing to read again.
     const { data, included } = await this.documents([created.run], workspace, context, include, created);
     return { data: data[0]!, included };
@@ -105,54 +108,17 @@ export class RunsService {
   }
 
   /**
-   * The run, its plan and apply, and one task stage per stage value with enabled workspace tasks (each
-   * with one pending result per task), with the job that starts the run: all in the caller's transaction.
+   * The run, its plan and apply, and its task stages with their results (new-run-rows.ts), with the job
+   * that starts the run, written in the caller's transaction, or, on PostgreSQL, in one statement.
    */
   private async insertRun(
-    trx: Executor,
+    executor: Executor,
     workspace: WorkspaceRow,
     version: ConfigurationVersionRow,
     attributes: CreateRunInput['attributes'],
     creator: { userId: string | null; name: string },
   ): Promise<{ run: RunRow } & RunRelations> {
-    const planOnly = attributes['plan-only'] === true || version.speculative === 1;
-    const now = nowIso();
-    const run: RunRow = {
-      id: newId('run'),
-      workspace_id: workspace.id,
-      configuration_version_id: version.id,
-      status: 'pending',
-      // HCP's name for the moment a run starts waiting for its turn.
-      status_timestamps: JSON.stringify({ 'plan-queueable-at': now }),
-      message: attributes.message ?? DEFAULT_MESSAGE,
-      plan_only: planOnly ? 1 : 0,
-      auto_apply: (attributes['auto-apply'] ?? workspace.auto_apply === 1) ? 1 : 0,
-      is_destroy: attributes['is-destroy'] ? 1 : 0,
-      created_by_user_id: creator.userId,
-      created_by_name: creator.name,
-      created_at: now,
-      updated_at: now,
-    };
-    const phase = (prefix: 'plan' | 'apply') => ({
-      id: newId(prefix),
-      run_id: run.id,
-      status: 'pending',
-      status_timestamps: JSON.stringify({}),
-      has_changes: 0 as const,
-      resource_additions: 0,
-      resource_changes: 0,
-      resource_destructions: 0,
-      json_output: null,
-      created_at: now,
-      updated_at: now,
-    });
-    const plan = phase('plan');
-    const apply = phase('apply');
-    const stages: RunRelations['stages'] = [];
-    await this.runs.insertRun(trx, run);
-    await this.runs.insertPhase(trx, 'plans', plan);
-    await this.runs.insertPhase(trx, 'applies', apply);
-    const attached = (await this.workspaceTasks.enabledFor(trx, workspace.id)).map((row) => ({
+    const tasks = (await this.workspaceTasks.enabledFor(executor, workspace.id)).map((row) => ({
       workspaceTaskId: row.id,
       taskId: row.task_id,
       taskName: row.task_name,
@@ -160,44 +126,25 @@ export class RunsService {
       enforcementLevel: row.enforcement_level,
       stages: parseStages(row.stages),
     }));
-    for (const planned of planTaskStages(attached, planOnly)) {
-      const stageId = newId('ts');
-      stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending' });
-      await this.runs.insertTaskStage(trx, {
-        id: stageId,
-        run_id: run.id,
-        stage: planned.stage,
-        status: 'pending',
-        status_timestamps: JSON.stringify({}),
-        revision: 0,
-        created_at: now,
-        updated_at: now,
-      });
-      await this.runs.insertTaskResults(
-        trx,
-        planned.tasks.map((task) => ({
-          id: newId('taskrs'),
-          task_stage_id: stageId,
-          run_id: run.id,
-          task_id: task.taskId,
-          task_name: task.taskName,
-          task_url: task.taskUrl,
-          workspace_task_id: task.workspaceTaskId,
-          enforcement_level: task.enforcementLevel,
-          stage: planned.stage,
-          is_speculative: planOnly ? 1 : 0,
-          status: 'pending',
-          message: null,
-          url: null,
-          status_timestamps: JSON.stringify({}),
-          access_token_hash: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      );
+    const rows = newRunRows({
+      workspaceId: workspace.id,
+      configurationVersionId: version.id,
+      planOnly: attributes['plan-only'] === true || version.speculative === 1,
+      autoApply: attributes['auto-apply'] ?? workspace.auto_apply === 1,
+      isDestroy: attributes['is-destroy'] === true,
+      message: attributes.message ?? DEFAULT_MESSAGE,
+      creator,
+      tasks,
+      now: nowIso(),
+    });
+    if (this.runs.insertsInOneStatement) {
+      await this.runs.insertNewRun(executor, rows, newJobRow(this.progress.advanceJob(rows.run.id)));
+    } else {
+      await this.runs.insertNewRun(executor, rows);
+      await this.progress.enqueueAdvance(executor, rows.run.id);
     }
-    await this.progress.enqueueAdvance(trx, run.id);
-    return { run, plans: [plan], applies: [apply], stages };
+    const stages = rows.stages.map(({ id, run_id, stage, status }) => ({ id, run_id, stage, status }));
+    return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages };
   }
 
   async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import type { Executor } from '../../src/jobs/job-queue.js';
 import type { TaskStagePort } from '../../src/runs/task-stage-port.js';
@@ -312,6 +313,32 @@ for (const dialect of testDialects()) {
 
       const jobs = await ctx.handle.db.selectFrom('jobs').select(['kind', 'payload']).where('kind', '=', 'run.advance').execute();
       assert.ok(jobs.some((job) => JSON.parse(job.payload).runId === run.data.id), 'run.advance enqueued with the run');
+    });
+
+    it('PostgreSQL writes the run, its plan, apply, stages, results and start job in one statement', {
+      skip: dialect !== 'postgres' && 'SQLite writes them in a transaction of plain inserts',
+    }, async () => {
+      const org = await createOrganization(ctx);
+      const { workspace } = await workspaceWithTasks(org);
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const first = args[0] as string | { text: string };
+        sent.push(typeof first === 'string' ? first : first.text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      let runId: string;
+      try {
+        runId = (await createRun(org.owner.api, workspace.id)).data.id;
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      const writes = sent.filter((text) => !/^\s*select\b/i.test(text));
+      assert.equal(writes.length, 1, `one write statement, not: ${writes.join(' | ')}`);
+      for (const table of ['runs', 'plans', 'applies', 'task_stages', 'task_results', 'jobs']) assert.ok(writes[0]!.includes(`insert into "${table}"`), table);
+      assert.equal((await ctx.handle.db.selectFrom('task_results').select('id').where('run_id', '=', runId).execute()).length, 5);
+      const job = await ctx.handle.db.selectFrom('jobs').select(['payload', 'attempts', 'locked_by']).where('kind', '=', 'run.advance').where('payload', 'like', `%${runId}%`).executeTakeFirstOrThrow();
+      assert.deepEqual({ ...job, payload: JSON.parse(job.payload) }, { payload: { runId }, attempts: 0, locked_by: null });
     });
 
     it('a plan-only run gets no apply stages and speculative results', async () => {

@@ -146,7 +146,9 @@ for (const dialect of testDialects()) {
       const runId = await startRun(gated);
       await waitForRunStatus(gated.api, runId, 'post_plan_running');
       const [stage] = await stagesOf(gated.api, runId);
-      const [mine, other] = stage.relationships['task-results'].data.map((result: { id: string }) => result.id) as string[];
+      const results = await ctx.handle.db.selectFrom('task_results').select(['id', 'enforcement_level']).where('task_stage_id', '=', stage.id).execute();
+      const mine = results.find((result) => result.enforcement_level === 'mandatory')?.id;
+      const other = results.find((result) => result.enforcement_level === 'advisory')?.id;
       const { taskStageRunner: runner, repositories } = ctx.services;
       const stages = repositories.taskStages;
       // The other result is finished (under the stage lock) right after this callback's read: the read

@@ -1,0 +1,92 @@
+import type { TaskResultsTable, TaskStagesTable } from '../db/schema.js';
+import { newId } from '../identity/ids.js';
+import type { PhaseRow, RunRow } from './runs.repository.js';
+import { planTaskStages, type AttachedTask } from './task-stage-plan.js';
+
+/** Every row a new run is made of, before any of it is written. */
+export interface NewRunRows {
+  run: RunRow;
+  plan: PhaseRow;
+  apply: PhaseRow;
+  /** In run order, each pending with one pending result per task. */
+  stages: TaskStagesTable[];
+  results: TaskResultsTable[];
+}
+
+export interface NewRunInput {
+  workspaceId: string;
+  configurationVersionId: string;
+  planOnly: boolean;
+  autoApply: boolean;
+  isDestroy: boolean;
+  message: string;
+  creator: { userId: string | null; name: string };
+  /** The workspace's enabled tasks, in attachment order. */
+  tasks: readonly AttachedTask[];
+  now: string;
+}
+
+/**
+ * The run, its plan and apply, and one task stage per stage value with enabled workspace tasks (each
+ * with one pending result per task): pure, so the caller can write them however its database does best.
+ */
+export function newRunRows(input: NewRunInput): NewRunRows {
+  const { now } = input;
+  const run: RunRow = {
+    id: newId('run'),
+    workspace_id: input.workspaceId,
+    configuration_version_id: input.configurationVersionId,
+    status: 'pending',
+    // HCP's name for the moment a run starts waiting for its turn.
+    status_timestamps: JSON.stringify({ 'plan-queueable-at': now }),
+    message: input.message,
+    plan_only: input.planOnly ? 1 : 0,
+    auto_apply: input.autoApply ? 1 : 0,
+    is_destroy: input.isDestroy ? 1 : 0,
+    created_by_user_id: input.creator.userId,
+    created_by_name: input.creator.name,
+    created_at: now,
+    updated_at: now,
+  };
+  const phase = (prefix: 'plan' | 'apply'): PhaseRow => ({
+    id: newId(prefix),
+    run_id: run.id,
+    status: 'pending',
+    status_timestamps: JSON.stringify({}),
+    has_changes: 0,
+    resource_additions: 0,
+    resource_changes: 0,
+    resource_destructions: 0,
+    json_output: null,
+    created_at: now,
+    updated_at: now,
+  });
+  const stages: TaskStagesTable[] = [];
+  const results: TaskResultsTable[] = [];
+  for (const planned of planTaskStages(input.tasks, input.planOnly)) {
+    const stageId = newId('ts');
+    stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending', status_timestamps: JSON.stringify({}), revision: 0, created_at: now, updated_at: now });
+    for (const task of planned.tasks) {
+      results.push({
+        id: newId('taskrs'),
+        task_stage_id: stageId,
+        run_id: run.id,
+        task_id: task.taskId,
+        task_name: task.taskName,
+        task_url: task.taskUrl,
+        workspace_task_id: task.workspaceTaskId,
+        enforcement_level: task.enforcementLevel,
+        stage: planned.stage,
+        is_speculative: input.planOnly ? 1 : 0,
+        status: 'pending',
+        message: null,
+        url: null,
+        status_timestamps: JSON.stringify({}),
+        access_token_hash: null,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+  }
+  return { run, plan: phase('plan'), apply: phase('apply'), stages, results };
+}
