@@ -187,8 +187,6 @@ export interface TaskStagesTable {
   stage: TaskStageName;
   status: string;
   status_timestamps: string;
-  /** Moved by every status writer on PostgreSQL (migration 008); a one-statement callback checks it. */
-  revision: number;
   created_at: string;
   updated_at: string;
 }

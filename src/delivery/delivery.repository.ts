@@ -4,7 +4,7 @@ import type { Dialect } from '../db/database.js';
 import { newId } from '../identity/ids.js';
 import { nowIso } from '../clock.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
-import { JOB_SELECTION_COLUMNS, jobParams, jobSelection, replacePendingJob, type Executor, type JobParams, type NewJob } from '../jobs/job-queue.js';
+import { jobRowValues, replacePendingJob, type Executor, type JobRowValues, type NewJob } from '../jobs/job-queue.js';
 import { OPEN_RESULT_STATUSES } from '../taskstages/stage-status.js';
 
 export type DeliveryAttemptRow = DeliveryAttemptsTable;
@@ -210,21 +210,32 @@ export class DeliveryRepository {
    * callback deadline counted from now (updated_at) with the timeout job moved to it (the same writes as
    * TaskStageRunner.markDelivered).
    */
-  private readonly acceptedAttemptFinish = compiledOnce((p: AttemptEndParams & { resultId: string; now: string } & JobParams) =>
-    this.db
-      .with('attempt', (db) => this.attemptFinishWrite(db, p))
-      .with('refreshed', (db) =>
-        db
-          .updateTable('task_results')
-          .set({ updated_at: p.now })
-          .where('id', '=', p.resultId)
-          .where('status', 'in', OPEN_RESULT_STATUSES.map(fixed))
-          .returning('id'),
-      )
-      .insertInto('jobs')
-      .columns(JOB_SELECTION_COLUMNS)
-      .expression((eb) => eb.selectFrom('refreshed').select(jobSelection(p)))
-      .onConflict(replacePendingJob),
+  private readonly acceptedAttemptFinish = compiledOnce(
+    (p: AttemptEndParams & { resultId: string; now: string } & { [K in keyof JobRowValues as `job_${K}`]: JobRowValues[K] }) =>
+      this.db
+        .with('attempt', (db) => this.attemptFinishWrite(db, p))
+        .with('refreshed', (db) =>
+          db
+            .updateTable('task_results')
+            .set({ updated_at: p.now })
+            .where('id', '=', p.resultId)
+            .where('status', 'in', OPEN_RESULT_STATUSES.map(fixed))
+            .returning('id'),
+        )
+        .insertInto('jobs')
+        .columns(['id', 'kind', 'payload', 'run_at', 'attempts', 'dedupe_key', 'created_at'])
+        .expression((eb) =>
+          eb.selectFrom('refreshed').select([
+            sql<string>`${p.job_id}`.as('id'),
+            sql<string>`${p.job_kind}`.as('kind'),
+            sql<string>`${p.job_payload}`.as('payload'),
+            sql<string>`${p.job_run_at}`.as('run_at'),
+            sql<number>`0`.as('attempts'),
+            sql<string>`${p.job_dedupe_key}`.as('dedupe_key'),
+            sql<string>`${p.now}`.as('created_at'),
+          ]),
+        )
+        .onConflict(replacePendingJob),
   );
 
   async context(resultId: string): Promise<DeliveryContext | undefined> {
@@ -303,7 +314,17 @@ export class DeliveryRepository {
    */
   async finishAcceptedAttempt(id: string, end: AttemptEnd, refresh: { resultId: string; now: string; timeoutJob: NewJob }): Promise<void> {
     if (!this.writesInOneStatement) throw new Error('finishAcceptedAttempt is a single PostgreSQL statement; SQLite uses a transaction');
-    await this.acceptedAttemptFinish(this.db, { ...attemptEndParams(id, end), resultId: refresh.resultId, now: refresh.now, ...jobParams(refresh.timeoutJob) });
+    const job = jobRowValues(refresh.timeoutJob);
+    await this.acceptedAttemptFinish(this.db, {
+      ...attemptEndParams(id, end),
+      resultId: refresh.resultId,
+      now: refresh.now,
+      job_id: job.id,
+      job_kind: job.kind,
+      job_payload: job.payload,
+      job_run_at: job.run_at,
+      job_dedupe_key: job.dedupe_key,
+    });
   }
 
   private attemptFinishWrite(executor: Executor | QueryCreator<Database>, p: AttemptEndParams) {

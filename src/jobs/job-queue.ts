@@ -60,33 +60,6 @@ export function newJobRow(job: NewJob): JobsTable {
   return { ...jobRowValues(job), attempts: 0, locked_by: null, locked_until: null, last_error: null, created_at: nowIso() };
 }
 
-/** A job's row values as named parameters of a statement that also writes other tables (`job_id`, …). */
-export type JobParams = { [K in keyof JobRowValues as `job_${K}`]: JobRowValues[K] } & { job_created_at: string };
-
-export function jobParams(job: NewJob): JobParams {
-  const row = jobRowValues(job);
-  return { job_id: row.id, job_kind: row.kind, job_payload: row.payload, job_run_at: row.run_at, job_dedupe_key: row.dedupe_key, job_created_at: nowIso() };
-}
-
-/** The columns `jobSelection` fills, for `insert into jobs (…) select …` inside a larger statement. */
-export const JOB_SELECTION_COLUMNS = ['id', 'kind', 'payload', 'run_at', 'attempts', 'dedupe_key', 'created_at'] as const;
-
-/**
- * The select list of `insert into jobs (JOB_SELECTION_COLUMNS) select … from <cte>`: a statement with
- * data-modifying WITH inserts its job once per row of the CTE it selects from (none when that wrote nothing).
- */
-export function jobSelection(p: JobParams) {
-  return [
-    sql<string>`${p.job_id}`.as('id'),
-    sql<string>`${p.job_kind}`.as('kind'),
-    sql<string>`${p.job_payload}`.as('payload'),
-    sql<string>`${p.job_run_at}`.as('run_at'),
-    sql<number>`0`.as('attempts'),
-    sql<string | null>`${p.job_dedupe_key}`.as('dedupe_key'),
-    sql<string>`${p.job_created_at}`.as('created_at'),
-  ];
-}
-
 /**
  * The conflict clause of a `replace` job: the pending job with its key takes its payload and time and is
  * unlocked (see NewJob.replace). For statements that insert a job of their own (delivery.repository.ts).

@@ -65,7 +65,7 @@ export function newRunRows(input: NewRunInput): NewRunRows {
   const results: TaskResultsTable[] = [];
   for (const planned of planTaskStages(input.tasks, input.planOnly)) {
     const stageId = newId('ts');
-    stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending', status_timestamps: JSON.stringify({}), revision: 0, created_at: now, updated_at: now });
+    stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending', status_timestamps: JSON.stringify({}), created_at: now, updated_at: now });
     for (const task of planned.tasks) {
       results.push({
         id: newId('taskrs'),

@@ -88,7 +88,7 @@ export class RunProgress {
     await this.jobs.enqueue(executor, this.advanceJob(runId));
   }
 
-  /** The job of `advance(runId)`, for a statement that inserts it with its own change (task stage settling). */
+  /** The job of `advance(runId)`, for a statement that inserts it with its own change (a new run on PostgreSQL). */
   advanceJob(runId: string): NewJob {
     return { kind: RUN_ADVANCE_JOB, payload: { runId } };
   }

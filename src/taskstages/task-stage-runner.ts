@@ -3,12 +3,12 @@ import { newId } from '../identity/ids.js';
 import { nowIso } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import { jobParams, type Executor, type NewJob } from '../jobs/job-queue.js';
+import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
 import {
   OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus, parseTimestamps, timestampKey, withTimestamp,
-  type EnforcementLevel, type ResultStatus, type StageStatus,
+  type EnforcementLevel, type ResultStatus,
 } from './stage-status.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 
@@ -24,38 +24,10 @@ export const JOB_KINDS = {
 /** What run progress offers the runner: it is told, in the same transaction, that a stage settled. */
 export interface StageSettledListener {
   onTaskStageSettled(runId: string, executor: Executor): Promise<void>;
-  /** The job onTaskStageSettled enqueues, for a statement that inserts it itself. */
-  advanceJob(runId: string): NewJob;
 }
-
-/** Reads and one-statement writes a PostgreSQL finishResult tries before it takes the stage lock instead. */
-const UNLOCKED_FINISH_TRIES = 3;
 
 function onceAwaitedOverride(stage: TaskStageRow): boolean {
   return parseTimestamps(stage.status_timestamps)[timestampKey('awaiting_override')] !== undefined;
-}
-
-/**
- * The status a running stage settles to once every result is final (stage-status.ts), or undefined
- * while it waits: a result is open, or the stage is not running.
- */
-function settledStatus(stage: TaskStageRow, results: readonly TaskResultRow[]): Exclude<StageStatus, 'running'> | undefined {
-  if (stage.status !== 'running') return undefined;
-  const derived = deriveStageStatus(
-    results.map((result) => ({ status: result.status as ResultStatus, enforcementLevel: result.enforcement_level as EnforcementLevel })),
-  );
-  return derived === 'running' ? undefined : derived;
-}
-
-/** What a result moving to the final status `to` writes (with the callback's message and url, if sent). */
-function finalChanges(fresh: TaskResultRow, to: ResultStatus, report: ResultReport, now: string) {
-  return {
-    status: to,
-    status_timestamps: withTimestamp(fresh.status_timestamps, to, now),
-    ...(report.message !== undefined ? { message: report.message } : {}),
-    ...(report.url !== undefined ? { url: report.url } : {}),
-    updated_at: now,
-  };
 }
 
 /** What a finishing call did, with the result as it wrote it ('changed') or found it ('final'). */
@@ -145,56 +117,11 @@ export class TaskStageRunner implements TaskStagePort {
    * Moves an open result to a final status (with message, url, outcomes) and settles its stage when that
    * was the last open result. `guard` sees the locked, fresh row and may decline (a timeout that was
    * refreshed meanwhile). Answers whether this call wrote the final status, and the result as written.
-   *
-   * On PostgreSQL a finish with neither guard nor outcomes (every callback of the fan-out) first goes
-   * without a transaction: it reads the stage and its results, decides, and writes in one statement that
-   * holds only if no other writer came in between (writeResultIfStageUnchanged); the stage lock's
-   * BEGIN, lock, read and COMMIT were most of a callback's statements. After a few lost races, and for
-   * the rare cases (a guard, outcomes, a stage that may have been overridden), it takes the stage lock.
    */
   async finishResult(
     resultId: string,
     to: Exclude<ResultStatus, 'pending' | 'running'>,
     report: ResultReport = {},
-    guard?: (fresh: TaskResultRow) => boolean,
-  ): Promise<Finished> {
-    if (this.stages.locksRows && !guard && !report.outcomes) {
-      for (let attempt = 0; attempt < UNLOCKED_FINISH_TRIES; attempt++) {
-        const tried = await this.tryFinishUnlocked(resultId, to, report);
-        if (tried !== 'lock') return tried;
-      }
-    }
-    return this.finishResultLocked(resultId, to, report, guard);
-  }
-
-  /** One read and one conditional write of finishResult; 'lock' when it must (try again or) take the stage lock. */
-  private async tryFinishUnlocked(resultId: string, to: Exclude<ResultStatus, 'pending' | 'running'>, report: ResultReport): Promise<Finished | 'lock'> {
-    const read = await this.stages.stageAndResultsOfResult(resultId);
-    const fresh = read?.results.find((result) => result.id === resultId);
-    if (!read || !fresh) return { outcome: 'missing' };
-    if (isFinalResultStatus(fresh.status)) return { outcome: 'final', result: fresh };
-    const now = nowIso();
-    const changes = finalChanges(fresh, to, report, now);
-    const written = { ...fresh, ...changes };
-    const settled = settledStatus(read.stage, read.results.map((result) => (result.id === resultId ? written : result)));
-    // Whether an override holds the stage needs a lookup under the lock (settleStage).
-    if (settled && onceAwaitedOverride(read.stage)) return 'lock';
-    const settle = settled && {
-      status: settled,
-      status_timestamps: withTimestamp(read.stage.status_timestamps, settled, now),
-      updated_at: now,
-      job: jobParams(this.listener().advanceJob(read.stage.run_id)),
-    };
-    const row = await this.stages.writeResultIfStageUnchanged({ stage: read.stage, resultId, changes, settle: settle || undefined });
-    if (!row) return 'lock';
-    if (settle) this.jobs.wake();
-    return { outcome: 'changed', result: row };
-  }
-
-  private async finishResultLocked(
-    resultId: string,
-    to: Exclude<ResultStatus, 'pending' | 'running'>,
-    report: ResultReport,
     guard?: (fresh: TaskResultRow) => boolean,
   ): Promise<Finished> {
     return this.db.transaction().execute(async (trx): Promise<Finished> => {
@@ -205,7 +132,14 @@ export class TaskStageRunner implements TaskStagePort {
       if (!stage || !fresh) return { outcome: 'missing' };
       if (isFinalResultStatus(fresh.status)) return { outcome: 'final', result: fresh };
       if (guard && !guard(fresh)) return { outcome: 'final', result: fresh };
-      const changes = finalChanges(fresh, to, report, nowIso());
+      const now = nowIso();
+      const changes = {
+        status: to,
+        status_timestamps: withTimestamp(fresh.status_timestamps, to, now),
+        ...(report.message !== undefined ? { message: report.message } : {}),
+        ...(report.url !== undefined ? { url: report.url } : {}),
+        updated_at: now,
+      };
       // A guard judged the row as read: the write holds only if it is unchanged (markDelivered refreshes
       // updated_at without the stage lock).
       const ifUpdatedAt = guard ? fresh.updated_at : undefined;
@@ -323,8 +257,11 @@ export class TaskStageRunner implements TaskStagePort {
    * once every result is final, the stage takes the derived status and the run is told.
    */
   private async settleStage(executor: Executor, stage: TaskStageRow, results: readonly TaskResultRow[]): Promise<void> {
-    const derived = settledStatus(stage, results);
-    if (!derived) return;
+    if (stage.status !== 'running') return;
+    const derived = deriveStageStatus(
+      results.map((result) => ({ status: result.status as ResultStatus, enforcementLevel: result.enforcement_level as EnforcementLevel })),
+    );
+    if (derived === 'running') return;
     // An overridden stage is finished by completeOverride alone; its failed results must not send it back.
     // Only a stage that once awaited an override can have one (override() starts from awaiting_override,
     // whose timestamp stays), so the others need no lookup.

@@ -2,8 +2,7 @@ import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
-import { JOB_SELECTION_COLUMNS, jobSelection, type Executor, type JobParams } from '../jobs/job-queue.js';
-import { OPEN_RESULT_STATUSES } from './stage-status.js';
+import type { Executor } from '../jobs/job-queue.js';
 
 export type TaskStageRow = TaskStagesTable;
 export type TaskResultRow = TaskResultsTable;
@@ -11,9 +10,6 @@ export type OutcomeRow = TaskResultOutcomesTable;
 export type OverrideRow = TaskStageOverridesTable;
 
 const STAGE_ORDER = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
-
-/** The job parameters of a writeResultIfStageUnchanged that settles nothing (its statement names none). */
-const NO_JOB: JobParams = { job_id: '', job_kind: '', job_payload: '', job_run_at: '', job_dedupe_key: null, job_created_at: '' };
 
 /** Names one task stage inside a statement on `task_stages`: by its id, or as the stage of a result. */
 type StageSelector = (eb: ExpressionBuilder<Database, 'task_stages'>) => Expression<string>;
@@ -76,57 +72,6 @@ export class TaskStagesRepository {
     ofResult: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageOfResult(p.id))),
     ofResultReturning: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageOfResult(p.id)).returningAll()),
   };
-  /** A result's stage (columns prefixed `stage_`) joined to each of the stage's results, in creation order. */
-  private readonly stageAndResultsQuery = compiledOnce((p: { resultId: string }) =>
-    this.db
-      .selectFrom('task_results as r')
-      .innerJoin('task_stages as s', 's.id', 'r.task_stage_id')
-      .selectAll('r')
-      .select([
-        's.run_id as stage_run_id', 's.stage as stage_stage', 's.status as stage_status', 's.status_timestamps as stage_status_timestamps',
-        's.revision as stage_revision', 's.created_at as stage_created_at', 's.updated_at as stage_updated_at',
-      ])
-      .where('r.task_stage_id', '=', (eb) => eb.selectFrom('task_results as mine').select('mine.task_stage_id').where('mine.id', '=', p.resultId))
-      .orderBy('r.created_at')
-      .orderBy('r.id'),
-  );
-  /** See writeResultIfStageUnchanged. Shape: the result columns set, and whether the stage settles. */
-  private readonly resultWriteIfStageUnchanged = compiledPerShape(
-    (shape: { columns: readonly string[]; settles: boolean }) => `${shape.columns.join(',')}:${shape.settles}`,
-    (shape, p: Record<string, unknown> & JobParams) => {
-      const write = this.db
-        .with('stage', (db) =>
-          db
-            .updateTable('task_stages')
-            .set((eb) => ({
-              revision: eb('revision', '+', fixed(1)),
-              ...(shape.settles ? { status: p.stage_status as string, status_timestamps: p.stage_status_timestamps as string, updated_at: p.updated_at as string } : {}),
-            }))
-            .where('id', '=', p.stage_id as string)
-            .where('revision', '=', p.stage_revision as number)
-            .returning('id'),
-        )
-        .with('written', (db) =>
-          db
-            .updateTable('task_results')
-            .set(Object.fromEntries(shape.columns.map((column) => [column, p[column]])))
-            .where('id', '=', p.id as string)
-            .where('status', 'in', OPEN_RESULT_STATUSES.map(fixed))
-            .where((eb) => eb.exists(eb.selectFrom('stage').select('id')))
-            .returningAll(),
-        );
-      if (!shape.settles) return write.selectFrom('written').selectAll();
-      return write
-        .with('advance', (db) =>
-          db
-            .insertInto('jobs')
-            .columns(JOB_SELECTION_COLUMNS)
-            .expression((eb) => eb.selectFrom('stage').select(jobSelection(p)).where((eb) => eb.exists(eb.selectFrom('written').select('id')))),
-        )
-        .selectFrom('written')
-        .selectAll();
-    },
-  );
   /** Shape: the statuses a conditional write starts from (and, for results, the columns it sets). */
   private readonly stageWrite = compiledPerShape(
     (fromStatuses: readonly string[]) => fromStatuses.join(','),
@@ -222,71 +167,12 @@ export class TaskStagesRepository {
     return (await this.lockingWrites.ofResultReturning(executor, { id: resultId })).rows[0];
   }
 
-  /**
-   * The write whose row lock serializes a stage's writers. It moves the stage's revision and nothing
-   * else: a one-statement callback that read the stage before this lock was taken must not write after it
-   * (writeResultIfStageUnchanged).
-   */
+  /** The no-op write whose row lock serializes a stage's writers. */
   private lockingWrite(executor: Executor, stage: StageSelector) {
     return executor
       .updateTable('task_stages')
-      .set((eb) => ({ revision: eb('revision', '+', fixed(1)) }))
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
       .where('id', '=', stage);
-  }
-
-  /**
-   * PostgreSQL: a result's stage and all the stage's results, in one statement outside any transaction,
-   * for writeResultIfStageUnchanged. Undefined when the result does not exist.
-   */
-  async stageAndResultsOfResult(resultId: string): Promise<{ stage: TaskStageRow; results: TaskResultRow[] } | undefined> {
-    const { rows } = await this.stageAndResultsQuery(this.db, { resultId });
-    if (rows.length === 0) return undefined;
-    const first = rows[0]!;
-    const stage: TaskStageRow = {
-      id: first.task_stage_id,
-      run_id: first.stage_run_id,
-      stage: first.stage_stage,
-      status: first.stage_status,
-      status_timestamps: first.stage_status_timestamps,
-      revision: Number(first.stage_revision),
-      created_at: first.stage_created_at,
-      updated_at: first.stage_updated_at,
-    };
-    const results = rows.map(
-      ({ stage_run_id: _r, stage_stage: _s, stage_status: _st, stage_status_timestamps: _t, stage_revision: _v, stage_created_at: _c, stage_updated_at: _u, ...result }) => result,
-    );
-    return { stage, results };
-  }
-
-  /**
-   * PostgreSQL, one statement: the result takes `changes` (if still open) only if its stage is still at
-   * `stage.revision`, which the statement moves on; with `settle`, the stage also takes its settled status
-   * and `job` (the run's next step) is enqueued. Every other writer of these statuses moves the revision
-   * (the stage lock), so an unchanged revision means the stage and results read with it still stand, and
-   * a decision made from them (this result's status, the stage's derived status) still holds. Answers the
-   * written result, or undefined when the revision moved: read again and decide again.
-   *
-   * Within the statement the stage's row is locked (its update, which `written` waits for) before the
-   * result's, the order of the transactions that take the stage lock, so the two cannot deadlock.
-   */
-  async writeResultIfStageUnchanged(p: {
-    stage: TaskStageRow;
-    resultId: string;
-    changes: Partial<Pick<TaskResultRow, 'status' | 'status_timestamps' | 'message' | 'url' | 'updated_at'>>;
-    settle?: { status: string; status_timestamps: string; updated_at: string; job: JobParams };
-  }): Promise<TaskResultRow | undefined> {
-    const shape = { columns: definedColumns(p.changes), settles: p.settle !== undefined };
-    const params = {
-      ...p.changes,
-      id: p.resultId,
-      stage_id: p.stage.id,
-      stage_revision: p.stage.revision,
-      stage_status: p.settle?.status,
-      stage_status_timestamps: p.settle?.status_timestamps,
-      updated_at: p.settle?.updated_at ?? p.changes.updated_at,
-      ...(p.settle?.job ?? NO_JOB),
-    };
-    return (await this.resultWriteIfStageUnchanged(this.db, shape, params)).rows[0] as TaskResultRow | undefined;
   }
 
   async updateStage(
