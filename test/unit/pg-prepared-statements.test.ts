@@ -54,6 +54,33 @@ describe('prepared statements on PostgreSQL', { skip: !testDialects().includes('
     }
   });
 
+  it("derives a prepared statement's row shape (column parsers, empty row) once and reuses it", async () => {
+    const resultPrototype = Object.getPrototypeOf((new pg.Query('select 1') as unknown as { _result: object })._result) as { addFields: (...args: unknown[]) => void };
+    const addFields = resultPrototype.addFields;
+    let derived = 0;
+    resultPrototype.addFields = function (this: unknown, ...args: unknown[]) {
+      derived += 1;
+      return addFields.apply(this, args);
+    };
+    const client = await raw.connect();
+    try {
+      const prepared = new PreparedStatements();
+      const text = 'select $1::int as n, $2::text as label, now() > $3::timestamptz as later';
+      for (const [n, label] of [[1, 'a'], [2, null], [3, 'c']] as const) {
+        const { rows } = await prepared.query(client, text, [n, label, '2000-01-01T00:00:00Z'], false);
+        assert.deepEqual(rows, [{ n, label, later: true }]);
+      }
+      assert.equal(derived, 1, 'derived for the first execution only');
+      const unnamed = new PreparedStatements(0);
+      await unnamed.query(client, text, [1, 'a', '2000-01-01T00:00:00Z'], false);
+      await unnamed.query(client, text, [1, 'a', '2000-01-01T00:00:00Z'], false);
+      assert.equal(derived, 3, 'an unnamed statement derives it every time');
+    } finally {
+      resultPrototype.addFields = addFields;
+      client.release();
+    }
+  });
+
   it("survives another node's migration changing a table a prepared select * reads", async () => {
     assert.deepEqual(await db.selectFrom('widgets').selectAll().execute(), [{ id: 1 }]);
     await otherNodeAddsColumn('colour');
