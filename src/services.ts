@@ -85,7 +85,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const taskStageDocuments: TaskStageDocuments = taskStagesService;
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const runTransitions = new RunTransitions(runs);
-  const runProgress = new RunProgress(db, runs, workspaces, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
+  const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.());
   taskDelivery.register();

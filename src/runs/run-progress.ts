@@ -3,12 +3,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
-import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { ExecutionContext, PhaseOutcome, PlanOutcome, RunExecutor } from './executor.js';
 import { nextStep, runFacts, type RunSnapshot, type StageSnapshot } from './run-next-step.js';
 import { isRunStatus, transition, type RunFacts, type RunStatus } from './run-state-machine.js';
 import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions.js';
-import type { PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
+import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 
 export const RUN_ADVANCE_JOB = 'run.advance';
@@ -23,6 +22,7 @@ export interface RunJobs {
 interface Execution {
   phase: 'plan' | 'apply';
   run: RunRow;
+  workspace: WorkspaceNames;
   stages: StageSnapshot[];
   phases: PhaseCache;
 }
@@ -63,7 +63,6 @@ export class RunProgress {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly runs: RunsRepository,
-    private readonly workspaces: WorkspacesRepository,
     private readonly versions: ConfigurationVersionsRepository,
     private readonly transitions: RunTransitions,
     private readonly executor: RunExecutor,
@@ -140,7 +139,7 @@ export class RunProgress {
         this.log.error({ runId, status: found.run.status }, 'run has an unknown status; leaving it alone');
         return { waiting: true, taken: 0 };
       }
-      return this.walk(trx, found.run, found.stages, {}, maxSteps);
+      return this.walk(trx, found.run, found.workspace, found.stages, {}, maxSteps);
     });
   }
 
@@ -150,7 +149,15 @@ export class RunProgress {
    * run is then re-read in a new transaction). Status changes in a row are written as one
    * (RunTransitions.moveThrough); a stage start needs its status written first, as does the end of the walk.
    */
-  private async walk(trx: Executor, run: RunRow, stages: StageSnapshot[], phases: PhaseCache, maxSteps: number, first?: FirstStep): Promise<Batch> {
+  private async walk(
+    trx: Executor,
+    run: RunRow,
+    workspace: WorkspaceNames,
+    stages: StageSnapshot[],
+    phases: PhaseCache,
+    maxSteps: number,
+    first?: FirstStep,
+  ): Promise<Batch> {
     let path: RunStatus[] = first ? [first.to] : [];
     let details = first?.details ?? {};
     /** Writes the statuses decided so far; false when another worker moved the run first. */
@@ -169,7 +176,7 @@ export class RunProgress {
       if (next.kind === 'wait') return { waiting: await flush(), taken };
       if (next.kind === 'execute-plan' || next.kind === 'execute-apply') {
         if (!(await flush())) return { waiting: false, taken };
-        return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, stages, phases } };
+        return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, workspace, stages, phases } };
       }
       path.push(next.to);
       taken += 1;
@@ -193,15 +200,15 @@ export class RunProgress {
    * a start follows the run's own move, a close its cancel or discard), and a run never returns to a
    * status it left.
    */
-  private async execute({ phase, run, stages, phases }: Execution, budget: number): Promise<Batch> {
-    const context = await this.executionContext(run);
+  private async execute({ phase, run, workspace, stages, phases }: Execution, budget: number): Promise<Batch> {
+    const context = this.executionContext(run, workspace);
     const outcome = phase === 'plan' ? await this.executor.plan(context) : await this.executor.apply(context);
     const facts = runFacts(runSnapshot(run), stages);
     if (outcome.status !== 'finished') this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, `${phase} errored`);
     const recorded = this.outcomeStep(run, phase, outcome, facts);
     try {
       return await this.db.transaction().execute(async (trx): Promise<Batch> => {
-        const after = await this.walk(trx, run, stages, phases, budget - 1, recorded);
+        const after = await this.walk(trx, run, workspace, stages, phases, budget - 1, recorded);
         return { ...after, taken: after.taken + 1 };
       });
     } catch (error) {
@@ -229,13 +236,12 @@ export class RunProgress {
     return { to, details: phase === 'plan' ? { plans: details } : { applies: details } };
   }
 
-  private async executionContext(run: RunRow): Promise<ExecutionContext> {
-    const workspace = await this.workspaces.findById(run.workspace_id);
+  private executionContext(run: RunRow, workspace: WorkspaceNames): ExecutionContext {
     return {
       runId: run.id,
       workspaceId: run.workspace_id,
-      workspaceName: workspace?.name ?? '',
-      organizationName: workspace?.organization_name ?? '',
+      workspaceName: workspace.name,
+      organizationName: workspace.organizationName,
       configurationVersionId: run.configuration_version_id,
       planOnly: run.plan_only === 1,
       isDestroy: run.is_destroy === 1,

@@ -9,6 +9,12 @@ import type { NewRunRows } from './new-run-rows.js';
 export type RunRow = RunsTable;
 export type PhaseRow = PhasesTable;
 export type PhaseTable = 'plans' | 'applies';
+/** What a plan or apply is told of the run's workspace. */
+export interface WorkspaceNames {
+  name: string;
+  organizationName: string;
+}
+
 /** What the run state machine needs of a task stage. */
 export type StageRow = Pick<TaskStagesTable, 'id' | 'stage' | 'status'>;
 
@@ -45,8 +51,12 @@ export class RunsRepository {
   private readonly runWithStagesQuery = compiledOnce((p: { id: string }) =>
     this.db
       .selectFrom('runs')
+      .innerJoin('workspaces as w', 'w.id', 'runs.workspace_id')
       .leftJoin('task_stages as s', 's.run_id', 'runs.id')
-      .select([...RUN_COLUMNS, 's.id as stage_id', 's.stage as stage_name', 's.status as stage_status'])
+      .select([
+        ...RUN_COLUMNS, 'w.name as workspace_name', 'w.organization_name as workspace_organization_name',
+        's.id as stage_id', 's.stage as stage_name', 's.status as stage_status',
+      ])
       .where('runs.id', '=', p.id),
   );
   private readonly stagesQuery = compiledOnce((p: { runId: string }) =>
@@ -118,13 +128,13 @@ export class RunsRepository {
     return (await affectedRows(this.statusWrite(executor, { id, from, to, timestamps: statusTimestamps, now }))) > 0;
   }
 
-  /** findRun and taskStagesOf in one statement, for run progress. */
-  async runWithStages(runId: string, executor: Executor = this.db): Promise<{ run: RunRow; stages: StageRow[] } | undefined> {
+  /** findRun, taskStagesOf and the names of the run's workspace in one statement, for run progress. */
+  async runWithStages(runId: string, executor: Executor = this.db): Promise<{ run: RunRow; stages: StageRow[]; workspace: WorkspaceNames } | undefined> {
     const { rows } = await this.runWithStagesQuery(executor, { id: runId });
     if (rows.length === 0) return undefined;
-    const { stage_id: _id, stage_name: _stage, stage_status: _status, ...run } = rows[0]!;
+    const { stage_id: _id, stage_name: _stage, stage_status: _status, workspace_name: name, workspace_organization_name: organizationName, ...run } = rows[0]!;
     const stages = rows.flatMap((row) => (row.stage_id && row.stage_name && row.stage_status ? [{ id: row.stage_id, stage: row.stage_name, status: row.stage_status }] : []));
-    return { run, stages };
+    return { run, stages, workspace: { name, organizationName } };
   }
 
   /** The run's task stages in run order (id, stage, status), for the run state machine. */

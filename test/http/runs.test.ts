@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import type { Executor } from '../../src/jobs/job-queue.js';
+import type { ExecutionContext, RunExecutor } from '../../src/runs/executor.js';
 import type { TaskStagePort } from '../../src/runs/task-stage-port.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { assertError, assertStatus } from '../helpers/assertions.js';
@@ -59,6 +60,33 @@ for (const dialect of testDialects()) {
     let close: () => Promise<void>;
     before(async () => ({ ctx, mock, close } = await startAppWithTaskService(dialect)));
     after(() => close());
+
+    it("the plan and the apply are told the run's workspace, organization and configuration", async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'auto-apply': true });
+      const progress = ctx.services.runProgress as unknown as { executor: RunExecutor };
+      const noop = progress.executor;
+      const told: Array<{ phase: string; context: Omit<ExecutionContext, 'loadConfiguration'>; archive: boolean }> = [];
+      const record = (phase: string) => async ({ loadConfiguration, ...context }: ExecutionContext) => {
+        told.push({ phase, context, archive: ((await loadConfiguration())?.length ?? 0) > 0 });
+      };
+      progress.executor = {
+        name: 'recording',
+        plan: async (context) => (await record('plan')(context), noop.plan(context)),
+        apply: async (context) => (await record('apply')(context), noop.apply(context)),
+      };
+      try {
+        const run = await createRun(org.owner.api, workspace.id);
+        await waitForRunStatus(org.owner.api, run.data.id, 'applied');
+        const context = {
+          runId: run.data.id, workspaceId: workspace.id, workspaceName: workspace.name, organizationName: org.name,
+          configurationVersionId: workspace.configurationVersionId, planOnly: false, isDestroy: false,
+        };
+        assert.deepEqual(told, [{ phase: 'plan', context, archive: true }, { phase: 'apply', context, archive: true }]);
+      } finally {
+        progress.executor = noop;
+      }
+    });
 
     it('a run without run tasks plans, waits for apply, applies: no task stages, plan and apply finished', async () => {
       const org = await createOrganization(ctx);
