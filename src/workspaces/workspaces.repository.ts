@@ -15,7 +15,7 @@ const COLUMNS = [
 export class WorkspacesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Read on every run created and every run progress step: compiled once (db/compiled-query.ts). */
+  /** Read by every request that enters a workspace (workspace-gate.ts): compiled once (db/compiled-query.ts). */
   private readonly byId = compiledOnce((p: { id: string }) => this.db.selectFrom('workspaces').select(COLUMNS).where('id', '=', p.id));
 
   async insert(row: WorkspaceRow): Promise<void> {
