@@ -21,10 +21,13 @@ import './task-scenarios.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const smoke = process.argv.includes('--smoke');
-/** `--only=<text>`: only scenarios whose name contains it (BENCHMARKS.md is then left alone). */
+/**
+ * `--only=<text>`: only scenarios whose name contains it, or one of its `|`-separated parts (e.g.
+ * `--only='POST|fan-out'` to see the fan-out after the POST scenario's inserts). BENCHMARKS.md is then left alone.
+ */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
 const dialectsArg = process.argv.find((arg) => arg.startsWith('--dialects='))?.slice('--dialects='.length);
-const wanted = (name: string) => !only || name.includes(only);
+const wanted = (name: string) => !only || only.split('|').some((part) => name.includes(part));
 const settings = smoke
   ? { rounds: 1, duration: 1, connections: 10, teams: 1000, dialects: ['sqlite'] as Dialect[], growth: [] as number[] }
   : { rounds: 3, duration: 5, connections: 50, teams: 10_000, dialects: ['sqlite', 'postgres'] as Dialect[], growth: [1000, 10_000, 100_000] };
