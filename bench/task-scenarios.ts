@@ -156,6 +156,7 @@ async function fanOut(context: ScenarioContext): Promise<void> {
   }
 }
 
+/** One round: `runs` new runs on the gated workspace, from the first POST /runs to the last stage final. */
 async function fanOutRound(
   context: ScenarioContext,
   runs: number,
