@@ -94,6 +94,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 
   app.addHook('onClose', async () => services.stop());
+  // The address actually bound (PORT=0 picks one at listen time) is one run tasks may not point at.
+  app.addHook('onListen', async () => services.taskDestinations.listening(app.addresses()));
   await app.ready();
   // Workers start after every route module registered its job handlers.
   if (config.jobs.enabled) services.jobs.start();

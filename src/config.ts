@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/database.js';
+import { parseDestinationRules, type DestinationRule } from './outbound/destination-policy.js';
 
 /** Every setting Teamstage reads, validated once at start so a typo fails loudly instead of later. */
 export interface Config {
@@ -23,6 +24,9 @@ export interface Config {
     maxDurationSeconds: number;
     retryDelaysSeconds: number[];
     requestTimeoutSeconds: number;
+    /** TEAMSTAGE_TASK_URL_ALLOW / _DENY: where run task requests may go (src/outbound/destination-policy.ts). */
+    urlAllow: DestinationRule[];
+    urlDeny: DestinationRule[];
   };
   jobs: {
     /** Seconds a claimed job stays leased; after a crash its jobs wait at most this long. */
@@ -45,6 +49,14 @@ function positiveNumber(name: string, raw: string | undefined, fallback: number,
     throw new ConfigError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got "${raw}"`);
   }
   return value;
+}
+
+function destinationRules(name: string, raw: string | undefined): DestinationRule[] {
+  try {
+    return parseDestinationRules(raw);
+  } catch (error) {
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
+  }
 }
 
 export const FEATURE_SET_NAMES = ['Free', 'Standard', 'Business'] as const;
@@ -95,6 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDurationSeconds: positiveNumber('TEAMSTAGE_TASK_MAX_DURATION', env.TEAMSTAGE_TASK_MAX_DURATION, 3600),
       retryDelaysSeconds,
       requestTimeoutSeconds: positiveNumber('TEAMSTAGE_TASK_REQUEST_TIMEOUT', env.TEAMSTAGE_TASK_REQUEST_TIMEOUT, 10),
+      urlAllow: destinationRules('TEAMSTAGE_TASK_URL_ALLOW', env.TEAMSTAGE_TASK_URL_ALLOW),
+      urlDeny: destinationRules('TEAMSTAGE_TASK_URL_DENY', env.TEAMSTAGE_TASK_URL_DENY),
     },
     jobs: {
       leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),

@@ -32,6 +32,7 @@ import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
 import type { TaskStageDocuments } from './runs/task-stage-documents.js';
 import { TaskVerifier } from './runtasks/task-verification.js';
+import { TaskDestinations } from './outbound/task-destinations.js';
 import { TasksRepository } from './runtasks/tasks.repository.js';
 import { TasksService } from './runtasks/tasks.service.js';
 import { WorkspaceTasksRepository } from './runtasks/workspace-tasks.repository.js';
@@ -87,7 +88,10 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runTransitions = new RunTransitions(runs);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
-  const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.());
+  // Where run task requests may go (CONTRACT 9): the operator's rules and this server's own listener.
+  const taskDestinations = new TaskDestinations({ allow: config.tasks.urlAllow, deny: config.tasks.urlDeny }, [{ address: config.host, port: config.port }]);
+  stopFunctions.push(() => taskDestinations.close());
+  const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.(), taskDestinations.dispatcher);
   taskDelivery.register();
   const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, taskStageDocuments);
 
@@ -107,7 +111,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     tokensService: new TokensService(tokens, users, teams, teamsService, gate),
     workspaceGate,
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
-    tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds), workspaces),
+    tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces),
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate),
     configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),
     runProgress,
@@ -116,6 +120,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     runsService,
     taskStagesService,
     taskDelivery,
+    taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),
     phasesService: new PhasesService(runs, workspaces, workspaceGate, artifactAccess),
     onStop(stop: () => Promise<void>) {

@@ -1,7 +1,8 @@
 import { nowIso } from '../clock.js';
 import { newId } from '../identity/ids.js';
-import { Conflict, NotFound, Unauthorized } from '../http/errors.js';
+import { Conflict, InvalidAttribute, NotFound, Unauthorized } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
+import { httpUrlProblem } from '../runtasks/run-task-rules.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { ResultReport, TaskStageRunner } from '../taskstages/task-stage-runner.js';
 import type { TaskStagesRepository } from '../taskstages/task-stages.repository.js';
@@ -24,6 +25,20 @@ export interface CallbackInput {
 }
 
 const AUTHORIZED = Symbol('authorized callback');
+
+/**
+ * The links a task reports are shown to everyone who reads the result, so they must be http(s) links
+ * (no javascript:, data: or file:, no credentials, no control characters). Null or an empty string is
+ * no link: some integrations send "" when they have none.
+ */
+function checkReportedLinks(input: CallbackInput): void {
+  const check = (url: string | null | undefined, pointer: string) => {
+    const problem = url ? httpUrlProblem(url) : undefined;
+    if (problem) throw new InvalidAttribute(pointer, problem);
+  };
+  check(input.url, '/data/attributes/url');
+  input.outcomes?.forEach((outcome, index) => check(outcome.url, `/data/relationships/outcomes/data/${index}/attributes/url`));
+}
 
 /** Proof that `authorize` accepted the token for this result (only it can make one). */
 export interface AuthorizedCallback {
@@ -60,6 +75,7 @@ export class TaskCallbacks {
 
   async callback(authorized: AuthorizedCallback, input: CallbackInput): Promise<Resource> {
     const { resultId } = authorized;
+    checkReportedLinks(input);
     const report: ResultReport = {};
     if (input.message !== undefined) report.message = input.message;
     if (input.url !== undefined) report.url = input.url;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { errors, request } from 'undici';
+import { errors, request, type Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 
 /**
@@ -22,8 +22,10 @@ export type SignedPostResult = { status: number } | { error: 'timeout' | 'unreac
  * POSTs `body` to `url` with the signature header and answers the status, or why there was none.
  * `timeoutMs` bounds the whole exchange (connect, headers, body). undici's request() follows no
  * redirects: a task answering 3xx has not answered 200. Never throws; the HMAC key never appears in `detail`.
+ * `dispatcher` decides where connections may go (TaskDestinations); a refused address is an `unreachable`
+ * answer whose detail starts with ETASKURLDENIED.
  */
-export async function postSignedJson(url: string, body: string, hmacKey: string | null, timeoutMs: number): Promise<SignedPostResult> {
+export async function postSignedJson(url: string, body: string, hmacKey: string | null, timeoutMs: number, dispatcher?: Dispatcher): Promise<SignedPostResult> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     const response = await request(url, {
@@ -35,6 +37,7 @@ export async function postSignedJson(url: string, body: string, hmacKey: string 
         'x-tfc-task-signature': signTaskBody(body, hmacKey),
       },
       signal,
+      ...(dispatcher ? { dispatcher } : {}),
     });
     // Read (and drop) the body so the connection goes back to the pool.
     await response.body.dump({ limit: 64 * 1024 }).catch(() => {});

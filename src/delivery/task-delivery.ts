@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Dispatcher } from 'undici';
 import { nowIso } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
@@ -50,6 +51,8 @@ export class TaskDelivery {
     private readonly log: FastifyBaseLogger,
     /** SQLite group commit: the token and attempt record must be on disk before the task can use them. */
     private readonly durable: () => Promise<void> = async () => {},
+    /** Where task requests may connect (TaskDestinations): a refused address is a network error of the attempt. */
+    private readonly dispatcher: Dispatcher,
   ) {}
 
   register(): void {
@@ -86,10 +89,10 @@ export class TaskDelivery {
     const body = JSON.stringify(buildTaskPayload(context, token, this.config.baseUrl));
     await this.durable();
     const startedAt = performance.now();
-    const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000);
+    const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000, this.dispatcher);
     const record = classify(answer);
     if (record.outcome !== 'accepted') {
-      this.log.info({ taskResultId: resultId, attempt, outcome: record.outcome, httpStatus: record.httpStatus }, 'run task request not accepted');
+      this.log.info({ taskResultId: resultId, attempt, outcome: record.outcome, httpStatus: record.httpStatus, error: record.error }, 'run task request not accepted');
     }
     await this.recordAnswer(attemptId, resultId, { ...record, durationMs: performance.now() - startedAt });
     if (record.outcome !== 'accepted') await this.afterAttempt(context, attempt, record);

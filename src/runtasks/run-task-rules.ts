@@ -10,18 +10,32 @@ export const TASK_CATEGORY = 'task';
 export const ENFORCEMENT_LEVELS = ['advisory', 'mandatory'] as const;
 export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
 
-export function taskUrlProblem(url: string): string | undefined {
-  if (url.length === 0) return 'url cannot be empty';
-  if (url.length > URL_MAX_LENGTH) return `url must be at most ${URL_MAX_LENGTH} characters`;
+/** Cc: C0 controls, DEL and C1 controls. The URL parser silently drops some (tab, newline), so the raw text is checked. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * The shape every URL we store or send must have (run task URLs, and the links a callback reports):
+ * http(s) with a host, no `user:password@` (it would be sent as Basic credentials and shown to every
+ * reader), no control characters. `field` names it in the message.
+ */
+export function httpUrlProblem(url: string, field = 'url'): string | undefined {
+  if (url.length === 0) return `${field} cannot be empty`;
+  if (url.length > URL_MAX_LENGTH) return `${field} must be at most ${URL_MAX_LENGTH} characters`;
+  if (CONTROL_CHARACTER.test(url)) return `${field} must not contain control characters`;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return 'url is not a valid URL';
+    return `${field} is not a valid URL`;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'url must use http or https';
-  if (parsed.hostname === '') return 'url must name a host';
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${field} must use http or https`;
+  if (parsed.hostname === '') return `${field} must name a host`;
+  if (parsed.username !== '' || parsed.password !== '') return `${field} must not carry credentials (user:password@)`;
   return undefined;
+}
+
+export function taskUrlProblem(url: string): string | undefined {
+  return httpUrlProblem(url, 'url');
 }
 
 export function descriptionProblem(description: string): string | undefined {

@@ -51,7 +51,8 @@ export class MockTaskService {
     this.respond = options.respond ?? (() => ({ status: 200 }));
   }
 
-  static async start(options: { hmacKey?: string | null; respond?: TaskResponder } = {}): Promise<MockTaskService> {
+  /** `host`: the loopback address to listen on (127.0.0.1 by default; any 127.x.y.z works on Linux). */
+  static async start(options: { hmacKey?: string | null; respond?: TaskResponder; host?: string } = {}): Promise<MockTaskService> {
     let service!: MockTaskService;
     const server = http.createServer((request, response) => void service.handle(request, response));
     service = new MockTaskService(server, options);
@@ -59,7 +60,7 @@ export class MockTaskService {
       service.sockets.add(socket);
       socket.on('close', () => service.sockets.delete(socket));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
     return service;
   }
 
@@ -67,9 +68,13 @@ export class MockTaskService {
     return (this.server.address() as AddressInfo).port;
   }
 
+  get host(): string {
+    return (this.server.address() as AddressInfo).address;
+  }
+
   /** The task URL to register (any path works; requests record it). */
   get url(): string {
-    return `http://127.0.0.1:${this.port}/run-task`;
+    return `http://${this.host}:${this.port}/run-task`;
   }
 
   /** Answer every request with this status from now on. */

@@ -5,7 +5,7 @@ import { createOrganization, unique, type TestOrganization } from './fixtures.js
 import { MockTaskService, type RecordedTaskRequest } from './mock-task-service.js';
 import { freePort } from './postgres-server.js';
 import { attachRunTask, createRun, createRunnableWorkspace, createRunTask } from './run-fixtures.js';
-import { createTestApp, type TestContext } from './test-app.js';
+import { createTestApp, type TestAppOptions, type TestContext } from './test-app.js';
 
 export const HMAC_KEY = 'run-task-hmac-key-for-tests';
 
@@ -194,7 +194,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** The app over a fresh database, listening on 127.0.0.1 at the port its base URL names, so tasks can call back. */
-export async function startListeningApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestContext> {
+export async function startListeningApp(dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
   const port = await freePort();
   const ctx = await createTestApp(dialect, {
     TEAMSTAGE_BASE_URL: `http://127.0.0.1:${port}`,
@@ -203,7 +203,7 @@ export async function startListeningApp(dialect: Dialect, env: Record<string, st
     TEAMSTAGE_TASK_REQUEST_TIMEOUT: '2',
     TEAMSTAGE_JOB_POLL: '0.1',
     ...env,
-  });
+  }, options);
   await ctx.app.listen({ host: '127.0.0.1', port });
   return ctx;
 }

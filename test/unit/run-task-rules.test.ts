@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { TaskStageName } from '../../src/db/schema.js';
 import { featureSetByName } from '../../src/organizations/editions.js';
 import {
-  categoryProblem, descriptionProblem, enforcementLevelProblem, resolveStages, runTaskLimitProblem, taskUrlProblem, workspaceLimitProblem,
+  categoryProblem, descriptionProblem, enforcementLevelProblem, httpUrlProblem, resolveStages, runTaskLimitProblem, taskUrlProblem, workspaceLimitProblem,
 } from '../../src/runtasks/run-task-rules.js';
 import { planTaskStages, type AttachedTask } from '../../src/runs/task-stage-plan.js';
 
@@ -19,6 +19,25 @@ describe('run task rules', () => {
     for (const bad of ['', 'ftp://example.com', 'file:///etc/passwd', 'javascript:alert(1)', 'example.com/hook', 'http://', `https://x.example/${'a'.repeat(2048)}`]) {
       assert.ok(taskUrlProblem(bad), bad);
     }
+  });
+
+  it('url: no credentials and no control characters, even those the URL parser would silently drop', () => {
+    assert.match(taskUrlProblem('http://user:pass@tasks.example/')!, /credentials/);
+    assert.match(taskUrlProblem('http://user@tasks.example/')!, /credentials/);
+    assert.match(taskUrlProblem('http://:pass@tasks.example/')!, /credentials/);
+    assert.equal(taskUrlProblem('http://@tasks.example/'), undefined, 'an empty userinfo carries nothing');
+    assert.equal(taskUrlProblem('https://tasks.example/hook?user=a@b'), undefined, 'an @ in the query is no credential');
+    for (let code = 0; code < 0x20; code++) assert.match(taskUrlProblem(`https://tasks.example/a${String.fromCharCode(code)}b`)!, /control characters/, `U+${code}`);
+    for (let code = 0x7f; code <= 0x9f; code++) assert.match(taskUrlProblem(`https://tasks.example/a${String.fromCharCode(code)}b`)!, /control characters/, `U+${code}`);
+    assert.match(taskUrlProblem(' https://tasks.example/\n')!, /control characters/);
+    assert.equal(taskUrlProblem('https://tasks.example/a%0Ab'), undefined, 'percent-encoded is not a control character');
+    assert.equal(taskUrlProblem('https://tâches.example/é'), undefined);
+  });
+
+  it('httpUrlProblem names the field it checks', () => {
+    assert.equal(httpUrlProblem('https://x.example/1', 'outcome url'), undefined);
+    assert.equal(httpUrlProblem('javascript:alert(1)', 'outcome url'), 'outcome url must use http or https');
+    assert.equal(httpUrlProblem('data:text/html,hi'), 'url must use http or https');
   });
 
   it('description at most 300 characters; category must be task; enforcement advisory or mandatory', () => {
