@@ -102,11 +102,16 @@ export class MembershipsService {
     return resource!;
   }
 
-  /** Removes the user from the organization and all its teams; the last owner cannot leave. */
+  /**
+   * Removes the user from the organization and all its teams, owners included: so only owners may remove a
+   * member of the owners team (or withdraw an invitation into it), and the last owner cannot leave.
+   */
   async delete(principal: Principal, membershipId: string): Promise<void> {
     const { membership, standing } = await this.visibleMembership(principal, membershipId);
     if (!canManageMembers(standing)) throw new NotFound('organization membership not found');
     const owners = await this.teams.findOwnersTeam(membership.organization_name);
+    const inOwners = owners !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(owners.id);
+    if (inOwners && !standing.isOwner) throw new Forbidden('only owners may remove a member of the owners team from the organization');
     if (owners && membership.status === 'active') {
       const active = await this.teams.activeMembers([owners.id]);
       if (active.length === 1 && active[0]!.membershipId === membership.id) {
