@@ -36,7 +36,7 @@ export async function seedOrganization(databaseUrl: string, teamCount: number): 
   const ownerToken = generateToken();
   await handle.db
     .insertInto('tokens')
-    .values({ id: newId('at'), kind: 'user', token_hash: hashToken(ownerToken), user_id: userId, organization_name: null, team_id: null, is_legacy: 0, description: null, created_by_id: userId, created_at: nowIso(), expired_at: null, last_used_at: null })
+    .values({ id: newId('at'), kind: 'user', token_hash: hashToken(ownerToken), user_id: userId, organization_name: null, team_id: null, is_legacy: 0, description: null, created_by_id: userId, created_at: nowIso(), expired_at: null, last_used_at: null, acts_as_person: 1 })
     .execute();
   const organization = `bench${suffix}`;
   await services.organizationsService.create(

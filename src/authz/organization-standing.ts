@@ -16,7 +16,7 @@ export interface OrganizationStanding {
   access: OrganizationAccess;
   /** Teams the caller belongs to: their secret teams are visible to them. */
   teamIds: ReadonlySet<string>;
-  /** The organization token is not a person: it cannot create runs or override stages. */
+  /** The organization token is not a person, nor any token it minted: they cannot create runs or override stages. */
   actsAsPerson: boolean;
 }
 
@@ -32,7 +32,8 @@ export function standingFromTeams(
   organizationName: string,
   facts: { activeMember: boolean; teams: CallerTeam[] },
 ): OrganizationStanding {
-  const base = { organizationName, principal, actsAsPerson: principal.kind !== 'organization' };
+  const actsAsPerson = principal.kind === 'organization' ? false : principal.kind === 'team' ? principal.actsAsPerson : true;
+  const base = { organizationName, principal, actsAsPerson };
   if (principal.kind === 'site-admin' || principal.kind === 'organization') {
     const ownsIt = principal.kind === 'site-admin' || principal.organizationName === organizationName;
     return { ...base, isOwner: ownsIt, isMember: ownsIt, access: ownsIt ? fullAccess() : noAccess(), teamIds: new Set() };

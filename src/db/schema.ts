@@ -31,6 +31,8 @@ export interface TokensTable {
   created_at: string;
   expired_at: string | null;
   last_used_at: string | null;
+  /** 0 for a team token minted by the organization token, or by a token that may not act as a person. */
+  acts_as_person: Flag;
 }
 
 export interface OrganizationsTable {

@@ -71,6 +71,7 @@ function principalOf(row: AuthenticationRow): Principal | undefined {
         organizationName: row.team_organization,
         teamId: row.team_id,
         serviceAccountUserId: row.service_account_user_id,
+        actsAsPerson: row.acts_as_person === 1,
       };
   }
 }

@@ -5,7 +5,7 @@ export type TokenRow = TokensTable;
 
 const TOKEN_COLUMNS = [
   'id', 'kind', 'token_hash', 'user_id', 'organization_name', 'team_id', 'is_legacy', 'description',
-  'created_by_id', 'created_at', 'expired_at', 'last_used_at',
+  'created_by_id', 'created_at', 'expired_at', 'last_used_at', 'acts_as_person',
 ] as const;
 
 export class TokensRepository {
@@ -22,7 +22,7 @@ export class TokensRepository {
       .leftJoin('users', 'users.id', 'tokens.user_id')
       .leftJoin('teams', 'teams.id', 'tokens.team_id')
       .select([
-        'tokens.id', 'tokens.kind', 'tokens.token_hash', 'tokens.expired_at', 'tokens.organization_name',
+        'tokens.id', 'tokens.kind', 'tokens.token_hash', 'tokens.expired_at', 'tokens.organization_name', 'tokens.acts_as_person',
         'users.id as user_id', 'users.username',
         'teams.id as team_id', 'teams.organization_name as team_organization', 'teams.service_account_user_id',
       ])
