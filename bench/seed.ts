@@ -31,7 +31,7 @@ export async function seedOrganization(databaseUrl: string, teamCount: number): 
   const userId = newId('user');
   await handle.db
     .insertInto('users')
-    .values({ id: userId, username: `owner${suffix}`, username_lower: `owner${suffix}`, email: `o${suffix}@bench.test`, email_lower: `o${suffix}@bench.test`, is_service_account: 0, created_at: nowIso() })
+    .values({ id: userId, username: `owner${suffix}`, username_lower: `owner${suffix}`, email: `o${suffix}@bench.test`, email_lower: `o${suffix}@bench.test`, is_service_account: 0, service_account_owner: null, created_at: nowIso() })
     .execute();
   const ownerToken = generateToken();
   await handle.db

@@ -12,6 +12,8 @@ export interface UsersTable {
   email: string | null;
   email_lower: string | null;
   is_service_account: Flag;
+  /** Service accounts only: `team:<id>`, `organization:<name>` or `site-admin`, what the account is found by. */
+  service_account_owner: string | null;
   created_at: string;
 }
 

@@ -6,7 +6,7 @@ import type { Resource } from '../http/jsonapi.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
 import { teamFacts, type TeamsService } from '../teams/teams.service.js';
-import { idSuffix, newId } from './ids.js';
+import { newId } from './ids.js';
 import type { Principal } from './principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import { generateToken, hashToken } from './token-secrets.js';
@@ -83,7 +83,7 @@ export class TokensService {
 
   async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<Resource> {
     const { organization } = await this.gate.enterAsOwner(principal, organizationName);
-    const serviceAccount = await ensureServiceAccount(this.users, `api-org-${organization.name}`);
+    const serviceAccount = await ensureServiceAccount(this.users, { kind: 'organization', organizationName: organization.name });
     const { row, secret } = this.newRow('organization', {
       organization_name: organization.name,
       created_by_id: createdById(principal) ?? serviceAccount,
@@ -182,7 +182,7 @@ export class TokensService {
 
   private async teamServiceAccount(teamId: string, existing: string | null): Promise<string> {
     if (existing) return existing;
-    const id = await ensureServiceAccount(this.users, `api-team_${idSuffix(teamId)}`);
+    const id = await ensureServiceAccount(this.users, { kind: 'team', teamId });
     await this.teams.update(teamId, { service_account_user_id: id });
     return id;
   }

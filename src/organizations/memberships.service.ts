@@ -6,6 +6,7 @@ import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../identity/ids.js';
 import type { Principal } from '../identity/principal.js';
+import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
 import { userResource } from '../identity/users.serializer.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
@@ -142,7 +143,9 @@ export class MembershipsService {
   }
 
   private async createInvitedUser(email: string): Promise<UserRow> {
-    const local = email.split('@')[0]!.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 60) || 'user';
+    const derived = email.split('@')[0]!.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 60) || 'user';
+    // The local part is the inviter's choice: it must not take a name reserved for service accounts.
+    const local = isReservedUsername(derived) ? `user-${derived}` : derived;
     for (let attempt = 0; ; attempt++) {
       const username = attempt === 0 ? local : `${local}-${newId('user').slice(-6)}`;
       const row: UserRow = {
@@ -152,6 +155,7 @@ export class MembershipsService {
         email,
         email_lower: email.toLowerCase(),
         is_service_account: 0,
+        service_account_owner: null,
         created_at: nowIso(),
       };
       try {
