@@ -3,6 +3,7 @@ import { nowIso } from '../clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
+import { editionHasTeam } from '../organizations/editions.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
 import { teamFacts, type TeamsService } from '../teams/teams.service.js';
@@ -100,7 +101,9 @@ export class TokensService {
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
   async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<Resource> {
-    const { row: team, standing } = await this.manageableTeamWithStanding(principal, teamId);
+    const { row: team, standing, context } = await this.manageableTeamWithStanding(principal, teamId);
+    // Owners may still revoke such a team's tokens, but a new one would authenticate nothing (CONTRACT 6).
+    if (!editionHasTeam(context.featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
     // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
     // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
     if (team.is_owners === 1 && !standing.actsAsPerson) {
@@ -175,9 +178,9 @@ export class TokensService {
   }
 
   private async manageableTeamWithStanding(principal: Principal, teamId: string) {
-    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
+    const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
     if (!teamPermissions(standing, teamFacts(row))['can-update-api-token']) throw new NotFound('team not found');
-    return { row, standing };
+    return { row, standing, context };
   }
 
   private async teamServiceAccount(teamId: string, existing: string | null): Promise<string> {

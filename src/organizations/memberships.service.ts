@@ -14,6 +14,7 @@ import { teamFacts, type TeamsService } from '../teams/teams.service.js';
 import { teamPermissions } from '../authz/team-permissions.js';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
+import { editionHasTeam } from './editions.js';
 import { membershipResource } from './memberships.serializer.js';
 import type { OrganizationGate } from './organization-gate.js';
 import { checkEmail } from './organizations.service.js';
@@ -47,7 +48,7 @@ export class MembershipsService {
       const manageable =
         team !== undefined &&
         team.organization_name === organization.name &&
-        (featureSet.teams || team.is_owners === 1) &&
+        editionHasTeam(featureSet, team) &&
         teamPermissions(standing, teamFacts(team))['can-update-membership'];
       if (!manageable) {
         throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
@@ -71,9 +72,11 @@ export class MembershipsService {
       throw new NotFound('organization membership not found');
     }
     if (membership.status !== 'active') await this.memberships.activate(membership.id);
+    // As a member now: its teams are shown as any listing shows them (not those the edition hides).
+    const { standing } = await this.gate.enter(principal, membership.organization_name);
     const user = await this.users.findById(membership.user_id);
-    const teamIds = (await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? [];
-    return membershipResource({ ...membership, status: 'active' }, user, teamIds);
+    const [resource] = await this.resources([{ ...membership, status: 'active' }], new Map(user ? [[user.id, user]] : []), standing);
+    return resource!;
   }
 
   async list(
