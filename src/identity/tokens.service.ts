@@ -107,7 +107,7 @@ export class TokensService {
     // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
     // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
     if (team.is_owners === 1 && !standing.actsAsPerson) {
-      throw new Forbidden('the organization token cannot create tokens for the owners team');
+      throw new Forbidden('the organization token, and the tokens it minted, cannot create tokens for the owners team');
     }
     const description = input.description ?? null;
     if (description !== null && description.length > 255) {
