@@ -31,12 +31,12 @@ export async function seedOrganization(databaseUrl: string, teamCount: number): 
   const userId = newId('user');
   await handle.db
     .insertInto('users')
-    .values({ id: userId, username: `owner${suffix}`, username_lower: `owner${suffix}`, email: `o${suffix}@bench.test`, email_lower: `o${suffix}@bench.test`, is_service_account: 0, created_at: nowIso() })
+    .values({ id: userId, username: `owner${suffix}`, username_lower: `owner${suffix}`, email: `o${suffix}@bench.test`, email_lower: `o${suffix}@bench.test`, is_service_account: 0, service_account_owner: null, created_at: nowIso() })
     .execute();
   const ownerToken = generateToken();
   await handle.db
     .insertInto('tokens')
-    .values({ id: newId('at'), kind: 'user', token_hash: hashToken(ownerToken), user_id: userId, organization_name: null, team_id: null, is_legacy: 0, description: null, created_by_id: userId, created_at: nowIso(), expired_at: null, last_used_at: null })
+    .values({ id: newId('at'), kind: 'user', token_hash: hashToken(ownerToken), user_id: userId, organization_name: null, team_id: null, is_legacy: 0, description: null, created_by_id: userId, created_at: nowIso(), expired_at: null, last_used_at: null, acts_as_person: 1 })
     .execute();
   const organization = `bench${suffix}`;
   await services.organizationsService.create(

@@ -16,8 +16,13 @@ export interface OrganizationStanding {
   access: OrganizationAccess;
   /** Teams the caller belongs to: their secret teams are visible to them. */
   teamIds: ReadonlySet<string>;
-  /** The organization token is not a person: it cannot create runs or override stages. */
+  /** The organization token is not a person, nor any token it minted: they cannot create runs or override stages. */
   actsAsPerson: boolean;
+  /**
+   * Whether the organization's edition has teams (CONTRACT 6). Without them, teams other than owners grant
+   * nothing and only owners see them.
+   */
+  teamsEntitled: boolean;
 }
 
 export interface CallerTeam {
@@ -30,20 +35,25 @@ export interface CallerTeam {
 export function standingFromTeams(
   principal: Principal,
   organizationName: string,
-  facts: { activeMember: boolean; teams: CallerTeam[] },
+  facts: { activeMember: boolean; teams: CallerTeam[]; teamsEntitled?: boolean },
 ): OrganizationStanding {
-  const base = { organizationName, principal, actsAsPerson: principal.kind !== 'organization' };
+  const actsAsPerson = principal.kind === 'organization' ? false : principal.kind === 'team' ? principal.actsAsPerson : true;
+  const teamsEntitled = facts.teamsEntitled ?? true;
+  const base = { organizationName, principal, actsAsPerson, teamsEntitled };
   if (principal.kind === 'site-admin' || principal.kind === 'organization') {
     const ownsIt = principal.kind === 'site-admin' || principal.organizationName === organizationName;
     return { ...base, isOwner: ownsIt, isMember: ownsIt, access: ownsIt ? fullAccess() : noAccess(), teamIds: new Set() };
   }
-  const isOwner = facts.teams.some((team) => team.isOwners);
+  // An edition without teams leaves only the owners team granting anything (CONTRACT 6).
+  const teams = teamsEntitled ? facts.teams : facts.teams.filter((team) => team.isOwners);
+  const isOwner = teams.some((team) => team.isOwners);
   return {
     ...base,
     isOwner,
-    isMember: facts.activeMember,
-    access: isOwner ? fullAccess() : unionAccess(facts.teams.map((team) => team.access)),
-    teamIds: new Set(facts.teams.map((team) => team.id)),
+    // A team token belongs to the organization through its team alone.
+    isMember: principal.kind === 'team' ? facts.activeMember && teams.length > 0 : facts.activeMember,
+    access: isOwner ? fullAccess() : unionAccess(teams.map((team) => team.access)),
+    teamIds: new Set(teams.map((team) => team.id)),
   };
 }
 

@@ -8,13 +8,15 @@ import { standingFromTeams, type CallerTeam, type OrganizationStanding } from '.
 export class StandingRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async standingIn(principal: Principal, organizationName: string): Promise<OrganizationStanding> {
+  /** `teamsEntitled`: whether the organization's edition has teams (organizations/editions.ts). */
+  async standingIn(principal: Principal, organizationName: string, edition: { teamsEntitled: boolean }): Promise<OrganizationStanding> {
+    const { teamsEntitled } = edition;
     if (principal.kind === 'site-admin' || principal.kind === 'organization') {
-      return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+      return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
     }
     if (principal.kind === 'team') {
       if (principal.organizationName !== organizationName) {
-        return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+        return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
       }
       const team = await this.db
         .selectFrom('teams')
@@ -24,7 +26,7 @@ export class StandingRepository {
       const teams: CallerTeam[] = team
         ? [{ id: team.id, isOwners: team.is_owners === 1, access: parseStoredAccess(team.organization_access) }]
         : [];
-      return standingFromTeams(principal, organizationName, { activeMember: teams.length > 0, teams });
+      return standingFromTeams(principal, organizationName, { activeMember: teams.length > 0, teams, teamsEntitled });
     }
     // One query: the active membership, with one row per team it belongs to (a null team when none).
     const rows = await this.db
@@ -36,12 +38,12 @@ export class StandingRepository {
       .where('organization_memberships.user_id', '=', principal.userId)
       .where('organization_memberships.status', '=', 'active')
       .execute();
-    if (rows.length === 0) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+    if (rows.length === 0) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
     const teams: CallerTeam[] = [];
     for (const row of rows) {
       if (row.id === null || row.organization_access === null) continue;
       teams.push({ id: row.id, isOwners: row.is_owners === 1, access: parseStoredAccess(row.organization_access) });
     }
-    return standingFromTeams(principal, organizationName, { activeMember: true, teams });
+    return standingFromTeams(principal, organizationName, { activeMember: true, teams, teamsEntitled });
   }
 }

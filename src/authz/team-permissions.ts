@@ -22,7 +22,8 @@ export function seesAllTeams(standing: OrganizationStanding): boolean {
 /** Seed 5.3: members see visible teams and the secret teams they belong to; owners see all. */
 export function canSeeTeam(standing: OrganizationStanding, team: TeamFacts): boolean {
   if (seesAllTeams(standing)) return true;
-  if (!standing.isMember) return false;
+  // Without the teams entitlement, only owners see the teams it hides (CONTRACT 6).
+  if (!standing.isMember || (!standing.teamsEntitled && !team.isOwners)) return false;
   return team.visibility === 'organization' || standing.teamIds.has(team.id);
 }
 

@@ -12,6 +12,8 @@ export interface UsersTable {
   email: string | null;
   email_lower: string | null;
   is_service_account: Flag;
+  /** Service accounts only: `team:<id>`, `organization:<name>` or `site-admin`, what the account is found by. */
+  service_account_owner: string | null;
   created_at: string;
 }
 
@@ -31,6 +33,8 @@ export interface TokensTable {
   created_at: string;
   expired_at: string | null;
   last_used_at: string | null;
+  /** 0 for a team token minted by the organization token, or by a token that may not act as a person. */
+  acts_as_person: Flag;
 }
 
 export interface OrganizationsTable {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { nowIso } from '../clock.js';
 import { Unauthorized } from '../http/errors.js';
+import { editionHasTeam, featureSetOf } from '../organizations/editions.js';
 import type { Principal } from './principal.js';
 import { hashToken, tokenMatchesHash } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
@@ -21,7 +22,8 @@ interface KnownToken {
 
 /**
  * Turns a bearer token into a Principal, or throws 401 for a missing, unknown, revoked or expired one.
- * Team tokens carry their team's organization; a deleted team's tokens are gone with it.
+ * Team tokens carry their team's organization; a deleted team's tokens are gone with it, and those of a team
+ * its organization's edition does not have authenticate nothing until an upgrade (CONTRACT 6).
  */
 export class Authenticator {
   /** Keyed by the token's digest; expiry is checked on every use, the rows only while unchanged. */
@@ -64,13 +66,15 @@ function principalOf(row: AuthenticationRow): Principal | undefined {
     case 'organization':
       return { kind: 'organization', tokenId: row.id, organizationName: row.organization_name! };
     case 'team':
-      if (!row.team_id || !row.team_organization) return undefined;
+      if (!row.team_id || !row.team_organization || row.team_feature_set === null || row.team_is_owners === null) return undefined;
+      if (!editionHasTeam(featureSetOf({ feature_set: row.team_feature_set }), { is_owners: row.team_is_owners })) return undefined;
       return {
         kind: 'team',
         tokenId: row.id,
         organizationName: row.team_organization,
         teamId: row.team_id,
         serviceAccountUserId: row.service_account_user_id,
+        actsAsPerson: row.acts_as_person === 1,
       };
   }
 }

@@ -23,6 +23,7 @@ async function storeSiteToken(tokens: TokensRepository, secret: string): Promise
     created_at: nowIso(),
     expired_at: null,
     last_used_at: null,
+    acts_as_person: 1,
   });
 }
 

@@ -5,7 +5,7 @@ export type TokenRow = TokensTable;
 
 const TOKEN_COLUMNS = [
   'id', 'kind', 'token_hash', 'user_id', 'organization_name', 'team_id', 'is_legacy', 'description',
-  'created_by_id', 'created_at', 'expired_at', 'last_used_at',
+  'created_by_id', 'created_at', 'expired_at', 'last_used_at', 'acts_as_person',
 ] as const;
 
 export class TokensRepository {
@@ -15,16 +15,18 @@ export class TokensRepository {
     return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('token_hash', '=', tokenHash).executeTakeFirst();
   }
 
-  /** The token with its user or team, whichever it belongs to: authentication in one query. */
+  /** The token with its user or team (and the team's edition), whichever it belongs to: authentication in one query. */
   findForAuthentication(tokenHash: string) {
     return this.db
       .selectFrom('tokens')
       .leftJoin('users', 'users.id', 'tokens.user_id')
       .leftJoin('teams', 'teams.id', 'tokens.team_id')
+      .leftJoin('organizations', 'organizations.name', 'teams.organization_name')
       .select([
-        'tokens.id', 'tokens.kind', 'tokens.token_hash', 'tokens.expired_at', 'tokens.organization_name',
+        'tokens.id', 'tokens.kind', 'tokens.token_hash', 'tokens.expired_at', 'tokens.organization_name', 'tokens.acts_as_person',
         'users.id as user_id', 'users.username',
         'teams.id as team_id', 'teams.organization_name as team_organization', 'teams.service_account_user_id',
+        'teams.is_owners as team_is_owners', 'organizations.feature_set as team_feature_set',
       ])
       .where('tokens.token_hash', '=', tokenHash)
       .executeTakeFirst();

@@ -1,12 +1,13 @@
 import { teamPermissions } from '../authz/team-permissions.js';
 import { nowIso } from '../clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { InvalidAttribute, NotFound } from '../http/errors.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
+import { editionHasTeam } from '../organizations/editions.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
 import { teamFacts, type TeamsService } from '../teams/teams.service.js';
-import { idSuffix, newId } from './ids.js';
+import { newId } from './ids.js';
 import type { Principal } from './principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import { generateToken, hashToken } from './token-secrets.js';
@@ -60,6 +61,7 @@ export class TokensService {
       created_at: nowIso(),
       expired_at: null,
       last_used_at: null,
+      acts_as_person: 1,
       ...fields,
     };
     return { row, secret };
@@ -82,7 +84,7 @@ export class TokensService {
 
   async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<Resource> {
     const { organization } = await this.gate.enterAsOwner(principal, organizationName);
-    const serviceAccount = await ensureServiceAccount(this.users, `api-org-${organization.name}`);
+    const serviceAccount = await ensureServiceAccount(this.users, { kind: 'organization', organizationName: organization.name });
     const { row, secret } = this.newRow('organization', {
       organization_name: organization.name,
       created_by_id: createdById(principal) ?? serviceAccount,
@@ -99,7 +101,14 @@ export class TokensService {
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
   async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<Resource> {
-    const team = await this.manageableTeam(principal, teamId);
+    const { row: team, standing, context } = await this.manageableTeamWithStanding(principal, teamId);
+    // Owners may still revoke such a team's tokens, but a new one would authenticate nothing (CONTRACT 6).
+    if (!editionHasTeam(context.featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
+    // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
+    // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
+    if (team.is_owners === 1 && !standing.actsAsPerson) {
+      throw new Forbidden('the organization token, and the tokens it minted, cannot create tokens for the owners team');
+    }
     const description = input.description ?? null;
     if (description !== null && description.length > 255) {
       throw new InvalidAttribute('/data/attributes/description', 'description must be at most 255 characters');
@@ -112,6 +121,8 @@ export class TokensService {
       description: legacy ? null : description,
       created_by_id: createdById(principal) ?? serviceAccountId,
       expired_at: parseExpiry(input['expired-at']),
+      // Whatever a minted token may do, its minter could then do: it is no more a person than the minter.
+      acts_as_person: standing.actsAsPerson ? 1 : 0,
     });
     try {
       if (legacy) await this.tokens.replaceSingle(row, { legacyTeamId: team.id });
@@ -163,14 +174,18 @@ export class TokensService {
   }
 
   private async manageableTeam(principal: Principal, teamId: string) {
-    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
+    return (await this.manageableTeamWithStanding(principal, teamId)).row;
+  }
+
+  private async manageableTeamWithStanding(principal: Principal, teamId: string) {
+    const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
     if (!teamPermissions(standing, teamFacts(row))['can-update-api-token']) throw new NotFound('team not found');
-    return row;
+    return { row, standing, context };
   }
 
   private async teamServiceAccount(teamId: string, existing: string | null): Promise<string> {
     if (existing) return existing;
-    const id = await ensureServiceAccount(this.users, `api-team_${idSuffix(teamId)}`);
+    const id = await ensureServiceAccount(this.users, { kind: 'team', teamId });
     await this.teams.update(teamId, { service_account_user_id: id });
     return id;
   }

@@ -4,7 +4,7 @@ import type { Database, UsersTable } from '../db/schema.js';
 
 export type UserRow = UsersTable;
 
-const USER_COLUMNS = ['id', 'username', 'username_lower', 'email', 'email_lower', 'is_service_account', 'created_at'] as const;
+const USER_COLUMNS = ['id', 'username', 'username_lower', 'email', 'email_lower', 'is_service_account', 'service_account_owner', 'created_at'] as const;
 
 export class UsersRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -19,6 +19,16 @@ export class UsersRepository {
 
   findByUsername(username: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').select(USER_COLUMNS).where('username_lower', '=', username.toLowerCase()).executeTakeFirst();
+  }
+
+  /** A service account by its flag and owner key (service-account-names.ts), never by its name. */
+  findServiceAccount(ownerKey: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .where('is_service_account', '=', 1)
+      .where('service_account_owner', '=', ownerKey)
+      .executeTakeFirst();
   }
 
   findByEmail(email: string): Promise<UserRow | undefined> {

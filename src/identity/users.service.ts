@@ -7,10 +7,10 @@ import { checkEmail } from '../organizations/organizations.service.js';
 import { nameProblem } from '../teams/team-name.js';
 import { newId } from './ids.js';
 import type { Principal } from './principal.js';
+import { isReservedUsername, RESERVED_USERNAME_DETAIL } from './service-account-names.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import type { UsersRepository } from './users.repository.js';
 import { userResource } from './users.serializer.js';
-import { idSuffix } from './ids.js';
 
 /** Site-admin user management and "who am I" (CONTRACT 3). */
 export class UsersService {
@@ -20,6 +20,7 @@ export class UsersService {
     if (principal.kind !== 'site-admin') throw new NotFound('not found');
     const problem = nameProblem(input.username);
     if (problem) throw new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username'));
+    if (isReservedUsername(input.username)) throw new InvalidAttribute('/data/attributes/username', RESERVED_USERNAME_DETAIL);
     checkEmail(input.email, '/data/attributes/email');
     const row = {
       id: newId('user'),
@@ -28,6 +29,7 @@ export class UsersService {
       email: input.email,
       email_lower: input.email.toLowerCase(),
       is_service_account: 0 as const,
+      service_account_owner: null,
       created_at: nowIso(),
     };
     try {
@@ -54,13 +56,13 @@ export class UsersService {
         userId = principal.userId;
         break;
       case 'team':
-        userId = principal.serviceAccountUserId ?? (await ensureServiceAccount(this.users, `api-team_${idSuffix(principal.teamId)}`));
+        userId = principal.serviceAccountUserId ?? (await ensureServiceAccount(this.users, { kind: 'team', teamId: principal.teamId }));
         break;
       case 'organization':
-        userId = await ensureServiceAccount(this.users, `api-org-${principal.organizationName}`);
+        userId = await ensureServiceAccount(this.users, { kind: 'organization', organizationName: principal.organizationName });
         break;
       case 'site-admin':
-        userId = await ensureServiceAccount(this.users, 'api-site-admin');
+        userId = await ensureServiceAccount(this.users, { kind: 'site-admin' });
         break;
     }
     const user = await this.users.findById(userId);

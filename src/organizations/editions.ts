@@ -26,6 +26,14 @@ export function featureSetById(id: string): FeatureSet | undefined {
   return FEATURE_SETS.find((set) => set.id === id);
 }
 
+/**
+ * Whether a team counts under this edition: without the `teams` entitlement only the owners team does. The
+ * others stay stored (an upgrade restores them), but grant nothing and their tokens authenticate nothing.
+ */
+export function editionHasTeam(featureSet: FeatureSet, team: { is_owners: number }): boolean {
+  return featureSet.teams || team.is_owners === 1;
+}
+
 /** The stored feature set of an organization; an unknown stored name falls back to the most limited one. */
 export function featureSetOf(organization: { feature_set: string }): FeatureSet {
   return featureSetByName(organization.feature_set) ?? FEATURE_SETS[0]!;

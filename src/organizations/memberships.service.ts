@@ -6,6 +6,7 @@ import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../identity/ids.js';
 import type { Principal } from '../identity/principal.js';
+import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
 import { userResource } from '../identity/users.serializer.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
@@ -13,6 +14,7 @@ import { teamFacts, type TeamsService } from '../teams/teams.service.js';
 import { teamPermissions } from '../authz/team-permissions.js';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
+import { editionHasTeam } from './editions.js';
 import { membershipResource } from './memberships.serializer.js';
 import type { OrganizationGate } from './organization-gate.js';
 import { checkEmail } from './organizations.service.js';
@@ -46,7 +48,7 @@ export class MembershipsService {
       const manageable =
         team !== undefined &&
         team.organization_name === organization.name &&
-        (featureSet.teams || team.is_owners === 1) &&
+        editionHasTeam(featureSet, team) &&
         teamPermissions(standing, teamFacts(team))['can-update-membership'];
       if (!manageable) {
         throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
@@ -70,9 +72,11 @@ export class MembershipsService {
       throw new NotFound('organization membership not found');
     }
     if (membership.status !== 'active') await this.memberships.activate(membership.id);
+    // As a member now: its teams are shown as any listing shows them (not those the edition hides).
+    const { standing } = await this.gate.enter(principal, membership.organization_name);
     const user = await this.users.findById(membership.user_id);
-    const teamIds = (await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? [];
-    return membershipResource({ ...membership, status: 'active' }, user, teamIds);
+    const [resource] = await this.resources([{ ...membership, status: 'active' }], new Map(user ? [[user.id, user]] : []), standing);
+    return resource!;
   }
 
   async list(
@@ -102,11 +106,16 @@ export class MembershipsService {
     return resource!;
   }
 
-  /** Removes the user from the organization and all its teams; the last owner cannot leave. */
+  /**
+   * Removes the user from the organization and all its teams, owners included: so only owners may remove a
+   * member of the owners team (or withdraw an invitation into it), and the last owner cannot leave.
+   */
   async delete(principal: Principal, membershipId: string): Promise<void> {
     const { membership, standing } = await this.visibleMembership(principal, membershipId);
     if (!canManageMembers(standing)) throw new NotFound('organization membership not found');
     const owners = await this.teams.findOwnersTeam(membership.organization_name);
+    const inOwners = owners !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(owners.id);
+    if (inOwners && !standing.isOwner) throw new Forbidden('only owners may remove a member of the owners team from the organization');
     if (owners && membership.status === 'active') {
       const active = await this.teams.activeMembers([owners.id]);
       if (active.length === 1 && active[0]!.membershipId === membership.id) {
@@ -137,7 +146,9 @@ export class MembershipsService {
   }
 
   private async createInvitedUser(email: string): Promise<UserRow> {
-    const local = email.split('@')[0]!.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 60) || 'user';
+    const derived = email.split('@')[0]!.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 60) || 'user';
+    // The local part is the inviter's choice: it must not take a name reserved for service accounts.
+    const local = isReservedUsername(derived) ? `user-${derived}` : derived;
     for (let attempt = 0; ; attempt++) {
       const username = attempt === 0 ? local : `${local}-${newId('user').slice(-6)}`;
       const row: UserRow = {
@@ -147,6 +158,7 @@ export class MembershipsService {
         email,
         email_lower: email.toLowerCase(),
         is_service_account: 0,
+        service_account_owner: null,
         created_at: nowIso(),
       };
       try {

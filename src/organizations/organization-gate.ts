@@ -41,9 +41,10 @@ export class OrganizationGate {
   private async look(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {
     const organization = await this.organizations.findByName(organizationName);
     if (!organization) return undefined;
-    const standing = await this.standings.standingIn(principal, organization.name);
+    const featureSet = featureSetOf(organization);
+    const standing = await this.standings.standingIn(principal, organization.name, { teamsEntitled: featureSet.teams });
     if (!standing.isMember) return undefined;
-    return { organization, featureSet: featureSetOf(organization), standing };
+    return { organization, featureSet, standing };
   }
 
   /** Like enter, and additionally requires owner rights; a member without them gets 404 as well. */

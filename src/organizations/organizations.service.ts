@@ -10,7 +10,7 @@ import type { Principal } from '../identity/principal.js';
 import type { StandingRepository } from '../authz/standing.repository.js';
 import { fullAccess } from '../teams/organization-access.js';
 import { nameProblem } from '../teams/team-name.js';
-import { FEATURE_SETS, featureSetById, featureSetByName } from './editions.js';
+import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf } from './editions.js';
 import type { OrganizationGate } from './organization-gate.js';
 import type { OrganizationsRepository } from './organizations.repository.js';
 import { entitlementSetResource, featureSetResource, organizationResource } from './organizations.serializer.js';
@@ -94,7 +94,9 @@ export class OrganizationsService {
     else if (principal.kind !== 'site-admin') names = [principal.organizationName];
     const { rows, total } = await this.organizations.list({ names }, page.offset, page.size);
     const data: Resource[] = [];
-    for (const row of rows) data.push(organizationResource(row, await this.standings.standingIn(principal, row.name)));
+    for (const row of rows) {
+      data.push(organizationResource(row, await this.standings.standingIn(principal, row.name, { teamsEntitled: featureSetOf(row).teams })));
+    }
     return { data, total };
   }
 

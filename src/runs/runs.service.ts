@@ -79,7 +79,7 @@ export class RunsService {
     const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
     if (!canQueueRuns(context.standing)) {
       throw new Forbidden(
-        principal.kind === 'organization' ? 'the organization token cannot create runs' : 'queueing runs needs the manage-workspaces permission',
+        !context.standing.actsAsPerson ? 'the organization token, and the tokens it minted, cannot create runs' : 'queueing runs needs the manage-workspaces permission',
       );
     }
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
@@ -163,7 +163,7 @@ export class RunsService {
   async act(principal: Principal, runId: string, action: RunAction): Promise<void> {
     const { context } = await this.visibleRun(principal, runId);
     if (!canQueueRuns(context.standing)) {
-      throw new Forbidden(principal.kind === 'organization' ? 'the organization token cannot act on runs' : `only people who may queue runs can ${action} them`);
+      throw new Forbidden(!context.standing.actsAsPerson ? 'the organization token, and the tokens it minted, cannot act on runs' : `only people who may queue runs can ${action} them`);
     }
     const { event, verb } = ACTION_EVENTS[action];
     // A compare-and-set that loses to run progress re-reads and decides again.

@@ -3,6 +3,7 @@ import { nowIso } from '../clock.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
 import type { Principal } from '../identity/principal.js';
 import type { UsersRepository } from '../identity/users.repository.js';
+import { editionHasTeam } from '../organizations/editions.js';
 import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';
 import type { TeamsRepository, TeamRow } from './teams.repository.js';
 import { teamFacts, type TeamsService } from './teams.service.js';
@@ -20,7 +21,7 @@ export class TeamMembersService {
   ) {}
 
   async addByUsernames(principal: Principal, teamId: string, usernames: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId);
+    const team = await this.manageableTeam(principal, teamId, 'add');
     const memberships = await this.membershipsForUsernames(team, usernames);
     await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
   }
@@ -32,7 +33,7 @@ export class TeamMembersService {
   }
 
   async addByMembershipIds(principal: Principal, teamId: string, membershipIds: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId);
+    const team = await this.manageableTeam(principal, teamId, 'add');
     const memberships = await this.membershipsByIds(team, membershipIds);
     await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
   }
@@ -43,9 +44,13 @@ export class TeamMembersService {
     await this.remove(team, memberships.map((membership) => membership.id));
   }
 
-  private async manageableTeam(principal: Principal, teamId: string): Promise<TeamRow> {
-    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
+  private async manageableTeam(principal: Principal, teamId: string, change: 'add' | 'remove' = 'remove'): Promise<TeamRow> {
+    const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
     if (!teamPermissions(standing, teamFacts(row))['can-update-membership']) throw new NotFound('team not found');
+    // Owners may still empty a team the edition does not have, not grant through it (CONTRACT 6).
+    if (change === 'add' && !editionHasTeam(context.featureSet, row)) {
+      throw new Forbidden("the organization's edition does not include teams other than owners");
+    }
     return row;
   }
 

@@ -96,8 +96,9 @@ export class TeamsService {
       {
         organizationName: context.organization.name,
         visibleTo: seesAllTeams(standing) ? undefined : { teamIds: [...standing.teamIds] },
-        // Without the teams entitlement an organization has only its owners team (CONTRACT 5).
-        ownersOnly: !context.featureSet.teams,
+        // Without the teams entitlement an organization has only its owners team (CONTRACT 5), except for
+        // owners, who still list (and delete) the teams it hides (CONTRACT 6).
+        ownersOnly: !context.featureSet.teams && !standing.isOwner,
         q: options.q,
         names: options.names,
       },
@@ -223,8 +224,8 @@ export class TeamsService {
       if (error instanceof NotFound) throw new NotFound('team not found');
       throw error;
     }
-    const hiddenByEdition = !context.featureSet.teams && row.is_owners !== 1;
-    if (hiddenByEdition || !canSeeTeam(context.standing, teamFacts(row))) throw new NotFound('team not found');
+    // The edition's rule is canSeeTeam's too: owners still see the teams an edition without teams hides.
+    if (!canSeeTeam(context.standing, teamFacts(row))) throw new NotFound('team not found');
     return { row, standing: context.standing, context };
   }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
-import { createOrganization, createTeam, siteAdmin } from '../helpers/fixtures.js';
+import { addMember, createOrganization, createTeam, siteAdmin } from '../helpers/fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const subscription = (featureSetId: string) => ({
@@ -40,9 +40,10 @@ for (const dialect of testDialects()) {
       assert.equal(entitlements.body.data.attributes['run-task-workspace-limit'], null);
     });
 
-    it('Free: no teams besides owners (create 404, list only owners, others hidden); back to Business restores them', async () => {
+    it('Free: no teams besides owners (create 404; hidden from members, owners still list and show them); back to Business restores them', async () => {
       const org = await createOrganization(ctx);
       const team = await createTeam(ctx, org, { visibility: 'organization' });
+      const member = await addMember(ctx, org);
       const free = (await siteAdmin(ctx).get('/admin/feature-sets?q=free')).body.data[0];
       const subscribed = await siteAdmin(ctx).post(`/admin/organizations/${org.name}/subscription`, subscription(free.id));
       assert.ok(subscribed.status >= 200 && subscribed.status < 300, subscribed.text);
@@ -53,16 +54,22 @@ for (const dialect of testDialects()) {
       assert.equal(entitlements.body.data.attributes['run-task-workspace-limit'], 10);
 
       assertError(await org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'nope' } } }), 404);
+      // CONTRACT 6: owners still list and show the teams the edition hides; members see none of them.
       const listed = await org.owner.api.get(`/organizations/${org.name}/teams`);
       assertStatus(listed, 200);
-      assert.deepEqual(listed.body.data.map((t: any) => t.attributes.name), ['owners']);
-      assert.equal(listed.body.meta.pagination['total-count'], 1);
-      assertError(await org.owner.api.get(`/teams/${team.id}`), 404);
+      assert.deepEqual(listed.body.data.map((t: any) => t.attributes.name).sort(), ['owners', team.name].sort());
+      assert.equal(listed.body.meta.pagination['total-count'], 2);
+      assertStatus(await org.owner.api.get(`/teams/${team.id}`), 200);
       assertStatus(await org.owner.api.get(`/teams/${org.ownersTeamId}`), 200);
+      const seenByMember = await member.api.get(`/organizations/${org.name}/teams`);
+      assertStatus(seenByMember, 200);
+      assert.deepEqual(seenByMember.body.data, []);
+      assertError(await member.api.get(`/teams/${team.id}`), 404);
 
       const business = await siteAdmin(ctx).post(`/admin/organizations/${org.name}/subscription`, subscription('fs-business'));
       assert.ok(business.status >= 200 && business.status < 300);
       assertStatus(await org.owner.api.get(`/teams/${team.id}`), 200);
+      assertStatus(await member.api.get(`/teams/${team.id}`), 200);
       assertStatus(await org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'now-yes' } } }), 200);
     });
 

@@ -10,7 +10,7 @@ const user: Principal = { kind: 'user', tokenId: 'at-u', userId: 'user-1', usern
 const siteAdmin: Principal = { kind: 'site-admin', tokenId: 'at-s' };
 const orgToken: Principal = { kind: 'organization', tokenId: 'at-o', organizationName: ORG };
 const otherOrgToken: Principal = { kind: 'organization', tokenId: 'at-o2', organizationName: 'other' };
-const ownersTeamToken: Principal = { kind: 'team', tokenId: 'at-t', organizationName: ORG, teamId: 'team-owners', serviceAccountUserId: null };
+const ownersTeamToken: Principal = { kind: 'team', tokenId: 'at-t', organizationName: ORG, teamId: 'team-owners', serviceAccountUserId: null, actsAsPerson: true };
 
 function memberWith(keys: OrganizationAccessKey[], principal: Principal = user, isOwners = false): OrganizationStanding {
   const access = noAccess();

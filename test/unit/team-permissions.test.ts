@@ -84,9 +84,9 @@ describe('organization standing', () => {
   });
 
   it('the owners team token acts as an owner; another team token as its team', () => {
-    const ownersToken: Principal = { kind: 'team', tokenId: 'at-t', organizationName: ORG, teamId: 'team-owners', serviceAccountUserId: null };
+    const ownersToken: Principal = { kind: 'team', tokenId: 'at-t', organizationName: ORG, teamId: 'team-owners', serviceAccountUserId: null, actsAsPerson: true };
     assert.equal(memberOf([{ id: 'team-owners', isOwners: true, access: fullAccess() }], ownersToken).isOwner, true);
-    const teamToken: Principal = { kind: 'team', tokenId: 'at-t2', organizationName: ORG, teamId: 'team-a', serviceAccountUserId: null };
+    const teamToken: Principal = { kind: 'team', tokenId: 'at-t2', organizationName: ORG, teamId: 'team-a', serviceAccountUserId: null, actsAsPerson: true };
     const standing = memberOf([{ id: 'team-a', isOwners: false, access: access('manage-vcs-settings') }], teamToken);
     assert.equal(standing.isOwner, false);
     assert.deepEqual(standing.access, access('manage-vcs-settings'));
@@ -165,7 +165,7 @@ describe('team permissions', () => {
   });
 
   it("a team token does not manage its own team's tokens through member token management", () => {
-    const teamToken: Principal = { kind: 'team', tokenId: 'at-t', organizationName: ORG, teamId: 'team-mine', serviceAccountUserId: 'user-sa' };
+    const teamToken: Principal = { kind: 'team', tokenId: 'at-t', organizationName: ORG, teamId: 'team-mine', serviceAccountUserId: 'user-sa', actsAsPerson: true };
     const standing = memberOf([{ id: 'team-mine', isOwners: false, access: noAccess() }], teamToken);
     assert.deepEqual(teamPermissions(standing, team('team-mine')), ALL_FALSE);
   });
