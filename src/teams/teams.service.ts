@@ -152,14 +152,34 @@ export class TeamsService {
     return this.document(row, context.standing, include, { row, access, members: [], serviceAccountUserId: null });
   }
 
-  /** Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). */
+  /**
+   * Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). The rights, the
+   * rules and the merge of organization-access are applied to the row as stored under the write's lock, so
+   * concurrent updates never lose one another's keys and the answer shows what was stored.
+   */
   async update(principal: Principal, teamId: string, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    const permissions = teamPermissions(standing, teamFacts(row));
+    let stored: TeamRow | undefined;
+    try {
+      stored = await this.teams.modify(row.id, (current) => this.changesFor(standing, current, input));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+      throw error;
+    }
+    if (!stored) throw new NotFound('team not found');
+    return this.document(stored, standing, include);
+  }
+
+  /** What an update writes to the team as it is stored now, or the reason it is refused. */
+  private changesFor(standing: OrganizationStanding, row: TeamRow, input: TeamAttributesInput): Partial<TeamRow> {
+    const facts = teamFacts(row);
+    const permissions = teamPermissions(standing, facts);
     const isOwners = row.is_owners === 1;
     const changes: Partial<TeamRow> = {};
     const tokenSetting = memberTokenManagement(input);
 
+    // A concurrent change of visibility may have hidden the team since it was first read.
+    if (!canSeeTeam(standing, facts)) throw new NotFound('team not found');
     const wantsTeamSettings =
       input.name !== undefined || input['sso-team-id'] !== undefined || input.visibility !== undefined || tokenSetting !== undefined;
     const wantsAccess = input['organization-access'] !== undefined;
@@ -188,17 +208,8 @@ export class TeamsService {
       const current = isOwners ? fullAccess() : parseStoredAccess(row.organization_access);
       changes.organization_access = JSON.stringify(rejectViolations(mergeOrganizationAccess(current, input['organization-access']!)));
     }
-
-    if (Object.keys(changes).length > 0) {
-      changes.updated_at = nowIso();
-      try {
-        await this.teams.update(row.id, changes);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
-        throw error;
-      }
-    }
-    return this.document({ ...row, ...changes }, standing, include);
+    if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
+    return changes;
   }
 
   async delete(principal: Principal, teamId: string): Promise<void> {
