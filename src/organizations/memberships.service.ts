@@ -106,14 +106,14 @@ export class MembershipsService {
   async delete(principal: Principal, membershipId: string): Promise<void> {
     const { membership, standing } = await this.visibleMembership(principal, membershipId);
     if (!canManageMembers(standing)) throw new NotFound('organization membership not found');
-    const owners = await this.teams.findOwnersTeam(membership.organization_name);
-    if (owners && membership.status === 'active') {
-      const active = await this.teams.activeMembers([owners.id]);
+    // Under the owners team's lock, which every removal of an owner takes: two owners leaving at once cannot
+    // each count the other as the one who stays. `active` holds active memberships only, as they are now.
+    await this.teams.withOwnersLocked(membership.organization_name, async (trx, active) => {
       if (active.length === 1 && active[0]!.membershipId === membership.id) {
         throw new Forbidden('the last active member of the owners team cannot leave the organization');
       }
-    }
-    await this.memberships.delete(membership.id);
+      await this.memberships.delete(membership.id, trx);
+    });
   }
 
   private async visibleMembership(principal: Principal, membershipId: string) {
