@@ -1,8 +1,10 @@
-import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../authz/team-permissions.js';
+import {
+  canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions, type TeamFacts,
+} from '../authz/team-permissions.js';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import { nowIso } from '../clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { InvalidAttribute, NotFound } from '../http/errors.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../identity/ids.js';
@@ -183,8 +185,14 @@ export class TeamsService {
     const wantsTeamSettings =
       input.name !== undefined || input['sso-team-id'] !== undefined || input.visibility !== undefined || tokenSetting !== undefined;
     const wantsAccess = input['organization-access'] !== undefined;
-    // Seed 5.5: lacking the right to change a team reads as "not found".
-    if (wantsTeamSettings && !permissions['can-update-visibility']) throw new NotFound('team not found');
+    if (wantsTeamSettings && !permissions['can-update-visibility']) {
+      // CONTRACT 4: whoever may change the other teams they see sees this one too, so the owners rule is a 403.
+      if (isOwners && permissionsBesideOwnersRule(standing, facts)['can-update-visibility']) {
+        throw new Forbidden('only owners may change the owners team');
+      }
+      // Seed 5.5: lacking the right to change a team reads as "not found".
+      throw new NotFound('team not found');
+    }
     // The owners team's access is fixed (422 below), but only for callers who could otherwise change access.
     const mayChangeAccess = isOwners ? canGrantOrganizationAccess(standing) : permissions['can-update-organization-access'];
     if (wantsAccess && !mayChangeAccess) throw new NotFound('team not found');
@@ -217,7 +225,7 @@ export class TeamsService {
     const permissions = teamPermissions(standing, teamFacts(row));
     if (!permissions['can-destroy']) {
       // Whoever could delete any other visible team learns why this one is refused.
-      if (row.is_owners === 1 && permissions['can-update-visibility']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
+      if (row.is_owners === 1 && permissionsBesideOwnersRule(standing, teamFacts(row))['can-destroy']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
       throw new NotFound('team not found');
     }
     await this.teams.delete(row.id);
