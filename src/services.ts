@@ -72,8 +72,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   // Workspaces, run tasks, configuration versions and runs (CONTRACT 7).
   const authenticator = new Authenticator(tokens, handle.identityVersion);
   const workspaces = new WorkspacesRepository(db);
-  const tasks = new TasksRepository(db);
-  const workspaceTasks = new WorkspaceTasksRepository(db);
+  const tasks = new TasksRepository(db, handle.dialect);
+  const workspaceTasks = new WorkspaceTasksRepository(db, handle.dialect);
   const configurationVersions = new ConfigurationVersionsRepository(db);
   const runs = new RunsRepository(db, handle.dialect);
   const workspaceGate = new WorkspaceGate(workspaces, gate);

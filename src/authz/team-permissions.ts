@@ -69,10 +69,19 @@ export function teamPermissions(standing: OrganizationStanding, team: TeamFacts)
     'can-destroy': manageTeams && !team.isOwners,
     'can-update-organization-access': manageAccess && !team.isOwners,
     'can-update-api-token': tokens,
-    'can-update-visibility': manageTeams,
+    'can-update-visibility': manageTeams && ownersGuard,
     'can-update-name': manageTeams && !team.isOwners,
-    'can-update-sso-team-id': manageTeams,
-    'can-update-member-token-management': manageTeams,
+    'can-update-sso-team-id': manageTeams && ownersGuard,
+    'can-update-member-token-management': manageTeams && ownersGuard,
     'can-view-api-token': tokens,
   };
+}
+
+/**
+ * What the caller could do to this team were it not the owners team. Where that allows what the owners
+ * rule forbids, the caller sees the team and may act on others like it: the refusal is a 403 (or the
+ * owners team's own 422), never a 404 (CONTRACT 4).
+ */
+export function permissionsBesideOwnersRule(standing: OrganizationStanding, team: TeamFacts): TeamPermissions {
+  return teamPermissions(standing, { ...team, isOwners: false });
 }

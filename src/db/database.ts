@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Logger } from 'kysely';
+import { Kysely, PostgresDialect, type Logger } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { LoneNodeLease } from './lone-node-lease.js';
+import { ImmediateTransactionsSqliteDialect } from './sqlite-immediate-transactions.js';
 import { countingPool } from './pg-write-counter.js';
 import { WalGroupCommit } from './wal-group-commit.js';
 
@@ -71,7 +72,7 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     const groupCommit = synchronous === 'GROUP' && file !== ':memory:' ? new WalGroupCommit(sqlite, `${path.resolve(file)}-wal`) : undefined;
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, groupCommit) }), log: slowQueryLog(options) });
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit) }), log: slowQueryLog(options) });
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
     const totalChanges = sqlite.prepare('select total_changes()').pluck();
     return {

@@ -54,9 +54,20 @@ export class TokensRepository {
       .orderBy('created_at').orderBy('id').execute();
   }
 
-  /** Replaces any token of that kind and scope in one transaction (legacy team token, organization token). */
+  /**
+   * Replaces any token of that kind and scope in one transaction (legacy team token, organization token).
+   * The scope's row is locked first (a no-op write: a row lock on PostgreSQL, and SQLite's transactions hold
+   * the write lock anyway), else two concurrent replacements could each delete only the older token and
+   * both insert, leaving two where there is one at a time.
+   */
   async replaceSingle(row: TokenRow, scope: { organizationName?: string; legacyTeamId?: string }): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      if (scope.organizationName) {
+        await trx.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('name', '=', scope.organizationName).execute();
+      }
+      if (scope.legacyTeamId) {
+        await trx.updateTable('teams').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', scope.legacyTeamId).execute();
+      }
       let removal = trx.deleteFrom('tokens').where('kind', '=', row.kind);
       if (scope.organizationName) removal = removal.where('organization_name', '=', scope.organizationName);
       if (scope.legacyTeamId) removal = removal.where('team_id', '=', scope.legacyTeamId).where('is_legacy', '=', 1);

@@ -50,8 +50,8 @@ export class MembershipsRepository {
   }
 
   /** Deleting a membership removes its team memberships too (foreign key cascade). */
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('organization_memberships').where('id', '=', id).execute();
+  async delete(id: string, executor: Kysely<Database> = this.db): Promise<void> {
+    await executor.deleteFrom('organization_memberships').where('id', '=', id).execute();
   }
 
   async list(filter: MembershipListFilter, offset: number, limit: number): Promise<{ rows: MembershipRow[]; total: number }> {

@@ -116,13 +116,14 @@ export class MembershipsService {
     const owners = await this.teams.findOwnersTeam(membership.organization_name);
     const inOwners = owners !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(owners.id);
     if (inOwners && !standing.isOwner) throw new Forbidden('only owners may remove a member of the owners team from the organization');
-    if (owners && membership.status === 'active') {
-      const active = await this.teams.activeMembers([owners.id]);
+    // Under the owners team's lock, which every removal of an owner takes: two owners leaving at once cannot
+    // each count the other as the one who stays. `active` holds active memberships only, as they are now.
+    await this.teams.withOwnersLocked(membership.organization_name, async (trx, active) => {
       if (active.length === 1 && active[0]!.membershipId === membership.id) {
         throw new Forbidden('the last active member of the owners team cannot leave the organization');
       }
-    }
-    await this.memberships.delete(membership.id);
+      await this.memberships.delete(membership.id, trx);
+    });
   }
 
   private async visibleMembership(principal: Principal, membershipId: string) {

@@ -1,10 +1,14 @@
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
+import { forUpdate } from '../db/row-lock.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { Database, TasksTable, WorkspaceTasksTable } from '../db/schema.js';
 
 type WorkspaceTaskRow = WorkspaceTasksTable;
 
 export type TaskRow = TasksTable;
+export type TaskChanges = Partial<Omit<TaskRow, 'id' | 'organization_name' | 'created_at'>>;
 
 const COLUMNS = [
   'tasks.id', 'tasks.organization_name', 'tasks.name', 'tasks.name_lower', 'tasks.url', 'tasks.description', 'tasks.category',
@@ -12,7 +16,10 @@ const COLUMNS = [
 ] as const;
 
 export class TasksRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /**
    * Takes the organization's row lock for the rest of the transaction (a no-op update: portable, a row
@@ -47,18 +54,41 @@ export class TasksRepository {
     return { rows, total: Number(count.n) };
   }
 
-  async update(id: string, changes: Partial<Omit<TaskRow, 'id' | 'organization_name' | 'created_at'>>): Promise<void> {
-    await this.db.updateTable('tasks').set(changes).where('id', '=', id).execute();
+  /**
+   * One read-modify-write of a task, atomic on both databases and across nodes (see TeamsRepository.modify):
+   * `decide` sees the row as stored now, under its lock, and may throw to write nothing. Answers the row
+   * as stored, or undefined when the task no longer exists.
+   */
+  async modify(id: string, decide: (current: TaskRow) => TaskChanges): Promise<TaskRow | undefined> {
+    return retryOnDeadlock(() =>
+      this.db.transaction().execute(async (trx) => {
+        const current = await forUpdate(trx.selectFrom('tasks').select(COLUMNS).where('id', '=', id), this.dialect).executeTakeFirst();
+        if (!current) return undefined;
+        const changes = decide(current);
+        if (Object.keys(changes).length > 0) await trx.updateTable('tasks').set(changes).where('id', '=', id).execute();
+        return { ...current, ...changes };
+      }),
+    );
   }
 
-  /** Deletes the task only while nothing is attached to it; answers whether it did. */
+  /**
+   * Deletes the task only while nothing is attached to it; answers whether it did. The task's row is locked
+   * first, the lock an attachment takes (WorkspaceTasksRepository.lockTask): an attachment is either
+   * committed before the check sees it, or finds the task gone. Without it, PostgreSQL could check against
+   * a snapshot without an attachment being made and then cascade that acknowledged attachment away.
+   */
   async deleteIfDetached(id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('tasks')
-      .where('id', '=', id)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('workspace_tasks').select('workspace_tasks.id').where('workspace_tasks.task_id', '=', id))))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    return retryOnDeadlock(() =>
+      this.db.transaction().execute(async (trx) => {
+        if (!(await forUpdate(trx.selectFrom('tasks').select('id').where('id', '=', id), this.dialect).executeTakeFirst())) return false;
+        const result = await trx
+          .deleteFrom('tasks')
+          .where('id', '=', id)
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('workspace_tasks').select('workspace_tasks.id').where('workspace_tasks.task_id', '=', id))))
+          .executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      }),
+    );
   }
 
   /** The attachments of each task, for the `workspace-tasks` relationship and `include=workspace_tasks`. */

@@ -4,7 +4,7 @@ import { canManageRunTasks, canReadRunTasks, canReadWorkspaces } from '../authz/
 import { nowIso } from '../clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
 import { uniqueResources, type Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../identity/ids.js';
@@ -13,7 +13,7 @@ import type { OrganizationContext, OrganizationGate } from '../organizations/org
 import { nameKey, nameProblem } from '../teams/team-name.js';
 import { categoryProblem, descriptionProblem, runTaskLimitProblem, taskUrlProblem } from './run-task-rules.js';
 import type { TaskVerifier } from './task-verification.js';
-import type { TaskRow, TasksRepository } from './tasks.repository.js';
+import type { TaskChanges, TaskRow, TasksRepository } from './tasks.repository.js';
 import { taskResource } from './tasks.serializer.js';
 import { workspaceTaskResource } from './workspace-tasks.serializer.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
@@ -55,6 +55,44 @@ function checkAttributes(input: TaskAttributesInput): void {
 /** An empty key is no key: requests are then sent with an empty signature header. */
 function storedKey(key: string | null | undefined): string | null {
   return key === undefined || key === null || key === '' ? null : key;
+}
+
+interface UrlToVerify {
+  url: string;
+  key: string | null;
+}
+
+/** The URL and key an update would store and must verify first: only a URL that changes is verified. */
+function urlToVerify(current: TaskRow, input: TaskAttributesInput): UrlToVerify | undefined {
+  if (input.url === undefined || input.url === current.url) return undefined;
+  return { url: input.url, key: input['hmac-key'] !== undefined ? storedKey(input['hmac-key']) : current.hmac_key };
+}
+
+function sameVerification(a: UrlToVerify, b: UrlToVerify | undefined): boolean {
+  return b !== undefined && a.url === b.url && a.key === b.key;
+}
+
+/** What an update writes to the task as it is stored now. */
+function taskChanges(current: TaskRow, input: TaskAttributesInput): TaskChanges {
+  const changes: TaskChanges = {};
+  if (input.name !== undefined && input.name !== current.name) {
+    changes.name = input.name;
+    changes.name_lower = nameKey(input.name);
+  }
+  if (input.url !== undefined && input.url !== current.url) changes.url = input.url;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.category !== undefined) changes.category = input.category;
+  if (input['hmac-key'] !== undefined) changes.hmac_key = storedKey(input['hmac-key']);
+  if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
+  if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
+  return changes;
+}
+
+/** Thrown under the lock when the stored row asks for a verification that has not been made. */
+class ChangedMeanwhile extends Error {
+  constructor(readonly current: TaskRow) {
+    super('the run task changed while its URL was being verified');
+  }
 }
 
 /** Members see run tasks; changing them needs manage-run-tasks (403 for a member who can see them). */
@@ -121,35 +159,42 @@ export class TasksService {
     return (await this.resources([row]))[0]!;
   }
 
-  /** Changes only what was sent; a new URL is verified (with the new key when one was sent) before it is saved. */
+  /**
+   * Changes only what was sent; a new URL is verified (with the new key when one was sent) before it is
+   * saved. The changes are decided on the row as stored under the write's lock, so concurrent updates
+   * never undo one another and the answer shows what was stored. Verification waits on the network, so it
+   * runs before the lock; should the row have changed meanwhile such that another URL or key would be
+   * stored, that one is verified in turn.
+   */
   async update(principal: Principal, taskId: string, input: TaskAttributesInput): Promise<Resource> {
     const { row, context } = await this.visibleTask(principal, taskId);
     requireTaskManager(context.standing);
     checkAttributes(input);
-    const changes: Partial<TaskRow> = {};
-    if (input.name !== undefined && input.name !== row.name) {
-      changes.name = input.name;
-      changes.name_lower = nameKey(input.name);
-    }
-    if (input.url !== undefined && input.url !== row.url) changes.url = input.url;
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.category !== undefined) changes.category = input.category;
-    if (input['hmac-key'] !== undefined) changes.hmac_key = storedKey(input['hmac-key']);
-    if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
-    if (changes.url !== undefined) {
-      const key = changes.hmac_key !== undefined ? changes.hmac_key : row.hmac_key;
-      await this.verifier.verify(changes.url, key, row.organization_name);
-    }
-    if (Object.keys(changes).length > 0) {
-      changes.updated_at = nowIso();
+    let seen = row;
+    let verified: UrlToVerify | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const wanted = urlToVerify(seen, input);
+      if (wanted && !sameVerification(wanted, verified)) {
+        await this.verifier.verify(wanted.url, wanted.key, row.organization_name);
+        verified = wanted;
+      }
+      let stored: TaskRow | undefined;
       try {
-        await this.tasks.update(row.id, changes);
+        stored = await this.tasks.modify(row.id, (current) => {
+          const needed = urlToVerify(current, input);
+          if (needed && !sameVerification(needed, verified)) throw new ChangedMeanwhile(current);
+          return taskChanges(current, input);
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
-        throw error;
+        if (!(error instanceof ChangedMeanwhile)) throw error;
+        if (attempt >= 3) throw new Conflict('the run task is changing right now; try again');
+        seen = error.current;
+        continue;
       }
+      if (!stored) throw new NotFound('run task not found');
+      return (await this.resources([stored]))[0]!;
     }
-    return (await this.resources([{ ...row, ...changes }]))[0]!;
   }
 
   /** 422 while attached to any workspace: detach it first (CONTRACT 7). */

@@ -1,4 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
+import { forUpdate } from '../db/row-lock.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { Database, WorkspaceTasksTable } from '../db/schema.js';
 
@@ -20,7 +23,10 @@ export interface EnabledWorkspaceTask {
 }
 
 export class WorkspaceTasksRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /** Serializes attachments of one task for the rest of the transaction (see TasksRepository.lockOrganization). */
   async lockTask(executor: Executor, taskId: string): Promise<void> {
@@ -52,8 +58,23 @@ export class WorkspaceTasksRepository {
     return { rows, total: Number(count.n) };
   }
 
-  async update(id: string, changes: Partial<Pick<WorkspaceTaskRow, 'enforcement_level' | 'stages' | 'updated_at'>>): Promise<void> {
-    await this.db.updateTable('workspace_tasks').set(changes).where('id', '=', id).execute();
+  /**
+   * One read-modify-write of an attachment, atomic on both databases and across nodes (see
+   * TeamsRepository.modify). Answers the row as stored, or undefined when it no longer exists.
+   */
+  async modify(
+    id: string,
+    decide: (current: WorkspaceTaskRow) => Partial<Pick<WorkspaceTaskRow, 'enforcement_level' | 'stages' | 'updated_at'>>,
+  ): Promise<WorkspaceTaskRow | undefined> {
+    return retryOnDeadlock(() =>
+      this.db.transaction().execute(async (trx) => {
+        const current = await forUpdate(trx.selectFrom('workspace_tasks').select(COLUMNS).where('id', '=', id), this.dialect).executeTakeFirst();
+        if (!current) return undefined;
+        const changes = decide(current);
+        if (Object.keys(changes).length > 0) await trx.updateTable('workspace_tasks').set(changes).where('id', '=', id).execute();
+        return { ...current, ...changes };
+      }),
+    );
   }
 
   async delete(id: string): Promise<void> {

@@ -95,18 +95,22 @@ export class WorkspaceTasksService {
     return workspaceTaskResource(row);
   }
 
-  /** Changes only what was sent; sending neither `stages` nor `stage` keeps the stages. */
+  /**
+   * Changes only what was sent; sending neither `stages` nor `stage` keeps the stages. Decided on the row as
+   * stored under the write's lock, so the answer shows what was stored.
+   */
   async update(principal: Principal, workspaceId: string, id: string, input: WorkspaceTaskAttributesInput): Promise<Resource> {
     const { row, standing } = await this.visible(principal, workspaceId, id);
     requireAttacher(standing);
-    const changes: Partial<WorkspaceTaskRow> = {};
-    if (input['enforcement-level'] !== undefined) changes.enforcement_level = enforcementOrThrow(input['enforcement-level']);
-    if (input.stages !== undefined || input.stage !== undefined) changes.stages = stagesOrThrow(input, row);
-    if (Object.keys(changes).length > 0) {
-      changes.updated_at = nowIso();
-      await this.workspaceTasks.update(row.id, changes);
-    }
-    return workspaceTaskResource({ ...row, ...changes });
+    const stored = await this.workspaceTasks.modify(row.id, (current) => {
+      const changes: Partial<WorkspaceTaskRow> = {};
+      if (input['enforcement-level'] !== undefined) changes.enforcement_level = enforcementOrThrow(input['enforcement-level']);
+      if (input.stages !== undefined || input.stage !== undefined) changes.stages = stagesOrThrow(input, current);
+      if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
+      return changes;
+    });
+    if (!stored) throw new NotFound('workspace task not found');
+    return workspaceTaskResource(stored);
   }
 
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {

@@ -54,16 +54,22 @@ export class TeamMembersService {
     return row;
   }
 
-  /** The owners team must keep at least one active member, or nobody could administer the organization. */
+  /**
+   * The owners team must keep at least one active member, or nobody could administer the organization. The
+   * count and the removal happen under the owners team's lock, which every removal of an owner takes.
+   */
   private async remove(team: TeamRow, membershipIds: string[]): Promise<void> {
-    if (team.is_owners === 1) {
-      const active = await this.teams.activeMembers([team.id]);
+    if (team.is_owners !== 1) {
+      await this.teams.removeMemberships(team.id, membershipIds);
+      return;
+    }
+    await this.teams.withOwnersLocked(team.organization_name, async (trx, active) => {
       const remaining = active.filter((member) => !membershipIds.includes(member.membershipId));
       if (active.length > 0 && remaining.length === 0) {
         throw new Forbidden('the last active member of the owners team cannot be removed');
       }
-    }
-    await this.teams.removeMemberships(team.id, membershipIds);
+      await this.teams.removeMemberships(team.id, membershipIds, trx);
+    });
   }
 
   private async membershipsForUsernames(team: TeamRow, usernames: string[]): Promise<MembershipRow[]> {

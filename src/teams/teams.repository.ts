@@ -1,10 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
+import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { containsText } from '../db/like.js';
 import { codePointOrder } from '../db/ordering.js';
+import { forUpdate } from '../db/row-lock.js';
 import type { Database, TeamsTable } from '../db/schema.js';
 
 export type TeamRow = TeamsTable;
+export type TeamChanges = Partial<Omit<TeamRow, 'id' | 'organization_name' | 'is_owners'>>;
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -72,8 +75,43 @@ export class TeamsRepository {
       .executeTakeFirst();
   }
 
-  async update(id: string, changes: Partial<Omit<TeamRow, 'id' | 'organization_name' | 'is_owners'>>): Promise<void> {
+  async update(id: string, changes: TeamChanges): Promise<void> {
     await this.db.updateTable('teams').set(changes).where('id', '=', id).execute();
+  }
+
+  /**
+   * One read-modify-write of a team, atomic on both databases and across nodes: the row is read locked
+   * (db/row-lock.ts), `decide` computes the changes from what is stored now (or throws to refuse, and
+   * nothing is written), and they are written before the lock is released. Answers the row as stored, or
+   * undefined when the team no longer exists. `decide` runs under the lock, so it waits on nothing.
+   */
+  async modify(id: string, decide: (current: TeamRow) => TeamChanges): Promise<TeamRow | undefined> {
+    return retryOnDeadlock(() =>
+      this.db.transaction().execute(async (trx) => {
+        const current = await forUpdate(trx.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id), this.dialect).executeTakeFirst();
+        if (!current) return undefined;
+        const changes = decide(current);
+        if (Object.keys(changes).length > 0) await trx.updateTable('teams').set(changes).where('id', '=', id).execute();
+        return { ...current, ...changes };
+      }),
+    );
+  }
+
+  /**
+   * Runs `work` in a transaction that holds the organization's owners team locked, given its active members
+   * as they are now. Every removal of an owner, by any path, goes through here, so two removals cannot each
+   * count the other's owner as the one who stays.
+   */
+  async withOwnersLocked<T>(organizationName: string, work: (trx: Kysely<Database>, activeOwners: TeamMember[]) => Promise<T>): Promise<T> {
+    return retryOnDeadlock(() =>
+      this.db.transaction().execute(async (trx) => {
+        const owners = await forUpdate(
+          trx.selectFrom('teams').select('id').where('organization_name', '=', organizationName).where('is_owners', '=', 1),
+          this.dialect,
+        ).executeTakeFirst();
+        return work(trx, owners ? await this.activeMembers([owners.id], trx) : []);
+      }),
+    );
   }
 
   /** Deletes the team with its memberships and tokens. */
@@ -143,9 +181,9 @@ export class TeamsRepository {
   }
 
   /** Active members of each team; invited memberships are left out everywhere (seed 1). */
-  async activeMembers(teamIds: readonly string[]): Promise<TeamMember[]> {
+  async activeMembers(teamIds: readonly string[], executor: Kysely<Database> = this.db): Promise<TeamMember[]> {
     if (teamIds.length === 0) return [];
-    const rows = await this.db
+    const rows = await executor
       .selectFrom('team_memberships')
       .innerJoin('organization_memberships', 'organization_memberships.id', 'team_memberships.organization_membership_id')
       .select(['team_memberships.team_id', 'organization_memberships.user_id', 'organization_memberships.id'])
@@ -181,9 +219,9 @@ export class TeamsRepository {
       .execute();
   }
 
-  async removeMemberships(teamId: string, membershipIds: readonly string[]): Promise<void> {
+  async removeMemberships(teamId: string, membershipIds: readonly string[], executor: Kysely<Database> = this.db): Promise<void> {
     if (membershipIds.length === 0) return;
-    await this.db
+    await executor
       .deleteFrom('team_memberships')
       .where('team_id', '=', teamId)
       .where('organization_membership_id', 'in', [...membershipIds])

@@ -1,8 +1,10 @@
-import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../authz/team-permissions.js';
+import {
+  canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions, type TeamFacts,
+} from '../authz/team-permissions.js';
 import type { OrganizationStanding } from '../authz/organization-standing.js';
 import { nowIso } from '../clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { InvalidAttribute, NotFound } from '../http/errors.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../identity/ids.js';
@@ -153,19 +155,45 @@ export class TeamsService {
     return this.document(row, context.standing, include, { row, access, members: [], serviceAccountUserId: null });
   }
 
-  /** Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). */
+  /**
+   * Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). The rights, the
+   * rules and the merge of organization-access are applied to the row as stored under the write's lock, so
+   * concurrent updates never lose one another's keys and the answer shows what was stored.
+   */
   async update(principal: Principal, teamId: string, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    const permissions = teamPermissions(standing, teamFacts(row));
+    let stored: TeamRow | undefined;
+    try {
+      stored = await this.teams.modify(row.id, (current) => this.changesFor(standing, current, input));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+      throw error;
+    }
+    if (!stored) throw new NotFound('team not found');
+    return this.document(stored, standing, include);
+  }
+
+  /** What an update writes to the team as it is stored now, or the reason it is refused. */
+  private changesFor(standing: OrganizationStanding, row: TeamRow, input: TeamAttributesInput): Partial<TeamRow> {
+    const facts = teamFacts(row);
+    const permissions = teamPermissions(standing, facts);
     const isOwners = row.is_owners === 1;
     const changes: Partial<TeamRow> = {};
     const tokenSetting = memberTokenManagement(input);
 
+    // A concurrent change of visibility may have hidden the team since it was first read.
+    if (!canSeeTeam(standing, facts)) throw new NotFound('team not found');
     const wantsTeamSettings =
       input.name !== undefined || input['sso-team-id'] !== undefined || input.visibility !== undefined || tokenSetting !== undefined;
     const wantsAccess = input['organization-access'] !== undefined;
-    // Seed 5.5: lacking the right to change a team reads as "not found".
-    if (wantsTeamSettings && !permissions['can-update-visibility']) throw new NotFound('team not found');
+    if (wantsTeamSettings && !permissions['can-update-visibility']) {
+      // CONTRACT 4: whoever may change the other teams they see sees this one too, so the owners rule is a 403.
+      if (isOwners && permissionsBesideOwnersRule(standing, facts)['can-update-visibility']) {
+        throw new Forbidden('only owners may change the owners team');
+      }
+      // Seed 5.5: lacking the right to change a team reads as "not found".
+      throw new NotFound('team not found');
+    }
     // The owners team's access is fixed (422 below), but only for callers who could otherwise change access.
     const mayChangeAccess = isOwners ? canGrantOrganizationAccess(standing) : permissions['can-update-organization-access'];
     if (wantsAccess && !mayChangeAccess) throw new NotFound('team not found');
@@ -189,17 +217,8 @@ export class TeamsService {
       const current = isOwners ? fullAccess() : parseStoredAccess(row.organization_access);
       changes.organization_access = JSON.stringify(rejectViolations(mergeOrganizationAccess(current, input['organization-access']!)));
     }
-
-    if (Object.keys(changes).length > 0) {
-      changes.updated_at = nowIso();
-      try {
-        await this.teams.update(row.id, changes);
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
-        throw error;
-      }
-    }
-    return this.document({ ...row, ...changes }, standing, include);
+    if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
+    return changes;
   }
 
   async delete(principal: Principal, teamId: string): Promise<void> {
@@ -207,7 +226,7 @@ export class TeamsService {
     const permissions = teamPermissions(standing, teamFacts(row));
     if (!permissions['can-destroy']) {
       // Whoever could delete any other visible team learns why this one is refused.
-      if (row.is_owners === 1 && permissions['can-update-visibility']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
+      if (row.is_owners === 1 && permissionsBesideOwnersRule(standing, teamFacts(row))['can-destroy']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
       throw new NotFound('team not found');
     }
     await this.teams.delete(row.id);

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { outsider, standingFromTeams, type CallerTeam, type OrganizationStanding } from '../../src/authz/organization-standing.js';
-import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts } from '../../src/authz/team-permissions.js';
+import {
+  canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions, type TeamFacts,
+} from '../../src/authz/team-permissions.js';
 import type { Principal } from '../../src/identity/principal.js';
 import {
   ORGANIZATION_ACCESS_KEYS, fullAccess, noAccess, type OrganizationAccess, type OrganizationAccessKey,
@@ -235,6 +237,11 @@ describe('team permissions', () => {
           assert.equal(permissions['can-destroy'], false);
           assert.equal(permissions['can-update-name'], false);
           assert.equal(permissions['can-update-organization-access'], false);
+          if (!standing.isOwner) {
+            assert.equal(permissions['can-update-visibility'], false);
+            assert.equal(permissions['can-update-sso-team-id'], false);
+            assert.equal(permissions['can-update-member-token-management'], false);
+          }
         }
         if (permissions['can-destroy']) assert.ok(canCreateTeams(standing) || standing.isOwner);
       }),
@@ -257,6 +264,17 @@ describe('the owners team cannot be joined or tokened by non-owners', () => {
     assert.equal(permissions['can-update-api-token'], false);
     assert.equal(permissions['can-view-api-token'], false);
     assert.equal(teamPermissions(standing, secretTeam)['can-update-api-token'], true);
+  });
+
+  it('manage-teams with access-secret-teams may not change the owners team settings, though it could on any other team', () => {
+    const standing = memberOf([{ id: 'team-admins', isOwners: false, access: access('manage-teams', 'manage-membership', 'access-secret-teams') }]);
+    const permissions = teamPermissions(standing, ownersTeam);
+    assert.equal(permissions['can-update-visibility'], false);
+    assert.equal(permissions['can-update-sso-team-id'], false);
+    assert.equal(permissions['can-update-member-token-management'], false);
+    const beside = permissionsBesideOwnersRule(standing, ownersTeam);
+    assert.equal(beside['can-update-visibility'], true, 'the owners rule alone refuses it: a 403');
+    assert.equal(permissionsBesideOwnersRule(memberOf([{ id: 'team-m', isOwners: false, access: access('manage-membership', 'access-secret-teams') }]), ownersTeam)['can-update-visibility'], false);
   });
 
   it('owners keep every membership and token right on the owners team', () => {
