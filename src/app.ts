@@ -5,8 +5,10 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
 import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
+import { refuseRequestsWhileClosing } from './http/closing-answer.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/errors.js';
+import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -33,6 +35,7 @@ export const BODY_LIMIT = 1024 * 1024;
 export async function buildApp(options: BuildOptions): Promise<{ app: App; services: Services }> {
   const { config, handle } = options;
   let answerEarly: EarlyAnswer | undefined;
+  const responses = new InFlightResponses();
   const app = Fastify({
     logger:
       options.logger === undefined
@@ -50,13 +53,21 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
       // A known attribute of the wrong type is a 422, never silently coerced (CONTRACT 2).
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
-    return503OnClosing: true,
-    serverFactory: answeringFirstServer(() => answerEarly),
+    // Both answered as JSON:API instead: 503 while closing (closing-answer.ts), node:http's own 400/408/414/431.
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorAnswers(responses),
+    serverFactory: answeringFirstServer(() => answerEarly, {
+      headersTimeoutMs: config.http.headersTimeoutSeconds * 1000,
+      requestTimeoutMs: config.http.requestTimeoutSeconds * 1000,
+      keepAliveTimeoutMs: config.http.keepAliveTimeoutSeconds * 1000,
+      responses,
+    }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = createServices(handle, config, app.log);
 
   registerErrorHandler(app);
+  refuseRequestsWhileClosing(app);
   registerJsonParsers(app);
   // SQLite group commit: no response (not even a read, which may show a commit still in flight) leaves
   // before the commits made so far are on disk.
