@@ -6,6 +6,7 @@ import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
 import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
 import { refuseRequestsWhileClosing } from './http/closing-answer.js';
+import { answerUnroutedBeforeBody, continueAfterCredentials, requireCredentialCheckBeforeBody } from './http/credentials-before-body.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/errors.js';
 import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
@@ -68,6 +69,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
 
   registerErrorHandler(app);
   refuseRequestsWhileClosing(app);
+  requireCredentialCheckBeforeBody(app);
   registerJsonParsers(app);
   // SQLite group commit: no response (not even a read, which may show a commit still in flight) leaves
   // before the commits made so far are on disk.
@@ -96,6 +98,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     if (request.routeOptions.config?.public || !request.url.startsWith('/api/v2/')) return;
     request.principal = responseCache.cachedPrincipal(request) ?? (await services.authenticator.authenticate(bearerToken(request)));
   });
+  answerUnroutedBeforeBody(app);
+  continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);
   responseCache.registerHitHandler();
 
