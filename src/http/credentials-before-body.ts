@@ -48,12 +48,25 @@ export function continueAfterCredentials(app: FastifyInstance): void {
   });
 }
 
+/** How long a refused client may go on sending the body it announced, so that it can read the refusal. */
+const LINGER_MS = 2000;
+
 /**
- * A refusal sent before the body was read closes the connection: otherwise node:http reads the rest of
- * the body (up to the request timeout) just to discard it and reuse the connection.
+ * After a refusal sent before the body was read, node:http reads the rest of the body only to discard it
+ * (no memory held), so the connection can serve another request. That is bounded here: a body not over
+ * within LINGER_MS ends the connection. Closing at once instead would reset the connection under a client
+ * still sending, and the client would never read why it was refused.
  */
-export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
+export function limitUnreadBodyAfterRefusal(request: FastifyRequest, reply: FastifyReply): void {
   const { headers } = request;
   const announcesBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0';
-  if (announcesBody && request.raw.complete !== true && !reply.raw.headersSent) reply.header('connection', 'close');
+  const socket = request.raw.socket as { destroy?: () => void } | undefined;
+  if (!announcesBody || request.raw.complete !== false || typeof socket?.destroy !== 'function') return;
+  reply.raw.once('finish', () => {
+    const timer = setTimeout(() => {
+      if (!request.raw.complete) socket.destroy!();
+    }, LINGER_MS);
+    timer.unref();
+    request.raw.once('end', () => clearTimeout(timer));
+  });
 }

@@ -58,8 +58,8 @@ export class RawConnection {
     return new Promise((resolve) => this.socket.write(data, (error) => resolve(!error)));
   }
 
-  /** The next final response (interim 1xx answers are kept in `responses` too), or undefined after `timeoutMs`. */
-  async response(timeoutMs: number, index = this.finalResponses().length): Promise<RawResponse | undefined> {
+  /** The final response number `index` (interim 1xx answers are kept in `responses` too), or undefined after `timeoutMs`. */
+  async response(timeoutMs: number, index = 0): Promise<RawResponse | undefined> {
     await this.until(() => this.finalResponses().length > index || this.closed, timeoutMs);
     return this.finalResponses()[index];
   }

@@ -1,7 +1,7 @@
 /**
  * Issue 14 item 1: credentials are checked before a byte of a request body is read. Each request here
- * announces a large body and sends none: the answer must come anyway, at once, and close the connection
- * (before the fix the server waited for the body it meant to buffer).
+ * announces a large body and sends none: the answer must come anyway, at once (before the fix the server
+ * waited for the body it meant to buffer).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -51,8 +51,9 @@ for (const dialect of testDialects()) {
       try {
         assert.equal(response?.status, 404, 'answered without waiting for the 80 MiB body');
         assert.equal(jsonApiError(response)?.title, 'not found');
-        assert.equal(response?.headers.connection, 'close');
-        assert.ok(await connection.waitForClose(PROMPTLY_MS), 'the server does not wait for the body it refused');
+        // The server discards what comes of the refused body for a moment (so that a client still sending
+        // can read the answer), then stops waiting for it.
+        assert.ok(await connection.waitForClose(2000 + PROMPTLY_MS), 'the server does not wait long for the body it refused');
       } finally {
         connection.destroy();
       }
