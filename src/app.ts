@@ -5,8 +5,11 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
 import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
+import { refuseRequestsWhileClosing } from './http/closing-answer.js';
+import { answerUnroutedBeforeBody, continueAfterCredentials, requireCredentialCheckBeforeBody } from './http/credentials-before-body.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/errors.js';
+import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -33,6 +36,7 @@ export const BODY_LIMIT = 1024 * 1024;
 export async function buildApp(options: BuildOptions): Promise<{ app: App; services: Services }> {
   const { config, handle } = options;
   let answerEarly: EarlyAnswer | undefined;
+  const responses = new InFlightResponses();
   const app = Fastify({
     logger:
       options.logger === undefined
@@ -50,13 +54,22 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
       // A known attribute of the wrong type is a 422, never silently coerced (CONTRACT 2).
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
-    return503OnClosing: true,
-    serverFactory: answeringFirstServer(() => answerEarly),
+    // Both answered as JSON:API instead: 503 while closing (closing-answer.ts), node:http's own 400/408/414/431.
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorAnswers(responses),
+    serverFactory: answeringFirstServer(() => answerEarly, {
+      headersTimeoutMs: config.http.headersTimeoutSeconds * 1000,
+      requestTimeoutMs: config.http.requestTimeoutSeconds * 1000,
+      keepAliveTimeoutMs: config.http.keepAliveTimeoutSeconds * 1000,
+      responses,
+    }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = createServices(handle, config, app.log);
 
   registerErrorHandler(app);
+  refuseRequestsWhileClosing(app);
+  requireCredentialCheckBeforeBody(app);
   registerJsonParsers(app);
   // SQLite group commit: no response (not even a read, which may show a commit still in flight) leaves
   // before the commits made so far are on disk.
@@ -85,6 +98,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     if (request.routeOptions.config?.public || !request.url.startsWith('/api/v2/')) return;
     request.principal = responseCache.cachedPrincipal(request) ?? (await services.authenticator.authenticate(bearerToken(request)));
   });
+  answerUnroutedBeforeBody(app);
+  continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);
   responseCache.registerHitHandler();
 

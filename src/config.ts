@@ -19,6 +19,15 @@ export interface Config {
   slowQueryMs: number;
   /** Directory for the generated site token (and the SQLite file by default). */
   dataDir: string;
+  /** Slow or idle clients are cut off after these, so none can hold a connection (and what it buffers) at will. */
+  http: {
+    /** Seconds a client has to send a request's headers. */
+    headersTimeoutSeconds: number;
+    /** Seconds a client has to send a whole request, body included. */
+    requestTimeoutSeconds: number;
+    /** Seconds an idle keep-alive connection stays open. */
+    keepAliveTimeoutSeconds: number;
+  };
   tasks: {
     callbackTimeoutSeconds: number;
     maxDurationSeconds: number;
@@ -89,6 +98,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((part) => positiveNumber('TEAMSTAGE_TASK_RETRY_DELAYS', part.trim(), 0, true));
   const sqlitePath = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : undefined;
   const dataDir = env.TEAMSTAGE_DATA_DIR || (sqlitePath && sqlitePath !== ':memory:' ? path.dirname(sqlitePath) : './data');
+  const http = {
+    headersTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_HEADERS_TIMEOUT', env.TEAMSTAGE_HTTP_HEADERS_TIMEOUT, 20),
+    requestTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_REQUEST_TIMEOUT', env.TEAMSTAGE_HTTP_REQUEST_TIMEOUT, 300),
+    keepAliveTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_KEEP_ALIVE_TIMEOUT', env.TEAMSTAGE_HTTP_KEEP_ALIVE_TIMEOUT, 72),
+  };
+  // node:http refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (http.headersTimeoutSeconds > http.requestTimeoutSeconds) {
+    throw new ConfigError('TEAMSTAGE_HTTP_HEADERS_TIMEOUT must not be longer than TEAMSTAGE_HTTP_REQUEST_TIMEOUT');
+  }
 
   return {
     host,
@@ -102,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
     dataDir,
+    http,
     tasks: {
       callbackTimeoutSeconds: positiveNumber('TEAMSTAGE_TASK_CALLBACK_TIMEOUT', env.TEAMSTAGE_TASK_CALLBACK_TIMEOUT, 600),
       maxDurationSeconds: positiveNumber('TEAMSTAGE_TASK_MAX_DURATION', env.TEAMSTAGE_TASK_MAX_DURATION, 3600),

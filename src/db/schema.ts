@@ -145,11 +145,17 @@ export interface ConfigurationVersionsTable {
   auto_queue_runs: Flag;
   speculative: Flag;
   upload_token_hash: string;
-  archive: Buffer | null;
   archive_size: number | null;
   created_by_user_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A configuration archive in pieces, in `position` order (migration 008). */
+export interface ConfigurationArchiveChunksTable {
+  configuration_version_id: string;
+  position: number;
+  data: Buffer;
 }
 
 export interface RunsTable {
@@ -283,6 +289,7 @@ export interface Database {
   tasks: TasksTable;
   workspace_tasks: WorkspaceTasksTable;
   configuration_versions: ConfigurationVersionsTable;
+  configuration_archive_chunks: ConfigurationArchiveChunksTable;
   runs: RunsTable;
   plans: PhasesTable;
   applies: PhasesTable;

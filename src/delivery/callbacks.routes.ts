@@ -41,7 +41,7 @@ interface CallbackRequestBody {
   };
 }
 
-/** What preValidation's authorization answered, for the handler of the same request. */
+/** What onRequest's authorization answered, for the handler of the same request. */
 const authorizedCallbacks = new WeakMap<FastifyRequest, AuthorizedCallback>();
 
 /** The run task callback. Public: it authenticates with the per-result access token, not an API token. */
@@ -53,8 +53,8 @@ export async function callbacksRoutes(app: FastifyInstance, services: Services):
     {
       config: { public: true },
       schema: { params: IdParam('task_result_id'), body: CallbackBody, tags: ['task-stages'], summary: 'Report a task result (run task callback)' },
-      // 404 / 401 / 409 are decided by the token and the result, before the body is looked at.
-      preValidation: async (request) => {
+      // 404 / 401 / 409 are decided by the token and the result, before a byte of the body is read.
+      onRequest: async (request) => {
         authorizedCallbacks.set(request, await taskCallbacks.authorize(bearerToken(request), (request.params as { task_result_id: string }).task_result_id));
       },
     },

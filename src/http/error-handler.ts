@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { limitUnreadBodyAfterRefusal } from './credentials-before-body.js';
 import { ApiError, ERROR_TITLES, type ErrorObject } from './errors.js';
 
 interface AjvLikeError {
@@ -39,6 +40,7 @@ function simpleError(status: number, detail: string): ErrorObject {
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    limitUnreadBodyAfterRefusal(request, reply);
     if (error instanceof ApiError) {
       reply.headers(error.headers);
       return sendErrors(reply, error.status, [error.toErrorObject()]);

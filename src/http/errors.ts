@@ -8,12 +8,15 @@ export const ERROR_TITLES: Record<number, string> = {
   403: 'forbidden',
   404: 'not found',
   405: 'method not allowed',
+  408: 'request timeout',
   409: 'conflict',
   413: 'payload too large',
   414: 'uri too long',
   415: 'unsupported media type',
+  417: 'expectation failed',
   422: 'invalid attribute',
   429: 'too many requests',
+  431: 'request header fields too large',
   500: 'internal server error',
   503: 'service unavailable',
 };
@@ -70,6 +73,12 @@ export class NotFound extends ApiError {
 export class Conflict extends ApiError {
   constructor(detail: string) {
     super(409, detail);
+  }
+}
+
+export class PayloadTooLarge extends ApiError {
+  constructor(detail = 'request body is larger than allowed') {
+    super(413, detail);
   }
 }
 

@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionsTable, Database } from '../db/schema.js';
 
-/** A configuration version without its archive (which is read only for downloads). */
-export type ConfigurationVersionRow = Omit<ConfigurationVersionsTable, 'archive'>;
+export type ConfigurationVersionRow = ConfigurationVersionsTable;
 
 const COLUMNS = [
   'id', 'workspace_id', 'status', 'status_timestamps', 'auto_queue_runs', 'speculative', 'upload_token_hash', 'archive_size',
@@ -14,7 +13,7 @@ export class ConfigurationVersionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(row: ConfigurationVersionRow): Promise<void> {
-    await this.db.insertInto('configuration_versions').values({ ...row, archive: null }).execute();
+    await this.db.insertInto('configuration_versions').values(row).execute();
   }
 
   findById(id: string, executor: Executor = this.db): Promise<ConfigurationVersionRow | undefined> {
@@ -25,20 +24,43 @@ export class ConfigurationVersionsRepository {
     return this.db.selectFrom('configuration_versions').select(COLUMNS).where('upload_token_hash', '=', hash).executeTakeFirst();
   }
 
-  /** Stores the archive once: only a pending version takes it. Answers whether this call stored it. */
-  async storeArchive(executor: Executor, id: string, archive: Buffer, statusTimestamps: string, now: string): Promise<boolean> {
+  /**
+   * Marks a pending version uploaded, the first step of storing its archive (in the same transaction as
+   * its pieces). Only a pending version takes an archive: answers whether this call took it.
+   */
+  async markUploaded(executor: Executor, id: string, archiveSize: number, statusTimestamps: string, now: string): Promise<boolean> {
     const result = await executor
       .updateTable('configuration_versions')
-      .set({ archive, archive_size: archive.length, status: 'uploaded', status_timestamps: statusTimestamps, updated_at: now })
+      .set({ archive_size: archiveSize, status: 'uploaded', status_timestamps: statusTimestamps, updated_at: now })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async insertArchiveChunk(executor: Executor, id: string, position: number, data: Buffer): Promise<void> {
+    await executor.insertInto('configuration_archive_chunks').values({ configuration_version_id: id, position, data }).execute();
+  }
+
+  /** The archive piece by piece, one query each, so that reading it never holds more than a piece. */
+  async *archiveChunks(id: string): AsyncGenerator<Buffer> {
+    for (let position = 0; ; position++) {
+      const row = await this.db
+        .selectFrom('configuration_archive_chunks')
+        .select('data')
+        .where('configuration_version_id', '=', id)
+        .where('position', '=', position)
+        .executeTakeFirst();
+      if (!row) return;
+      yield row.data;
+    }
+  }
+
+  /** The whole archive at once, for an executor (CONTRACT 7); null before an upload. */
   async readArchive(id: string): Promise<Buffer | null> {
-    const row = await this.db.selectFrom('configuration_versions').select('archive').where('id', '=', id).executeTakeFirst();
-    return row?.archive ?? null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.archiveChunks(id)) chunks.push(chunk);
+    return chunks.length > 0 ? Buffer.concat(chunks) : null;
   }
 
   /** The newest uploaded version of the workspace: what a run without an explicit one uses. */

@@ -1,11 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerOf } from '../http/caller.js';
 import { sendDocument } from '../http/reply.js';
 import { IdParam, resourceBody } from '../http/schemas.js';
+import { spoolBody, type SpooledBody } from '../http/spooled-body.js';
 import { bearerToken } from '../identity/authenticate.js';
 import type { Services } from '../services.js';
-import type { ConfigurationVersionInput } from './configuration-versions.service.js';
+import type { AuthorizedUpload, ConfigurationVersionInput } from './configuration-versions.service.js';
 
 export const UPLOAD_BODY_LIMIT = 100 * 1024 * 1024;
 
@@ -44,28 +47,42 @@ export async function configurationVersionsRoutes(app: FastifyInstance, services
     },
     async (request, reply) => {
       const archive = await versions.download(bearerToken(request), request.params.configuration_version_id);
-      return reply.code(200).type('application/octet-stream').send(archive);
+      return reply.code(200).type('application/octet-stream').header('content-length', archive.size).send(Readable.from(archive.chunks));
     },
   );
 
   // The upload takes any content type as raw bytes (go-tfe sends application/octet-stream), up to 100 MiB,
-  // in its own scope so the JSON parsers of the API do not apply. Logged at warn only: its URL is a secret.
+  // in its own scope so the JSON parsers of the API do not apply. Its token is checked before a byte of the
+  // body is read; the body then goes to a temporary file, never into memory, and from there into the
+  // database in pieces. Logged at warn only: its URL is a secret.
   await app.register(async (scope) => {
+    const authorizedUploads = new WeakMap<FastifyRequest, AuthorizedUpload>();
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) =>
+      spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length']),
+    );
     scope.put<{ Params: { upload_token: string } }>(
       '/configuration-versions/uploads/:upload_token',
       {
         config: { public: true },
-        bodyLimit: UPLOAD_BODY_LIMIT,
         logLevel: 'warn',
         schema: { params: Type.Object({ upload_token: Type.String({ maxLength: 255 }) }), hide: true },
+        onRequest: async (request) => {
+          authorizedUploads.set(request, await versions.authorizeUpload((request.params as { upload_token: string }).upload_token));
+        },
       },
       async (request, reply) => {
-        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        await versions.upload(request.params.upload_token, body);
+        const body = request.body as SpooledBody | undefined;
+        try {
+          await versions.upload(authorizedUploads.get(request)!, body ?? EMPTY_UPLOAD);
+        } finally {
+          await body?.dispose();
+        }
         return reply.code(200).send();
       },
     );
   });
 }
+
+/** A PUT without a body (Fastify calls no parser for it). */
+const EMPTY_UPLOAD = { size: 0, read: (): Buffer[] => [] };

@@ -30,6 +30,23 @@ export interface UploadRunQueuer {
   queueForUpload(executor: Executor, versionId: string): Promise<void>;
 }
 
+/** Rows of this size hold an archive: memory per upload or download stays about one of them. */
+const ARCHIVE_CHUNK_BYTES = 256 * 1024;
+
+const AUTHORIZED = Symbol('authorized upload');
+
+/** An uploaded archive kept outside memory (a spooled request body), read in pieces as often as needed. */
+export interface UploadedArchive {
+  size: number;
+  read(pieceBytes?: number): AsyncIterable<Buffer> | Iterable<Buffer>;
+}
+
+/** Proof that `authorizeUpload` accepted the upload URL (only it can make one). */
+export interface AuthorizedUpload {
+  row: ConfigurationVersionRow;
+  [AUTHORIZED]: true;
+}
+
 /** How many of a version's newest runs a task access token is checked against on download. */
 const RUNS_CHECKED_FOR_TASK_TOKENS = 50;
 
@@ -81,33 +98,43 @@ export class ConfigurationVersionsService {
     return configurationVersionResource(row);
   }
 
-  /** The PUT to the upload URL: no API token, the URL's token is the credential. Once only; queues a run with auto-queue-runs. */
-  async upload(uploadToken: string, archive: Buffer): Promise<void> {
+  /**
+   * The credential of the PUT to the upload URL (no API token: the URL's token is it), checked before the
+   * body is read: an unknown URL is 404, a used one 409. The answer is what `upload` takes.
+   */
+  async authorizeUpload(uploadToken: string): Promise<AuthorizedUpload> {
     const row = uploadToken.length <= 200 ? await this.versions.findByUploadTokenHash(hashToken(uploadToken)) : undefined;
     if (!row) throw new NotFound('upload URL not found');
     if (row.status !== 'pending') throw new Conflict('this configuration version has already been uploaded');
-    const problem = await tarGzProblem(archive);
+    return { row, [AUTHORIZED]: true };
+  }
+
+  /** Stores the uploaded archive, piece by piece, once only; queues a run with auto-queue-runs. */
+  async upload(authorized: AuthorizedUpload, archive: UploadedArchive): Promise<void> {
+    const { row } = authorized;
+    const problem = await tarGzProblem(archive.size, archive.read());
     if (problem) throw new Unprocessable(problem);
     const now = nowIso();
     const timestamps = { ...JSON.parse(row.status_timestamps), 'uploaded-at': now };
     await this.db.transaction().execute(async (trx) => {
-      if (!(await this.versions.storeArchive(trx, row.id, archive, JSON.stringify(timestamps), now))) {
+      if (!(await this.versions.markUploaded(trx, row.id, archive.size, JSON.stringify(timestamps), now))) {
         throw new Conflict('this configuration version has already been uploaded');
       }
+      let position = 0;
+      for await (const chunk of archive.read(ARCHIVE_CHUNK_BYTES)) await this.versions.insertArchiveChunk(trx, row.id, position++, chunk);
       if (row.auto_queue_runs === 1) await this.runQueuer.queueForUpload(trx, row.id);
     });
   }
 
   /** The archive, for a reader's API token or a run task's access token of a run built from it. */
-  async download(token: string | undefined, id: string): Promise<Buffer> {
+  async download(token: string | undefined, id: string): Promise<{ size: number; chunks: AsyncIterable<Buffer> }> {
     const row = await this.versions.findById(id);
     const workspace = row ? await this.workspaces.findById(row.workspace_id) : undefined;
     const target = row && workspace
       ? { organizationName: workspace.organization_name, runIds: () => this.versions.runIdsUsing(row.id, RUNS_CHECKED_FOR_TASK_TOKENS) }
       : undefined;
     await this.artifactAccess.authorize(token, target, 'configuration version');
-    const archive = row!.status === 'uploaded' ? await this.versions.readArchive(row!.id) : null;
-    if (!archive) throw new NotFound('the configuration version has not been uploaded yet');
-    return archive;
+    if (row!.status !== 'uploaded' || row!.archive_size === null) throw new NotFound('the configuration version has not been uploaded yet');
+    return { size: row!.archive_size, chunks: this.versions.archiveChunks(row!.id) };
   }
 }

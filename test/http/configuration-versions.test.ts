@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../helpers/api-client.js';
@@ -102,6 +103,27 @@ for (const dialect of testDialects()) {
       assert.equal(tooLarge.statusCode, 413);
       assert.equal(JSON.parse(tooLarge.body).errors[0].title, 'payload too large');
       assert.equal((await putUpload(ctx, uploadUrl, tarGz())).statusCode, 200, 'the URL still works after refused uploads');
+    });
+
+    it('an archive larger than one stored piece is kept in pieces and downloads byte for byte', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const created = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ 'auto-queue-runs': false }));
+      // Random text barely compresses: a few MiB of archive, several stored pieces.
+      const archive = tarGz({ 'main.tf': 'terraform {}\n', 'data.txt': randomBytes(3 * 1024 * 1024).toString('base64') });
+      assert.ok(archive.length > 2 * 1024 * 1024, `${archive.length} bytes`);
+      assert.equal((await putUpload(ctx, created.body.data.attributes['upload-url'], archive)).statusCode, 200);
+      const pieces = await ctx.handle.db
+        .selectFrom('configuration_archive_chunks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('configuration_version_id', '=', created.body.data.id)
+        .executeTakeFirstOrThrow();
+      assert.ok(Number(pieces.n) > 1, `${pieces.n} pieces`);
+      const fetched = await download(org.owner.token, created.body.data.id);
+      assert.equal(fetched.statusCode, 200);
+      assert.equal(fetched.headers['content-length'], String(archive.length));
+      assert.ok(fetched.rawPayload.equals(archive), 'downloads exactly what was uploaded');
+      assert.ok((await ctx.services.repositories.configurationVersions.readArchive(created.body.data.id))?.equals(archive), 'and the executor reads the same');
     });
 
     it('download and plan JSON: readers yes; plain members and outsiders 404; no or bad token 401', async () => {

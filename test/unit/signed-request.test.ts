@@ -67,13 +67,33 @@ describe('run task request signing', () => {
 
 describe('configuration archives and the no-op executor', () => {
   it('accepts real tar.gz archives (also an empty one) and refuses anything else', async () => {
-    assert.equal(await tarGzProblem(tarGz()), undefined);
-    assert.equal(await tarGzProblem(tarGz({})), undefined, 'an empty archive is still an archive');
-    assert.equal(await tarGzProblem(tarGz({ 'big.tf': 'x'.repeat(200_000) })), undefined);
-    assert.match((await tarGzProblem(Buffer.alloc(0)))!, /empty/);
-    assert.match((await tarGzProblem(Buffer.from('PK\u0003\u0004 a zip file, not gzip at all')))!, /not gzip/);
-    assert.match((await tarGzProblem(gzipSync(Buffer.from('just text that is long enough to fill a block '.repeat(20)))))!, /tar/);
-    assert.ok(await tarGzProblem(tarGz().subarray(0, 30)));
+    const check = (archive: Buffer) => tarGzProblem(archive.length, [archive]);
+    assert.equal(await check(tarGz()), undefined);
+    assert.equal(await check(tarGz({})), undefined, 'an empty archive is still an archive');
+    assert.equal(await check(tarGz({ 'big.tf': 'x'.repeat(200_000) })), undefined);
+    assert.match((await check(Buffer.alloc(0)))!, /empty/);
+    assert.match((await check(Buffer.from('PK\u0003\u0004 a zip file, not gzip at all')))!, /not gzip/);
+    assert.match((await check(gzipSync(Buffer.from('just text that is long enough to fill a block '.repeat(20)))))!, /tar/);
+    assert.ok(await check(tarGz().subarray(0, 30)));
+  });
+
+  it('judges an archive read in pieces of any size the same way, reading only its start', async () => {
+    const inPieces = (archive: Buffer, size: number) => Array.from({ length: Math.ceil(archive.length / size) }, (_, i) => archive.subarray(i * size, (i + 1) * size));
+    const archive = tarGz({ 'big.tf': 'x'.repeat(200_000) });
+    for (const size of [1, 7, 512, 65_536]) {
+      assert.equal(await tarGzProblem(archive.length, inPieces(archive, size)), undefined, `pieces of ${size}`);
+      const zip = Buffer.from('PK\u0003\u0004 a zip file, not gzip at all');
+      assert.match((await tarGzProblem(zip.length, inPieces(zip, size)))!, /not gzip/, `pieces of ${size}`);
+    }
+    let piecesRead = 0;
+    async function* counted() {
+      for (const piece of inPieces(Buffer.concat([tarGz(), Buffer.alloc(10 * 1024 * 1024)]), 1024)) {
+        piecesRead++;
+        yield piece;
+      }
+    }
+    assert.equal(await tarGzProblem(tarGz().length + 10 * 1024 * 1024, counted()), undefined);
+    assert.ok(piecesRead < 64, `${piecesRead} pieces of 1 KiB read to judge a 10 MiB upload`);
   });
 
   it('the no-op executor finishes both phases with no changes and a valid empty plan JSON', async () => {
