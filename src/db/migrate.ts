@@ -8,6 +8,7 @@ import * as m004 from './migrations/004-task-delivery.js';
 import * as m005 from './migrations/005-team-list-indexes.js';
 import * as m006 from './migrations/006-cluster-nodes.js';
 import * as m007 from './migrations/007-jobs-notify-trigger.js';
+import * as m008 from './migrations/008-job-lanes.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '005-team-list-indexes': m005 as Migration,
   '006-cluster-nodes': m006 as Migration,
   '007-jobs-notify-trigger': m007 as Migration,
+  '008-job-lanes': m008 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
