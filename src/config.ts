@@ -42,8 +42,12 @@ export interface Config {
     leaseSeconds: number;
     /** Seconds between catch-up polls of the job table. */
     pollSeconds: number;
-    /** Jobs one node handles at once. */
+    /** Database-only jobs (run progress, settling, overrides, timeouts) one node handles at once. */
     concurrency: number;
+    /** Run task deliveries one node has in flight at once; they wait on remote services, so never in the slots above. */
+    deliveryConcurrency: number;
+    /** Of those, at most this many for one organization, so no organization's slow endpoints hold every slot. */
+    deliveryPerOrganization: number;
     /** false: this process only serves HTTP (tests that drive jobs by hand). */
     enabled: boolean;
   };
@@ -66,6 +70,13 @@ function destinationRules(name: string, raw: string | undefined): DestinationRul
   } catch (error) {
     throw new ConfigError(`${name}: ${(error as Error).message}`);
   }
+}
+
+/** A count of slots: a positive whole number. */
+function wholeCount(name: string, raw: string | undefined, fallback: number): number {
+  const value = positiveNumber(name, raw, fallback);
+  if (!Number.isInteger(value)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  return value;
 }
 
 export const FEATURE_SET_NAMES = ['Free', 'Standard', 'Business'] as const;
@@ -107,6 +118,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (http.headersTimeoutSeconds > http.requestTimeoutSeconds) {
     throw new ConfigError('TEAMSTAGE_HTTP_HEADERS_TIMEOUT must not be longer than TEAMSTAGE_HTTP_REQUEST_TIMEOUT');
   }
+  const deliveryConcurrency = wholeCount('TEAMSTAGE_DELIVERY_CONCURRENCY', env.TEAMSTAGE_DELIVERY_CONCURRENCY, 128);
+  const deliveryPerOrganization = wholeCount('TEAMSTAGE_DELIVERY_PER_ORGANIZATION', env.TEAMSTAGE_DELIVERY_PER_ORGANIZATION, Math.max(1, Math.floor(deliveryConcurrency / 4)));
+  if (deliveryPerOrganization > deliveryConcurrency) {
+    throw new ConfigError(`TEAMSTAGE_DELIVERY_PER_ORGANIZATION (${deliveryPerOrganization}) must not exceed TEAMSTAGE_DELIVERY_CONCURRENCY (${deliveryConcurrency})`);
+  }
 
   return {
     host,
@@ -133,6 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),
       pollSeconds: positiveNumber('TEAMSTAGE_JOB_POLL', env.TEAMSTAGE_JOB_POLL, 1),
       concurrency: Math.max(1, Math.floor(positiveNumber('TEAMSTAGE_JOB_CONCURRENCY', env.TEAMSTAGE_JOB_CONCURRENCY, 32))),
+      deliveryConcurrency,
+      deliveryPerOrganization,
       enabled: env.TEAMSTAGE_JOBS !== 'off',
     },
   };

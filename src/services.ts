@@ -62,6 +62,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     handle,
     {
       concurrency: config.jobs.concurrency,
+      delivery: { concurrency: config.jobs.deliveryConcurrency, perOrganization: config.jobs.deliveryPerOrganization },
       pollMs: config.jobs.pollSeconds * 1000,
       leaseMs: config.jobs.leaseSeconds * 1000,
       databaseUrl: config.databaseUrl,

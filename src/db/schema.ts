@@ -93,6 +93,10 @@ export interface JobsTable {
   dedupe_key: string | null;
   last_error: string | null;
   created_at: string;
+  /** Which of the node's lanes runs it (jobs/job-lanes.ts); 'work' by default. */
+  lane: string;
+  /** The organization the job works for, to share a lane fairly; '' when none (migration 008). */
+  organization_name: string;
 }
 
 /** The run stages that can trigger run tasks, in the order a run passes them. */

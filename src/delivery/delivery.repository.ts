@@ -223,7 +223,7 @@ export class DeliveryRepository {
             .returning('id'),
         )
         .insertInto('jobs')
-        .columns(['id', 'kind', 'payload', 'run_at', 'attempts', 'dedupe_key', 'created_at'])
+        .columns(['id', 'kind', 'payload', 'run_at', 'attempts', 'dedupe_key', 'created_at', 'lane', 'organization_name'])
         .expression((eb) =>
           eb.selectFrom('refreshed').select([
             sql<string>`${p.job_id}`.as('id'),
@@ -233,6 +233,8 @@ export class DeliveryRepository {
             sql<number>`0`.as('attempts'),
             sql<string>`${p.job_dedupe_key}`.as('dedupe_key'),
             sql<string>`${p.now}`.as('created_at'),
+            sql<string>`${p.job_lane}`.as('lane'),
+            sql<string>`${p.job_organization_name}`.as('organization_name'),
           ]),
         )
         .onConflict(replacePendingJob),
@@ -324,6 +326,8 @@ export class DeliveryRepository {
       job_payload: job.payload,
       job_run_at: job.run_at,
       job_dedupe_key: job.dedupe_key,
+      job_lane: job.lane,
+      job_organization_name: job.organization_name,
     });
   }
 

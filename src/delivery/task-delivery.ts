@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { Jobs } from '../jobs/jobs.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
-import { JOB_KINDS, type TaskStageRunner } from '../taskstages/task-stage-runner.js';
+import { deliveryJob, JOB_KINDS, type TaskStageRunner } from '../taskstages/task-stage-runner.js';
 import { newAccessToken } from './access-tokens.js';
 import type { AttemptEnd, DeliveryContext, DeliveryRepository } from './delivery.repository.js';
 import { postSignedJson, type SignedPostResult } from './signed-request.js';
@@ -123,12 +123,10 @@ export class TaskDelivery {
     }
     if (attempt < this.maxAttempts) {
       const delaySeconds = this.config.tasks.retryDelaysSeconds[attempt - 1]!;
-      await this.jobs.enqueue(this.db, {
-        kind: JOB_KINDS.deliver,
-        payload: { resultId: context.resultId, attempt: attempt + 1 },
-        runAt: new Date(Date.now() + delaySeconds * 1000),
-        dedupeKey: `${JOB_KINDS.deliver}:${context.resultId}:${attempt + 1}`,
-      });
+      await this.jobs.enqueue(
+        this.db,
+        deliveryJob(context.resultId, attempt + 1, context.organizationName, new Date(Date.now() + delaySeconds * 1000)),
+      );
       return;
     }
     const tries = `${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}`;

@@ -4,6 +4,8 @@ import { compiledPerShape, fixed } from '../db/compiled-query.js';
 import { newId } from '../identity/ids.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, JobsTable } from '../db/schema.js';
+import { claimFairly } from './fair-claim.js';
+import type { JobLane } from './job-lanes.js';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -20,6 +22,10 @@ export interface NewJob {
    * its new time: one pending job per key, never lost.
    */
   replace?: boolean;
+  /** The lane that runs it (job-lanes.ts); `work` when omitted. */
+  lane?: JobLane;
+  /** The organization it works for: a lane with shares (delivery) shares its slots fairly between them. */
+  organizationName?: string;
 }
 
 export interface ClaimedJob {
@@ -27,6 +33,14 @@ export interface ClaimedJob {
   kind: string;
   payload: unknown;
   attempts: number;
+  /** '' when the job works for no organization in particular. */
+  organizationName: string;
+}
+
+/** A lane's share per organization, and what each organization runs on this node now (fair-claim.ts). */
+export interface ClaimShares {
+  perOrganization: number;
+  held: ReadonlyMap<string, number>;
 }
 
 /** Also named in migration 007's trigger function. */
@@ -43,6 +57,8 @@ export type JobRowValues = {
   payload: string;
   run_at: string;
   dedupe_key: string | null;
+  lane: JobLane;
+  organization_name: string;
 };
 
 export function jobRowValues(job: NewJob): JobRowValues {
@@ -52,6 +68,8 @@ export function jobRowValues(job: NewJob): JobRowValues {
     payload: JSON.stringify(job.payload ?? null),
     run_at: (job.runAt ?? new Date()).toISOString(),
     dedupe_key: job.dedupeKey ?? null,
+    lane: job.lane ?? 'work',
+    organization_name: job.organizationName ?? '',
   };
 }
 
@@ -82,8 +100,11 @@ export class JobQueue {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-    /** Called after a job is enqueued outside a transaction (and, on SQLite, inside one: see enqueue). */
-    private readonly onEnqueued: () => void,
+    /**
+     * Called after jobs are enqueued outside a transaction (and, on SQLite, inside one: see enqueue), with
+     * when the earliest of each lane becomes due.
+     */
+    private readonly onEnqueued: (due: ReadonlyMap<JobLane, Date>) => void,
   ) {}
 
   /**
@@ -104,6 +125,8 @@ export class JobQueue {
         dedupe_key: p[`dedupeKey${i}`] as string | null,
         last_error: fixed(null),
         created_at: p.now as string,
+        lane: p[`lane${i}`] as string,
+        organization_name: p[`organizationName${i}`] as string,
       }));
       const insert = this.db.insertInto('jobs').values(rows);
       if (shape.onConflict === 'none') return insert;
@@ -137,7 +160,15 @@ export class JobQueue {
     const kept = jobs.filter((job) => !job.replace);
     if (kept.length > 0) await this.insert(executor, kept, false);
     for (const job of jobs.filter((candidate) => candidate.replace)) await this.insert(executor, [job], true);
-    if (jobs.length > 0) setImmediate(this.onEnqueued);
+    if (jobs.length === 0) return;
+    const due = new Map<JobLane, Date>();
+    for (const job of jobs) {
+      const lane = job.lane ?? 'work';
+      const at = job.runAt ?? new Date(0);
+      const earliest = due.get(lane);
+      if (!earliest || at < earliest) due.set(lane, at);
+    }
+    setImmediate(() => this.onEnqueued(due));
   }
 
   private async insert(executor: Executor, jobs: readonly NewJob[], replace: boolean): Promise<void> {
@@ -149,27 +180,42 @@ export class JobQueue {
       params[`payload${i}`] = row.payload;
       params[`runAt${i}`] = row.run_at;
       params[`dedupeKey${i}`] = row.dedupe_key;
+      params[`lane${i}`] = row.lane;
+      params[`organizationName${i}`] = row.organization_name;
     });
     // Rows without a key never conflict (NULLs are distinct), so one clause serves a mixed batch.
     const onConflict = !jobs.some((job) => job.dedupeKey) ? 'none' : replace ? 'replace' : 'skip';
     await this.insertStatement(executor, { rows: jobs.length, onConflict }, params);
   }
 
-  /** Claims up to `limit` due jobs whose lease is free or expired; SKIP LOCKED lets nodes claim side by side. */
-  async claim(nodeId: string, limit: number, leaseMs: number): Promise<ClaimedJob[]> {
+  /**
+   * Claims up to `limit` due jobs of `lane` whose lease is free or expired; SKIP LOCKED lets nodes claim
+   * side by side. With `shares`, in turn across organizations within their share (fair-claim.ts);
+   * without, in time order.
+   */
+  async claim(nodeId: string, limit: number, leaseMs: number, lane: JobLane = 'work', shares?: ClaimShares): Promise<ClaimedJob[]> {
     const now = new Date();
     const nowText = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
     const lockClause = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
-    const result = await sql<{ id: string; kind: string; payload: string; attempts: number }>`
-      update jobs set locked_by = ${nodeId}, locked_until = ${until}, attempts = attempts + 1
-      where id in (
-        select id from jobs
-        where run_at <= ${nowText} and (locked_until is null or locked_until < ${nowText})
-        order by run_at limit ${limit} ${lockClause}
-      )
-      returning id, kind, payload, attempts`.execute(this.db);
-    return result.rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts) }));
+    const result =
+      shares === undefined
+        ? await sql<{ id: string; kind: string; payload: string; attempts: number; organization_name: string }>`
+            update jobs set locked_by = ${nodeId}, locked_until = ${until}, attempts = attempts + 1
+            where id in (
+              select id from jobs
+              where lane = ${lane} and run_at <= ${nowText} and (locked_until is null or locked_until < ${nowText})
+              order by run_at limit ${limit} ${lockClause}
+            )
+            returning id, kind, payload, attempts, organization_name`.execute(this.db)
+        : await claimFairly(this.db, this.dialect, { nodeId, lane, limit, ...shares, now: nowText, until });
+    return result.rows.map((row) => ({
+      id: row.id,
+      kind: row.kind,
+      payload: JSON.parse(row.payload),
+      attempts: Number(row.attempts),
+      organizationName: row.organization_name,
+    }));
   }
 
   /** Done: the rows go. Only the lease holder removes them; a job whose lease was lost stays for its new owner. */
@@ -193,13 +239,18 @@ export class JobQueue {
   }
 
   /**
-   * When the next job becomes due, to sleep exactly until then. ORDER BY ... LIMIT 1 walks the run_at
-   * index from the earliest job and stops at the first free one (MIN() with a WHERE would scan them all).
+   * When the next job of `lane` due after `after` becomes due, to sleep exactly until then. Jobs due
+   * already that a claim at `after` left behind wait for a slot of their organization's share, and a
+   * finishing job wakes the lane for them: counting them would wake it at once, again and again.
+   * ORDER BY ... LIMIT 1 walks the (lane, run_at) index from `after` and stops at the first free job
+   * (MIN() with a WHERE would scan them all).
    */
-  async nextRunAt(): Promise<Date | undefined> {
+  async nextRunAt(lane: JobLane = 'work', after: Date = new Date(0)): Promise<Date | undefined> {
     const row = await this.db
       .selectFrom('jobs')
       .select('run_at')
+      .where('lane', '=', lane)
+      .where('run_at', '>', after.toISOString())
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowIso())]))
       .orderBy('run_at')
       .limit(1)

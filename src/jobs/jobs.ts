@@ -1,15 +1,22 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../db/database.js';
+import type { LaneLimits } from './job-lanes.js';
 import { JobQueue, type Executor, type NewJob } from './job-queue.js';
 import { JobWorker, type JobHandler } from './job-worker.js';
 import { listenForJobs } from './pg-wakeup.js';
 
 export interface JobsOptions {
+  /** Slots of the work lane (database-only jobs: run progress, settling, overrides, timeouts). */
   concurrency: number;
+  /** The delivery lane (jobs that wait on run task services); DEFAULT_DELIVERY_LANE when omitted. */
+  delivery?: LaneLimits;
   pollMs: number;
   leaseMs: number;
   databaseUrl: string;
 }
+
+/** The delivery lane when not configured (config.ts documents the same defaults). */
+export const DEFAULT_DELIVERY_LANE: LaneLimits = { concurrency: 128, perOrganization: 32 };
 
 /**
  * Durable background work for the rest of the code: `register` a handler per kind, `enqueue` inside
@@ -25,8 +32,13 @@ export class Jobs {
     private readonly options: JobsOptions,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.queue = new JobQueue(handle.db, handle.dialect, () => this.worker.wake());
-    this.worker = new JobWorker(this.queue, { concurrency: options.concurrency, pollMs: options.pollMs, leaseMs: options.leaseMs, log });
+    this.queue = new JobQueue(handle.db, handle.dialect, (due) => this.worker.wake(due));
+    this.worker = new JobWorker(this.queue, {
+      lanes: { work: { concurrency: options.concurrency }, delivery: options.delivery ?? DEFAULT_DELIVERY_LANE },
+      pollMs: options.pollMs,
+      leaseMs: options.leaseMs,
+      log,
+    });
   }
 
   register(kind: string, handler: JobHandler): void {

@@ -182,7 +182,7 @@ export class RunProgress {
       taken += 1;
       if (next.kind !== 'enter-stage') continue;
       if (!(await flush())) return { waiting: false, taken }; // another worker moved it first: re-read in a new transaction
-      const started = await this.taskStages.start(trx, next.stageId);
+      const started = await this.taskStages.start(trx, next.stageId, workspace.organizationName);
       // Started: the stage is running now, as a re-read would say. Not started: find out why.
       stages = started
         ? stages.map((stage) => (stage.id === next.stageId ? { ...stage, status: 'running' } : stage))

@@ -11,8 +11,9 @@ export interface TaskStagePort {
   /**
    * The run has just entered this stage (`<stage>_running`): make the stage running and send its results'
    * requests. Answers whether it did; false when the stage was not pending (nothing was written).
+   * `organizationName` is the run's: its requests count against that organization's share of delivery.
    */
-  start(executor: Executor, taskStageId: string): Promise<boolean>;
+  start(executor: Executor, taskStageId: string, organizationName: string): Promise<boolean>;
   /** The run is being canceled or discarded: close every open stage and result of it (CONTRACT 8). */
   closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void>;
 }

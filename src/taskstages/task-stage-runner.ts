@@ -21,6 +21,22 @@ export const JOB_KINDS = {
   settle: 'task-stage.settle',
 } as const;
 
+/**
+ * The job that sends attempt `attempt` of a result, in the delivery lane (jobs/job-lanes.ts): it waits
+ * on the task service, so it must not take the slots of run progress and timeouts, and it counts
+ * against its organization's share of the lane.
+ */
+export function deliveryJob(resultId: string, attempt: number, organizationName: string, runAt?: Date): NewJob {
+  return {
+    kind: JOB_KINDS.deliver,
+    payload: { resultId, attempt },
+    dedupeKey: `${JOB_KINDS.deliver}:${resultId}:${attempt}`,
+    lane: 'delivery',
+    organizationName,
+    ...(runAt ? { runAt } : {}),
+  };
+}
+
 /** What run progress offers the runner: it is told, in the same transaction, that a stage settled. */
 export interface StageSettledListener {
   onTaskStageSettled(runId: string, executor: Executor): Promise<void>;
@@ -60,7 +76,7 @@ export class TaskStageRunner implements TaskStagePort {
   ) {}
 
   /** Run progress entered the stage: `running` (with `running-at`) and a delivery per result, in the caller's transaction. */
-  async start(executor: Executor, taskStageId: string): Promise<boolean> {
+  async start(executor: Executor, taskStageId: string, organizationName: string): Promise<boolean> {
     const stage = await this.stages.findStage(taskStageId, executor);
     if (!stage) return false;
     const now = nowIso();
@@ -76,7 +92,7 @@ export class TaskStageRunner implements TaskStagePort {
     await this.jobs.enqueueAll(
       executor,
       results.flatMap((result) => [
-        { kind: JOB_KINDS.deliver, payload: { resultId: result.id, attempt: 1 }, dedupeKey: `${JOB_KINDS.deliver}:${result.id}:1` },
+        deliveryJob(result.id, 1, organizationName),
         { kind: JOB_KINDS.maxDuration, payload: { resultId: result.id }, runAt: maxDurationAt, dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}` },
       ]),
     );

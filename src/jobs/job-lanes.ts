@@ -1,0 +1,22 @@
+/**
+ * A node runs its jobs in lanes, each with slots of its own, so that one kind of wait cannot starve
+ * another kind of work:
+ *
+ * - `work`: jobs that only touch the database (run progress, settling, overrides, timeouts). They finish
+ *   in milliseconds, so a few slots keep up with any load, and nothing in them waits on the network.
+ * - `delivery`: jobs that wait on a remote service, for up to the request timeout per attempt. Their
+ *   slots cost a socket, not a core, so there are more of them, and each organization may hold only a
+ *   share of them (`perOrganization`), claimed in turn across organizations (fair-claim.ts): a tenant
+ *   whose endpoints hang waits on its own share, never on everyone's.
+ */
+export const JOB_LANES = ['work', 'delivery'] as const;
+export type JobLane = (typeof JOB_LANES)[number];
+
+export interface LaneLimits {
+  /** Jobs of this lane one node runs at once. */
+  concurrency: number;
+  /** At most this many of them for one organization on one node; unset: no share, jobs go in time order. */
+  perOrganization?: number;
+}
+
+export type LaneSettings = Record<JobLane, LaneLimits>;

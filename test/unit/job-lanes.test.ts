@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import type { NewJob } from '../../src/jobs/job-queue.js';
+import { Jobs } from '../../src/jobs/jobs.js';
+import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
+
+const silent = pino({ level: 'silent' });
+
+/** A delivery-lane job of `organization`, due `secondsAgo` seconds ago (older first in time order). */
+function delivery(organization: string, n: number, secondsAgo: number): NewJob {
+  return { kind: 'test.deliver', payload: { organization, n }, lane: 'delivery', organizationName: organization, runAt: new Date(Date.now() - secondsAgo * 1000) };
+}
+
+const organizationsOf = (claimed: Array<{ payload: unknown }>) => claimed.map((job) => (job.payload as { organization: string }).organization).sort().join(',');
+
+for (const dialect of testDialects()) {
+  describe(`job lanes and fair delivery claims (${dialect})`, () => {
+    let handle: DatabaseHandle;
+    let url: string;
+    let drop: () => Promise<void>;
+    before(async () => {
+      ({ url, drop } = await freshDatabaseUrl(dialect));
+      handle = openDatabase(url);
+      await migrateToLatest(handle);
+    });
+    afterEach(async () => {
+      await handle.db.deleteFrom('jobs').execute();
+    });
+    after(async () => {
+      await handle.close();
+      await drop();
+    });
+
+    it('claims deliveries in turn across organizations, each within its share on the node, older first among equals', async () => {
+      const jobs = new Jobs(handle, { concurrency: 8, pollMs: 200, leaseMs: 5000, databaseUrl: url }, silent);
+      // A's ten jobs are all older than B's and C's: in time order they would take every slot.
+      await jobs.enqueueAll(handle.db, [
+        ...Array.from({ length: 10 }, (_, n) => delivery('a', n, 60 - n)),
+        delivery('b', 0, 20),
+        delivery('b', 1, 19),
+        delivery('c', 0, 10),
+      ]);
+      const claim = (limit: number, held: Record<string, number>) =>
+        jobs.queue.claim('node-1', limit, 5000, 'delivery', { perOrganization: 3, held: new Map(Object.entries(held)) });
+      const first = await claim(5, {});
+      assert.equal(organizationsOf(first), 'a,a,b,b,c', 'first jobs of each organization, then second ones');
+      assert.deepEqual(first.map((job) => job.organizationName).sort(), ['a', 'a', 'b', 'b', 'c']);
+      const second = await claim(10, { a: 2, b: 2, c: 1 });
+      assert.equal(organizationsOf(second), 'a', 'a fills its share of 3, and no more');
+      assert.equal((second[0]!.payload as { n: number }).n, 2, 'with its oldest waiting job');
+      assert.equal((await claim(10, { a: 3, b: 2, c: 1 })).length, 0, 'every organization with jobs waiting is at its share');
+      assert.equal(organizationsOf(await claim(10, { a: 1, b: 2, c: 1 })), 'a,a', 'two of a finished: two more of its jobs');
+      // Another node runs nothing yet: its own share.
+      assert.equal(organizationsOf(await jobs.queue.claim('node-2', 10, 5000, 'delivery', { perOrganization: 3, held: new Map() })), 'a,a,a');
+    });
+
+    it('keeps lanes apart: a claim takes only its own lane', async () => {
+      const jobs = new Jobs(handle, { concurrency: 8, pollMs: 200, leaseMs: 5000, databaseUrl: url }, silent);
+      await jobs.enqueueAll(handle.db, [delivery('a', 0, 5), { kind: 'test.work', payload: {}, runAt: new Date(Date.now() - 1000) }]);
+      const work = await jobs.queue.claim('node-1', 10, 5000);
+      assert.deepEqual(work.map((job) => job.kind), ['test.work']);
+      const deliveries = await jobs.queue.claim('node-1', 10, 5000, 'delivery', { perOrganization: 3, held: new Map() });
+      assert.deepEqual(deliveries.map((job) => job.kind), ['test.deliver']);
+    });
+
+    it('runs a job enqueued for later at its time, though its lane sleeps for a minute between polls', async () => {
+      const jobs = new Jobs(handle, { concurrency: 2, pollMs: 60_000, leaseMs: 5000, databaseUrl: url }, silent);
+      const ranAt: number[] = [];
+      jobs.register('test.later', async () => {
+        ranAt.push(Date.now());
+      });
+      try {
+        jobs.start();
+        await new Promise((resolve) => setTimeout(resolve, 100)); // asleep until the poll
+        const due = Date.now() + 300;
+        await jobs.enqueueAll(handle.db, [
+          { kind: 'test.later', payload: {}, runAt: new Date(due + 3_600_000) }, // an hour away: wakes nothing
+          { kind: 'test.later', payload: {}, runAt: new Date(due) },
+        ]);
+        await waitUntil(() => ranAt.length === 1, 3000, 'the job did not run at its time');
+        assert.ok(ranAt[0]! >= due - 5, `ran ${due - ranAt[0]!} ms early`);
+      } finally {
+        await jobs.stop();
+      }
+    });
+
+    it('runs database work while every delivery slot waits on the network, and gives another organization a slot at once', async () => {
+      const jobs = new Jobs(handle, { concurrency: 2, delivery: { concurrency: 4, perOrganization: 2 }, pollMs: 60_000, leaseMs: 10_000, databaseUrl: url }, silent);
+      let release!: () => void;
+      const network = new Promise<void>((resolve) => (release = resolve));
+      const running = new Map<string, number>();
+      let mostOfA = 0;
+      const started: string[] = [];
+      jobs.register('test.deliver', async (payload: { organization: string }) => {
+        started.push(payload.organization);
+        running.set(payload.organization, (running.get(payload.organization) ?? 0) + 1);
+        mostOfA = Math.max(mostOfA, running.get('a') ?? 0);
+        await network; // a remote that does not answer
+        running.set(payload.organization, running.get(payload.organization)! - 1);
+      });
+      let workDone = 0;
+      jobs.register('test.work', async () => {
+        workDone += 1;
+      });
+      try {
+        try {
+          jobs.start();
+          await jobs.enqueueAll(handle.db, Array.from({ length: 10 }, (_, n) => delivery('a', n, 30 - n)));
+          await waitUntil(() => (running.get('a') ?? 0) === 2, 3000, 'a did not start its share');
+          await jobs.enqueue(handle.db, { kind: 'test.work', payload: {} });
+          await waitUntil(() => workDone === 1, 1000, 'database work waited behind deliveries');
+          await jobs.enqueue(handle.db, delivery('b', 0, 0));
+          await waitUntil(() => (running.get('b') ?? 0) === 1, 1000, "b's delivery waited behind a's");
+          assert.equal(mostOfA, 2, 'a never held more than its share');
+        } finally {
+          release();
+        }
+        // With a minute's poll, a's backlog drains only if each finished job frees its slot at once.
+        await waitUntil(() => started.length === 11, 5000, `only ${started.length} of 11 deliveries ran`);
+        await waitUntil(async () => (await jobs.queue.count()) === 0, 5000, 'finished jobs were not deleted');
+      } finally {
+        await jobs.stop();
+      }
+      assert.equal(mostOfA, 2, 'a never held more than its share, also while its backlog drained');
+    });
+  });
+}
