@@ -5,13 +5,13 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
 import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
+import { registerAuthentication } from './http/authentication.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/errors.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerResponseCache } from './http/response-cache.js';
-import { bearerToken } from './identity/authenticate.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
 import { createServices, type Services } from './services.js';
@@ -80,11 +80,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     answerEarly: config.rateLimit <= 0 && !requestLogsEnabled(app),
   });
   answerEarly = responseCache.answerEarly;
-  // Authentication runs first on every non-public route; the rate limit then counts per principal.
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.public || !request.url.startsWith('/api/v2/')) return;
-    request.principal = responseCache.cachedPrincipal(request) ?? (await services.authenticator.authenticate(bearerToken(request)));
-  });
+  registerAuthentication(app, { authenticator: services.authenticator, responseCache });
   await registerRateLimit(app, config.rateLimit);
   responseCache.registerHitHandler();
 
