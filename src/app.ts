@@ -5,7 +5,9 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
 import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
+import { AuthFailureLimit } from './http/auth-failure-limit.js';
 import { registerAuthentication } from './http/authentication.js';
+import { firstEarlyAnswer, refuseOverBudgetEarly } from './http/early-refusal.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/errors.js';
 import './http/fastify-types.js';
@@ -79,8 +81,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     // With a rate limit or request logs, every request must pass Fastify's hooks; without, a cache hit need not.
     answerEarly: config.rateLimit <= 0 && !requestLogsEnabled(app),
   });
-  answerEarly = responseCache.answerEarly;
-  registerAuthentication(app, { authenticator: services.authenticator, responseCache });
+  const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
+  answerEarly = firstEarlyAnswer(failures && refuseOverBudgetEarly(failures, metrics.observeEarlyRefusal), responseCache.answerEarly);
+  registerAuthentication(app, { authenticator: services.authenticator, responseCache, failures });
   await registerRateLimit(app, config.rateLimit);
   responseCache.registerHitHandler();
 

@@ -13,6 +13,8 @@ export interface Config {
   defaultFeatureSet: string;
   /** Requests per second per principal; 0 disables the limit. */
   rateLimit: number;
+  /** Failed authentications per client address (IPv6: per /64) per minute before it gets 429; 0 disables. */
+  authFailureLimit: number;
   logLevel: string;
   /** Queries slower than this many milliseconds are logged (SQL only); 0: off. */
   slowQueryMs: number;
@@ -77,6 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((part) => positiveNumber('TEAMSTAGE_TASK_RETRY_DELAYS', part.trim(), 0, true));
   const sqlitePath = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : undefined;
   const dataDir = env.TEAMSTAGE_DATA_DIR || (sqlitePath && sqlitePath !== ':memory:' ? path.dirname(sqlitePath) : './data');
+  const authFailureLimit = positiveNumber('TEAMSTAGE_AUTH_FAILURE_LIMIT', env.TEAMSTAGE_AUTH_FAILURE_LIMIT, 60, true);
+  if (!Number.isInteger(authFailureLimit)) throw new ConfigError(`TEAMSTAGE_AUTH_FAILURE_LIMIT must be a whole number, got "${env.TEAMSTAGE_AUTH_FAILURE_LIMIT}"`);
 
   return {
     host,
@@ -87,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteToken: env.TEAMSTAGE_SITE_TOKEN || undefined,
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
+    authFailureLimit,
     logLevel: env.LOG_LEVEL || 'info',
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
     dataDir,

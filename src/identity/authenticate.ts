@@ -7,7 +7,7 @@ import type { TokensRepository } from './tokens.repository.js';
 import { VersionedCache } from '../db/versioned-cache.js';
 
 /** The bearer token of a request, if it carries one in the only form we accept. */
-export function bearerToken(request: FastifyRequest): string | undefined {
+export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
