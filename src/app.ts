@@ -15,6 +15,7 @@ import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerResponseCache } from './http/response-cache.js';
 import { healthRoutes } from './ops/health.routes.js';
+import { WriteHealth } from './ops/write-health.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './routes.js';
@@ -58,7 +59,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
 
   const services = createServices(handle, config, app.log);
 
-  registerErrorHandler(app);
+  const writeHealth = new WriteHealth(handle);
+  registerErrorHandler(app, { onStorageFailure: (failure) => writeHealth.refused(failure) });
   registerJsonParsers(app);
   // SQLite group commit: no response (not even a read, which may show a commit still in flight) leaves
   // before the commits made so far are on disk.
@@ -88,7 +90,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   responseCache.registerHitHandler();
 
   registerMetricsRoute(app, metrics);
-  await app.register(healthRoutes, { handle, rateLimit: config.rateLimit });
+  await app.register(healthRoutes, { handle, rateLimit: config.rateLimit, writeHealth });
   await app.register(async (api) => registerApiRoutes(api, services), { prefix: '/api/v2' });
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 
