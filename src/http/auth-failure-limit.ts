@@ -45,13 +45,19 @@ export class AuthFailureLimit {
     this.maxTrustedTokens = options.maxTrustedTokens ?? 10_000;
   }
 
-  /** Milliseconds until `address` may try again with this token; 0 when it may try now. */
-  retryAfterMs(address: string, token: string | undefined, now = Date.now()): number {
+  /**
+   * Milliseconds until `address` may try again with this token; 0 when it may try now. Runs before every
+   * request (http/early-refusal.ts), so the token is asked for only when the address is over its budget.
+   */
+  retryAfterMs(address: string, token: string | undefined | (() => string | undefined), now = Date.now()): number {
+    if (this.windows.size === 0) return 0;
+    this.forgetEnded(now);
     const window = this.windows.get(addressKey(address));
     if (!window || window.failures < this.limit) return 0;
     const remaining = window.startedAt + this.windowMs - now;
     if (remaining <= 0) return 0;
-    return token !== undefined && this.trusted.has(digest(token)) ? 0 : remaining;
+    const presented = typeof token === 'function' ? token() : token;
+    return presented !== undefined && this.trusted.has(digest(presented)) ? 0 : remaining;
   }
 
   failed(address: string, token: string | undefined, now = Date.now()): void {
@@ -63,8 +69,22 @@ export class AuthFailureLimit {
       return;
     }
     this.windows.delete(key); // re-inserted last: the Map's order is the order windows started in
+    this.forgetEnded(now);
     if (this.windows.size >= this.maxAddresses) this.windows.delete(this.windows.keys().next().value!);
     this.windows.set(key, { startedAt: now, failures: 1 });
+  }
+
+  /** Addresses with a window still running (what this limit holds in memory). */
+  trackedAddresses(): number {
+    return this.windows.size;
+  }
+
+  /** Drops ended windows, oldest first, so that a quiet limit costs nothing per request (`size` is 0). */
+  private forgetEnded(now: number): void {
+    for (const [key, window] of this.windows) {
+      if (now < window.startedAt + this.windowMs) return;
+      this.windows.delete(key);
+    }
   }
 
   succeeded(token: string): void {

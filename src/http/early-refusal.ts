@@ -15,7 +15,7 @@ import { ERROR_TITLES } from './errors.js';
 export function refuseOverBudgetEarly(failures: AuthFailureLimit, onRefused: () => void): EarlyAnswer {
   return (request: IncomingMessage, response: ServerResponse) => {
     if (request.headers.authorization === undefined || !request.url?.startsWith('/api/v2/')) return false;
-    const waitMs = failures.retryAfterMs(request.socket.remoteAddress ?? '', bearerToken(request));
+    const waitMs = failures.retryAfterMs(request.socket.remoteAddress ?? '', () => bearerToken(request));
     if (waitMs <= 0) return false;
     const seconds = String(Math.ceil(waitMs / 1000));
     const body = Buffer.from(JSON.stringify({ errors: [overBudgetError(failures.limit, seconds)] }));

@@ -43,6 +43,15 @@ describe('failed authentication per address (AuthFailureLimit)', () => {
     assert.ok(limit.retryAfterMs('10.0.0.3', 'b') > 0, 'the least recently used token was forgotten');
   });
 
+  it('forgets ended windows', () => {
+    const limit = new AuthFailureLimit({ limit: 1, windowMs: 1000 });
+    limit.failed('10.0.0.1', undefined, 0);
+    limit.failed('10.0.0.2', undefined, 500);
+    assert.equal(limit.retryAfterMs('10.0.0.9', undefined, 1200), 0);
+    assert.equal(limit.trackedAddresses(), 1, 'the first window ended and is gone');
+    assert.ok(limit.retryAfterMs('10.0.0.2', undefined, 1200) > 0);
+  });
+
   it('counts IPv4 (also IPv4-mapped) per address and IPv6 per /64', () => {
     assert.equal(addressKey('192.0.2.1'), '192.0.2.1');
     assert.equal(addressKey('::ffff:192.0.2.1'), '192.0.2.1');
