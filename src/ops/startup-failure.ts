@@ -26,10 +26,10 @@ export function explainStartupFailure(error: unknown, config: Pick<Config, 'data
   const failure = storageFailureOf(error);
 
   // A file the server writes itself: the SQLite directory, its migration lock, the site token.
-  if (typeof file === 'string' && typeof code === 'string') {
-    const reason = failure ? describeFileProblem(failure.problem) : code;
+  if (typeof file === 'string' && failure) {
+    const reason = describeFileProblem(failure.problem);
     const siteToken = path.basename(file) === 'site-token' ? ', or set TEAMSTAGE_SITE_TOKEN so that no token file is written' : '';
-    return `cannot write ${file}: ${reason} (${code}). Make it, and the directory it is in, writable by ${user}${siteToken}.`;
+    return `cannot write ${file}: ${reason} (${failure.code}). Make it, and the directory it is in, writable by ${user}${siteToken}.`;
   }
 
   if (config.databaseUrl.startsWith('sqlite:')) {
