@@ -99,5 +99,32 @@ for (const dialect of testDialects()) {
       assert.equal((await createTeam('after')).status, 200);
       assert.equal((await readyz()).status, 200);
     });
+
+    it('a connection the database server terminates in use fails its work, not the process', { skip: dialect !== 'postgres' }, async () => {
+      const uncaught: unknown[] = [];
+      const record = (error: unknown) => uncaught.push(error);
+      process.on('uncaughtException', record);
+      try {
+        const outcome = await ctx.handle.db
+          .transaction()
+          .execute(async (trx) => {
+            const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+            const admin = new pg.Client({ connectionString: process.env.TEAMSTAGE_TEST_PG_URL });
+            await admin.connect();
+            await admin.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
+            await admin.end();
+            await new Promise((resolve) => setTimeout(resolve, 300)); // the termination arrives while the client is checked out
+            await sql`select 1`.execute(trx);
+            return 'committed';
+          })
+          .catch(() => 'failed');
+        assert.equal(outcome, 'failed');
+        assert.deepEqual(uncaught, [], 'no uncaught exception');
+        assert.equal((await readyz()).status, 200, 'the pool replaced the connection');
+        assert.equal((await createTeam('after-termination')).status, 200);
+      } finally {
+        process.off('uncaughtException', record);
+      }
+    });
   });
 }
