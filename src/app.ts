@@ -7,6 +7,9 @@ import { registerJsonParsers } from './http/body-parsers.js';
 import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
 import { refuseRequestsWhileClosing } from './http/closing-answer.js';
 import { answerUnroutedBeforeBody, continueAfterCredentials, requireCredentialCheckBeforeBody } from './http/credentials-before-body.js';
+import { AuthFailureLimit } from './http/auth-failure-limit.js';
+import { registerAuthentication } from './http/authentication.js';
+import { firstEarlyAnswer, refuseOverBudgetEarly } from './http/early-refusal.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/errors.js';
 import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
@@ -14,8 +17,8 @@ import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerResponseCache } from './http/response-cache.js';
-import { bearerToken } from './identity/authenticate.js';
 import { healthRoutes } from './ops/health.routes.js';
+import { WriteHealth } from './ops/write-health.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './routes.js';
@@ -67,7 +70,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
 
   const services = createServices(handle, config, app.log);
 
-  registerErrorHandler(app);
+  const writeHealth = new WriteHealth(handle);
+  registerErrorHandler(app, { onStorageFailure: (failure) => writeHealth.refused(failure) });
   refuseRequestsWhileClosing(app);
   requireCredentialCheckBeforeBody(app);
   registerJsonParsers(app);
@@ -92,19 +96,16 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     // With a rate limit or request logs, every request must pass Fastify's hooks; without, a cache hit need not.
     answerEarly: config.rateLimit <= 0 && !requestLogsEnabled(app),
   });
-  answerEarly = responseCache.answerEarly;
-  // Authentication runs first on every non-public route; the rate limit then counts per principal.
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.public || !request.url.startsWith('/api/v2/')) return;
-    request.principal = responseCache.cachedPrincipal(request) ?? (await services.authenticator.authenticate(bearerToken(request)));
-  });
+  const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
+  answerEarly = firstEarlyAnswer(failures && refuseOverBudgetEarly(failures, metrics.observeEarlyRefusal), responseCache.answerEarly);
+  registerAuthentication(app, { authenticator: services.authenticator, responseCache, failures });
   answerUnroutedBeforeBody(app);
   continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);
   responseCache.registerHitHandler();
 
   registerMetricsRoute(app, metrics);
-  await app.register(healthRoutes, { handle, rateLimit: config.rateLimit });
+  await app.register(healthRoutes, { handle, rateLimit: config.rateLimit, writeHealth });
   await app.register(async (api) => registerApiRoutes(api, services), { prefix: '/api/v2' });
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 

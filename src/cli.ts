@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import fs from 'node:fs';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { joinAndMigrate } from './db/migrate.js';
 import { rotateSiteToken, siteTokenFile } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { serve } from './main.js';
+import { explainStartupFailure } from './ops/startup-failure.js';
 import { VERSION } from './version.js';
 
 const USAGE = `teamstage ${VERSION}
@@ -25,6 +26,18 @@ async function main(argv: string[]): Promise<number> {
     return command ? 0 : 1;
   }
   const config = loadConfig();
+  try {
+    return await run(command, subcommand, config);
+  } catch (error) {
+    // Where the data lives is the operator's to fix: one line saying what and where, no stack trace.
+    const explained = explainStartupFailure(error, config);
+    if (!explained) throw error;
+    console.error(explained);
+    return 1;
+  }
+}
+
+async function run(command: string, subcommand: string | undefined, config: Config): Promise<number> {
   switch (command) {
     case 'serve':
       await serve(config);

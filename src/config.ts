@@ -14,6 +14,8 @@ export interface Config {
   defaultFeatureSet: string;
   /** Requests per second per principal; 0 disables the limit. */
   rateLimit: number;
+  /** Failed authentications per client address (IPv6: per /64) per minute before it gets 429; 0 disables. */
+  authFailureLimit: number;
   logLevel: string;
   /** Queries slower than this many milliseconds are logged (SQL only); 0: off. */
   slowQueryMs: number;
@@ -123,6 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deliveryPerOrganization > deliveryConcurrency) {
     throw new ConfigError(`TEAMSTAGE_DELIVERY_PER_ORGANIZATION (${deliveryPerOrganization}) must not exceed TEAMSTAGE_DELIVERY_CONCURRENCY (${deliveryConcurrency})`);
   }
+  const authFailureLimit = positiveNumber('TEAMSTAGE_AUTH_FAILURE_LIMIT', env.TEAMSTAGE_AUTH_FAILURE_LIMIT, 60, true);
+  if (!Number.isInteger(authFailureLimit)) throw new ConfigError(`TEAMSTAGE_AUTH_FAILURE_LIMIT must be a whole number, got "${env.TEAMSTAGE_AUTH_FAILURE_LIMIT}"`);
 
   return {
     host,
@@ -133,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     siteToken: env.TEAMSTAGE_SITE_TOKEN || undefined,
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
+    authFailureLimit,
     logLevel: env.LOG_LEVEL || 'info',
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
     dataDir,

@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { joinAndMigrate } from './db/migrate.js';
+import { probeWrite } from './db/write-probe.js';
 import { ensureSiteToken } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 
@@ -17,6 +18,8 @@ export async function serve(config: Config): Promise<void> {
   const slowQueries = config.slowQueryMs > 0 ? { slowQueryMs: config.slowQueryMs, onSlowQuery: reportSlowQuery } : {};
   const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, ...slowQueries });
   await joinAndMigrate(handle);
+  // A database that takes no writes (a read-only file, a standby, a full disk) stops the start here, with its reason.
+  await probeWrite(handle);
   handle.loneNode?.start();
   const siteToken = await ensureSiteToken(new TokensRepository(handle.db), { configured: config.siteToken, dataDir: config.dataDir });
   const { app } = await buildApp({ config, handle });

@@ -92,6 +92,9 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor a checked-out one (pg-pool listens only while a client is idle): a connection terminated by the
+  // server (failover, pg_terminate_backend) fails its queries, and the pool drops the client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const counted = countingPool(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: counted.pool }), log: slowQueryLog(options) });
   const loneNode = new LoneNodeLease(pool, `node-${randomBytes(6).toString('hex')}`);

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { describeStorageProblem, storageFailureOf, type StorageFailure } from '../db/storage-failures.js';
 import { limitUnreadBodyAfterRefusal } from './credentials-before-body.js';
 import { ApiError, ERROR_TITLES, type ErrorObject } from './errors.js';
 
@@ -34,11 +35,17 @@ function simpleError(status: number, detail: string): ErrorObject {
   return { status: String(status), title: ERROR_TITLES[status] ?? 'error', detail };
 }
 
+export interface ErrorHandlerOptions {
+  /** Told of every request the storage refused (a full disk, a read-only database …): /readyz reports it. */
+  onStorageFailure?: (failure: StorageFailure) => void;
+}
+
 /**
- * The one place errors become responses. Anything not from the catalogue and not a client error that
+ * The one place errors become responses. A refusal of the storage is 503 for as long as it lasts (it is
+ * nobody's mistake, and clients retry). Anything else not from the catalogue and not a client error that
  * Fastify itself classified is a bug of ours: logged, and answered 500 without internals.
  */
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     limitUnreadBodyAfterRefusal(request, reply);
     if (error instanceof ApiError) {
@@ -55,6 +62,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendErrors(reply, 415, [simpleError(415, 'send Content-Type: application/vnd.api+json')]);
+    }
+    const storage = storageFailureOf(error);
+    if (storage) {
+      options.onStorageFailure?.(storage);
+      request.log.warn({ code: storage.code, problem: storage.problem, err: error }, 'the database refused a request');
+      return sendErrors(reply, 503, [simpleError(503, `the database refused this request: ${describeStorageProblem(storage.problem)}; try again later`)]);
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -8,6 +8,8 @@ import './fastify-types.js';
 
 interface CachedResponse {
   principal: Principal;
+  /** When the principal's token expires (epoch ms): from then on the entry answers nobody. */
+  validUntil: number;
   contentType: string;
   /** Bytes, so that an early hit (below) hands node:http a buffer it need not encode. */
   body: Buffer;
@@ -22,6 +24,8 @@ interface CacheState {
   /** When the request arrived (performance.now()): the age of a response stored now counts from it. */
   since: number;
   hit?: CachedResponse;
+  /** Set by authentication (`principalValidUntil`); a response is stored only once it is known. */
+  validUntil?: number;
 }
 
 declare module 'fastify' {
@@ -53,8 +57,8 @@ const MAX_BODY = 256 * 1024;
  * Exact caching of authenticated GET responses. A response is reused only while the database's change
  * version is the one it was computed at — any write changes it — so a hit returns byte for byte what the
  * handler would compute now. Entries are per bearer token (by digest: permissions differ per caller) and
- * live at most `maxAgeMs`. The cached principal skips authentication; the rate limit still counts every
- * request. On PostgreSQL there is a version only while this node is the only one (db/lone-node-lease.ts):
+ * live at most `maxAgeMs`, and never past the expiry of the token they were computed for. The cached principal
+ * skips authentication; the rate limit still counts every request. On PostgreSQL there is a version only while this node is the only one (db/lone-node-lease.ts):
  * several nodes share no cheap exact change signal, so they do not cache.
  *
  * A hit goes through Fastify's hooks (rate limit, logs, metrics) and is answered before the handler. When
@@ -64,6 +68,8 @@ const MAX_BODY = 256 * 1024;
 export function registerResponseCache(app: FastifyInstance, options: ResponseCacheOptions): {
   /** Call as the first step of authentication: a cached principal for this token, if still valid. */
   cachedPrincipal(request: FastifyRequest): Principal | undefined;
+  /** Call once authentication succeeded: until when (epoch ms) this request's principal may be reused. */
+  principalValidUntil(request: FastifyRequest, validUntil: number): void;
   /** Register after the rate limit: answers hits before the handler runs. */
   registerHitHandler(): void;
   /** For the server (answering-first-server.ts): answers a hit before Fastify sees the request, if allowed. */
@@ -72,7 +78,7 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   const { changeVersion } = options;
   const entries = new VersionedCache<CachedResponse>(changeVersion, { maxEntries: options.maxEntries, maxAgeMs: options.maxAgeMs });
   app.decorateRequest('responseCache', null);
-  if (!changeVersion) return { cachedPrincipal: () => undefined, registerHitHandler: () => {}, answerEarly: undefined };
+  if (!changeVersion) return { cachedPrincipal: () => undefined, principalValidUntil: () => {}, registerHitHandler: () => {}, answerEarly: undefined };
 
   /** The cache state of an authenticated API GET (its key, the version now, a hit if any); null when not cacheable. */
   const lookup = (request: { method?: string; url?: string; headers: IncomingMessage['headers'] }): CacheState | null => {
@@ -82,7 +88,9 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
     const version = changeVersion();
     if (version === undefined) return null;
     const key = `${hash('sha256', authorization, 'base64')} ${url}`;
-    return { key, version, since: performance.now(), hit: entries.peek(key, version) };
+    const hit = entries.peek(key, version);
+    // No write announces that a token expired: the entry's own deadline does, checked at every hit.
+    return { key, version, since: performance.now(), hit: hit && Date.now() < hit.validUntil ? hit : undefined };
   };
 
   app.addHook('onRequest', async (request) => {
@@ -94,9 +102,10 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   app.addHook('onSend', async (request, reply, payload) => {
     const state = request.responseCache;
     if (!state || state.hit || reply.statusCode !== 200 || typeof payload !== 'string' || payload.length > MAX_BODY) return payload;
-    if (!request.principal) return payload;
+    if (!request.principal || state.validUntil === undefined) return payload;
     const response = {
       principal: request.principal,
+      validUntil: state.validUntil,
       contentType: String(reply.getHeader('content-type') ?? 'application/vnd.api+json'),
       body: Buffer.from(payload),
       route: request.routeOptions.url ?? 'unmatched',
@@ -133,6 +142,9 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   return {
     answerEarly: options.answerEarly === true ? answerEarly : undefined,
     cachedPrincipal: (request) => request.responseCache?.hit?.principal,
+    principalValidUntil(request, validUntil) {
+      if (request.responseCache) request.responseCache.validUntil = validUntil;
+    },
     registerHitHandler() {
       // A route-level hook placed after the rate limit's own (which it adds per route, in onRoute, and
       // route-level hooks run after app-level ones): a hit is counted before it is answered.

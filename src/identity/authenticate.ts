@@ -8,7 +8,7 @@ import type { TokensRepository } from './tokens.repository.js';
 import { VersionedCache } from '../db/versioned-cache.js';
 
 /** The bearer token of a request, if it carries one in the only form we accept. */
-export function bearerToken(request: FastifyRequest): string | undefined {
+export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -18,6 +18,12 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 interface KnownToken {
   principal: Principal;
   expiredAt: string | null;
+}
+
+/** Who a token is, and until when (epoch milliseconds; Infinity for a token that never expires). */
+export interface Identity {
+  principal: Principal;
+  validUntil: number;
 }
 
 /**
@@ -37,12 +43,17 @@ export class Authenticator {
   }
 
   async authenticate(token: string | undefined): Promise<Principal> {
+    return (await this.identify(token)).principal;
+  }
+
+  /** As `authenticate`, with the token's expiry: whatever remembers the principal must forget it by then. */
+  async identify(token: string | undefined): Promise<Identity> {
     if (!token || token.length > 512) throw new Unauthorized();
     const digest = hashToken(token);
     const known = await this.known.get(digest, () => this.lookUp(token, digest));
     if (!known) throw new Unauthorized();
     if (known.expiredAt && known.expiredAt <= nowIso()) throw new Unauthorized('token has expired');
-    return known.principal;
+    return { principal: known.principal, validUntil: known.expiredAt ? Date.parse(known.expiredAt) : Infinity };
   }
 
   /** One query: the token with its user or team, whichever it belongs to. */

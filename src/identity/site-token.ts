@@ -60,14 +60,17 @@ export async function ensureSiteToken(
   }
   if (await tokens.hasSiteToken()) return {};
   const secret = generateToken();
+  // The file first: a token stored but never written anywhere would lock the operator out for good.
+  const file = writeTokenFile(options.dataDir, secret);
   await storeSiteToken(tokens, secret);
-  return { generated: secret, file: writeTokenFile(options.dataDir, secret) };
+  return { generated: secret, file };
 }
 
 /** Replaces every site token with a new one and writes it to the data directory. */
 export async function rotateSiteToken(tokens: TokensRepository, dataDir: string): Promise<{ secret: string; file: string }> {
   const secret = generateToken();
+  const file = writeTokenFile(dataDir, secret); // first, as above
   await tokens.deleteSiteTokens();
   await storeSiteToken(tokens, secret);
-  return { secret, file: writeTokenFile(dataDir, secret) };
+  return { secret, file };
 }

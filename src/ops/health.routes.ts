@@ -2,12 +2,13 @@ import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { DatabaseHandle } from '../db/database.js';
 import { ApiError } from '../http/errors.js';
+import { describeRefusal, type WriteHealth } from './write-health.js';
 import { VERSION } from '../version.js';
 
 const DISCOVERY = { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' };
 
 /** Unauthenticated endpoints: health for orchestrators, discovery and ping for Terraform clients. */
-export async function healthRoutes(app: FastifyInstance, options: { handle: DatabaseHandle; rateLimit: number }) {
+export async function healthRoutes(app: FastifyInstance, options: { handle: DatabaseHandle; rateLimit: number; writeHealth?: WriteHealth }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));
 
   app.get('/readyz', { schema: { hide: true } }, async () => {
@@ -16,6 +17,8 @@ export async function healthRoutes(app: FastifyInstance, options: { handle: Data
     } catch {
       throw new ApiError(503, 'database is not reachable');
     }
+    const refusal = await options.writeHealth?.currentRefusal();
+    if (refusal) throw new ApiError(503, describeRefusal(refusal));
     return { status: 'ready' };
   });
 

@@ -6,6 +6,8 @@ export interface Metrics {
   registry: Registry;
   /** Counts a cache hit; `early`: answered before Fastify, whose hooks then count nothing, so this does. */
   observeCacheHit(hit: CacheHit): void;
+  /** Counts a request refused before Fastify for its address's failed authentications (http/early-refusal.ts). */
+  observeEarlyRefusal(): void;
 }
 
 /**
@@ -35,6 +37,11 @@ export function createMetrics(app: FastifyInstance): Metrics {
     labelNames: ['early'],
     registers: [registry],
   });
+  const earlyRefusals = new Counter({
+    name: 'teamstage_auth_failure_refusals_early_total',
+    help: 'Requests refused (429) before Fastify because their address failed authentication too often; Fastify counts the others',
+    registers: [registry],
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requests.inc({ method: request.method, route, status: String(reply.statusCode) });
@@ -48,6 +55,7 @@ export function createMetrics(app: FastifyInstance): Metrics {
       requests.inc({ method: 'GET', route: hit.route, status: '200' });
       duration.observe({ method: 'GET', route: hit.route }, hit.seconds);
     },
+    observeEarlyRefusal: () => earlyRefusals.inc(),
   };
 }
 

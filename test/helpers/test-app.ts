@@ -69,13 +69,14 @@ export interface TestAppOptions extends DatabaseOptions {
   logger?: Record<string, unknown>;
 }
 
-/** The whole application over a fresh database, with a known site token and no rate limit unless asked. */
+/** The whole application over a fresh database, with a known site token and no rate limits unless asked. */
 export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
   const database = await freshDatabaseUrl(dialect, options);
   const siteToken = `site-${randomBytes(24).toString('hex')}`;
   const config = loadConfig({
     DATABASE_URL: database.url,
     TEAMSTAGE_RATE_LIMIT: '0',
+    TEAMSTAGE_AUTH_FAILURE_LIMIT: '0',
     TEAMSTAGE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-data-')),
     TEAMSTAGE_BASE_URL: 'http://127.0.0.1:8080',
     ...env,

@@ -6,7 +6,7 @@ import { registerResponseCache, type CacheHit } from '../../src/http/response-ca
 import '../../src/http/fastify-types.js';
 
 /** A tiny app with the cache, a fake change version and a handler that counts its calls. */
-async function appWith(options: { version: () => string; maxAgeMs?: number; answerEarly?: boolean }) {
+async function appWith(options: { version: () => string; maxAgeMs?: number; answerEarly?: boolean; validUntil?: (authorization: string) => number | undefined }) {
   const app = Fastify();
   app.decorateRequest('principal', null);
   const hits: CacheHit[] = [];
@@ -23,6 +23,8 @@ async function appWith(options: { version: () => string; maxAgeMs?: number; answ
     else {
       authentications += 1;
       request.principal = { kind: 'user', tokenId: 'at-1', userId: 'user-1', username: String(request.headers.authorization) };
+      const validUntil = options.validUntil ? options.validUntil(String(request.headers.authorization)) : Infinity;
+      if (validUntil !== undefined) cache.principalValidUntil(request, validUntil);
     }
   });
   cache.registerHitHandler();
@@ -87,6 +89,31 @@ describe('response cache', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await get('/api/v2/thing');
     assert.equal(counts().calls, 2);
+  });
+
+  it('never answers for a token at or past its expiry, early or through Fastify', async () => {
+    const expiry = Date.now() + 60_000;
+    const { cache, get, counts } = await appWith({ version: () => 'v1', answerEarly: true, validUntil: () => expiry });
+    await get('/api/v2/thing');
+    const before = rawExchange('/api/v2/thing');
+    assert.equal(cache.answerEarly!(before.request, before.response), true, 'a hit before the expiry');
+    const realNow = Date.now;
+    Date.now = () => expiry;
+    try {
+      const late = rawExchange('/api/v2/thing');
+      assert.equal(cache.answerEarly!(late.request, late.response), false, 'no early hit at the expiry');
+      assert.deepEqual(await get('/api/v2/thing'), { calls: 2, for: 'Bearer a' }, 'no hit through Fastify either');
+      assert.equal(counts().authentications, 2, 'the principal is not taken from the cache');
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it('stores nothing for a principal that authentication did not date', async () => {
+    const { get, counts } = await appWith({ version: () => 'v1', validUntil: () => undefined });
+    await get('/api/v2/thing');
+    await get('/api/v2/thing');
+    assert.deepEqual(counts(), { calls: 2, authentications: 2 });
   });
 
   it('answers a hit before Fastify when allowed, with the bytes and type Fastify sent, and reports its route', async () => {

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bearerToken, type Authenticator } from '../identity/authenticate.js';
+import type { Principal } from '../identity/principal.js';
+import type { AuthFailureLimit } from './auth-failure-limit.js';
+import { overBudgetError } from './early-refusal.js';
+import { ApiError } from './errors.js';
+import './fastify-types.js';
+
+export interface AuthenticationOptions {
+  authenticator: Authenticator;
+  /** The response cache's side of authentication (response-cache.ts). */
+  responseCache: {
+    cachedPrincipal(request: FastifyRequest): Principal | undefined;
+    principalValidUntil(request: FastifyRequest, validUntil: number): void;
+  };
+  /** Failed authentication per client address; absent: not limited. */
+  failures?: AuthFailureLimit;
+}
+
+/**
+ * Authentication runs first on every non-public API route (register it before the rate limit, which then
+ * counts per principal). A cache hit brings its principal, valid as long as its entry; anything else is
+ * looked up, and the cache is told when the token expires so that no entry outlives it.
+ *
+ * Every 401 of the API counts against the client's address, also from routes that check their own
+ * tokens (run task callbacks, downloads); an address over its budget is refused before its token is
+ * looked up, on those routes as on the others, unless the token is one known to be valid.
+ */
+export function registerAuthentication(app: FastifyInstance, options: AuthenticationOptions): void {
+  const { authenticator, responseCache, failures } = options;
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/v2/')) return;
+    const isPublic = request.routeOptions.config?.public === true;
+    if (!isPublic) {
+      const cached = responseCache.cachedPrincipal(request);
+      if (cached) {
+        request.principal = cached;
+        return;
+      }
+    }
+    const token = bearerToken(request);
+    // A public route without credentials (ping) has nothing to refuse.
+    if (failures && (!isPublic || request.headers.authorization !== undefined)) refuseIfOverBudget(failures, request, token);
+    if (isPublic) return;
+    const identity = await authenticator.identify(token);
+    request.principal = identity.principal;
+    responseCache.principalValidUntil(request, identity.validUntil);
+    failures?.succeeded(token!);
+  });
+  if (!failures) return;
+  // onSend, not onResponse: the failure is counted before the client can read the 401 and try again.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode === 401 && request.url.startsWith('/api/v2/')) failures.failed(request.ip, bearerToken(request));
+    return payload;
+  });
+}
+
+function refuseIfOverBudget(failures: AuthFailureLimit, request: FastifyRequest, token: string | undefined): void {
+  const waitMs = failures.retryAfterMs(request.ip, token);
+  if (waitMs <= 0) return;
+  const seconds = String(Math.ceil(waitMs / 1000));
+  throw new ApiError(429, overBudgetError(failures.limit, seconds).detail, undefined, { 'retry-after': seconds, 'x-ratelimit-reset': seconds });
+}
