@@ -54,7 +54,7 @@ export async function claimFairly(db: Kysely<Database>, dialect: Dialect, claim:
       select id, run_at, ${organization.held} + row_number() over (order by run_at, id) as slot from (
         select id, run_at from jobs
         where lane = ${lane} and organization_name = ${organization.name} and run_at <= ${now} and ${free}
-        order by run_at, id limit ${Math.min(perOrganization - organization.held, limit)}
+        order by run_at limit ${Math.min(perOrganization - organization.held, limit)}
       ) head`,
   );
   const lockClause = dialect === 'postgres' ? sql`for update of j skip locked` : sql``;
