@@ -14,43 +14,84 @@ export interface FairClaim {
   until: string;
 }
 
+type ClaimedRow = { id: string; kind: string; payload: string; attempts: number; organization_name: string };
+
+/** An organization with due, free jobs in the lane, and when its oldest one became due. */
+interface Waiting {
+  name: string;
+  oldest: string;
+  held: number;
+}
+
 /**
  * Claims due jobs of a lane in turn across organizations, each within its share on this node.
  *
- * Every due, free job is numbered within its organization in time order (`place`); added to the jobs
- * the organization already runs on this node (`held`, passed in as JSON: the node knows them exactly,
- * and counting lease rows instead would also count finished jobs whose rows are not deleted yet), that
- * is the slot the job would take in the organization's share. Jobs beyond the share are not claimed,
- * and the rest are taken lowest slot first: the first job of an organization with nothing in flight
- * goes before the twentieth of one with a backlog, however much older that one is.
+ * Every job an organization would start takes the next slot of its share: held + 1, held + 2, … up to
+ * `perOrganization` (`held`: what it runs on this node now, known exactly in memory). Jobs are taken
+ * lowest slot first, then oldest first: the first job of an organization with nothing in flight goes
+ * before the twentieth of one with a backlog, however much older that one is.
+ *
+ * The cost does not grow with a backlog, which is exactly what a flooding organization builds: the
+ * organizations come from a skip scan of the (lane, organization_name, run_at) index, one lookup each,
+ * and each contributes at most its share's free slots, read from the head of its part of the index.
+ * Only the `limit` organizations with the lowest first slot can win a slot, so only they are read.
  *
  * PostgreSQL: the candidates are locked with SKIP LOCKED, so nodes claim side by side, and the lease
- * condition is repeated on the locked row itself, so a job another node leased since this statement's
- * snapshot is re-checked after its lock and skipped, never leased twice.
+ * condition is checked on the locked row itself, so a job another node leased since the organizations
+ * were read is skipped, never leased twice.
  */
-export async function claimFairly(db: Kysely<Database>, dialect: Dialect, claim: FairClaim) {
+export async function claimFairly(db: Kysely<Database>, dialect: Dialect, claim: FairClaim): Promise<{ rows: ClaimedRow[] }> {
   const { nodeId, lane, limit, perOrganization, now, until } = claim;
-  const postgres = dialect === 'postgres';
-  const lockClause = postgres ? sql`for update of j skip locked` : sql``;
-  const heldJson = JSON.stringify(Object.fromEntries(claim.held));
-  const held = postgres
-    ? sql`select key as organization_name, value::integer as held from json_each_text(cast(${heldJson} as json))`
-    : sql`select key as organization_name, value as held from json_each(${heldJson})`;
-  const slot = sql`due.place + coalesce(busy.held, 0)`;
-  return sql<{ id: string; kind: string; payload: string; attempts: number; organization_name: string }>`
+  const chosen = (await waitingOrganizations(db, lane, now))
+    .map((organization) => ({ ...organization, held: claim.held.get(organization.name) ?? 0 }))
+    .filter((organization) => organization.held < perOrganization)
+    .sort((a, b) => a.held - b.held || compare(a.oldest, b.oldest))
+    .slice(0, limit);
+  if (chosen.length === 0) return { rows: [] };
+  const free = sql`(locked_until is null or locked_until < ${now})`;
+  const heads = chosen.map(
+    (organization: Waiting) => sql`
+      select id, run_at, ${organization.held} + row_number() over (order by run_at, id) as slot from (
+        select id, run_at from jobs
+        where lane = ${lane} and organization_name = ${organization.name} and run_at <= ${now} and ${free}
+        order by run_at limit ${Math.min(perOrganization - organization.held, limit)}
+      ) head`,
+  );
+  const lockClause = dialect === 'postgres' ? sql`for update of j skip locked` : sql``;
+  return sql<ClaimedRow>`
     update jobs set locked_by = ${nodeId}, locked_until = ${until}, attempts = attempts + 1
     where id in (
       select j.id from jobs j
-      join (
-        select id, organization_name, run_at,
-          row_number() over (partition by organization_name order by run_at, id) as place
-        from jobs
-        where lane = ${lane} and run_at <= ${now} and (locked_until is null or locked_until < ${now})
-      ) due on due.id = j.id
-      left join (${held}) busy on busy.organization_name = due.organization_name
-      where (j.locked_until is null or j.locked_until < ${now}) and ${slot} <= ${perOrganization}
-      order by ${slot}, due.run_at
+      join (${sql.join(heads, sql` union all `)}) candidate on candidate.id = j.id
+      where (j.locked_until is null or j.locked_until < ${now})
+      order by candidate.slot, candidate.run_at
       limit ${limit} ${lockClause}
     )
     returning id, kind, payload, attempts, organization_name`.execute(db);
+}
+
+/**
+ * Organizations with due, free jobs in the lane. A recursive skip scan: each step finds the next
+ * organization name in the index, then the oldest due free job of it, two index lookups per
+ * organization, however many jobs each one has queued.
+ */
+async function waitingOrganizations(db: Kysely<Database>, lane: string, now: string): Promise<Array<{ name: string; oldest: string }>> {
+  const { rows } = await sql<{ name: string; oldest: string | null }>`
+    with recursive organizations(name) as (
+      select min(organization_name) from jobs where lane = ${lane}
+      union all
+      select (select min(organization_name) from jobs where lane = ${lane} and organization_name > organizations.name)
+      from organizations where organizations.name is not null
+    )
+    select name, (
+      select run_at from jobs
+      where lane = ${lane} and organization_name = organizations.name and run_at <= ${now} and (locked_until is null or locked_until < ${now})
+      order by run_at limit 1
+    ) as oldest
+    from organizations where name is not null`.execute(db);
+  return rows.filter((row): row is { name: string; oldest: string } => row.oldest !== null);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

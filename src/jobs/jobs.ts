@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from '../db/database.js';
 import type { LaneLimits } from './job-lanes.js';
 import { JobQueue, type Executor, type NewJob } from './job-queue.js';
+import { parseJobNotification } from './job-notification.js';
 import { JobWorker, type JobHandler } from './job-worker.js';
 import { listenForJobs } from './pg-wakeup.js';
 
@@ -59,7 +60,9 @@ export class Jobs {
   }
 
   start(): void {
-    if (this.handle.dialect === 'postgres') this.listener = listenForJobs(this.options.databaseUrl, this.worker.wake, this.log);
+    if (this.handle.dialect === 'postgres') {
+      this.listener = listenForJobs(this.options.databaseUrl, (payload) => this.worker.wake(parseJobNotification(payload)), this.log);
+    }
     this.worker.start();
   }
 

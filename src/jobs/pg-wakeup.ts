@@ -6,7 +6,7 @@ import { NOTIFY_CHANNEL } from './job-queue.js';
  * LISTEN on a dedicated connection: a notification only wakes the worker; the table stays the truth, and
  * the worker's periodic poll covers anything missed while this connection was down.
  */
-export function listenForJobs(databaseUrl: string, onNotify: () => void, log: FastifyBaseLogger): { stop(): Promise<void> } {
+export function listenForJobs(databaseUrl: string, onNotify: (payload?: string) => void, log: FastifyBaseLogger): { stop(): Promise<void> } {
   let client: pg.Client | undefined;
   let stopped = false;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -14,7 +14,7 @@ export function listenForJobs(databaseUrl: string, onNotify: () => void, log: Fa
   const connect = async () => {
     if (stopped) return;
     const next = new pg.Client({ connectionString: databaseUrl });
-    next.on('notification', () => onNotify());
+    next.on('notification', (message) => onNotify(message.payload));
     next.on('error', (error) => {
       log.warn({ err: error }, 'job notification connection lost; reconnecting');
       scheduleReconnect();

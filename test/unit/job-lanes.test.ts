@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import pg from 'pg';
 import pino from 'pino';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { NewJob } from '../../src/jobs/job-queue.js';
+import { parseJobNotification } from '../../src/jobs/job-notification.js';
 import { Jobs } from '../../src/jobs/jobs.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -58,6 +60,15 @@ for (const dialect of testDialects()) {
       assert.equal(organizationsOf(await jobs.queue.claim('node-2', 10, 5000, 'delivery', { perOrganization: 3, held: new Map() })), 'a,a,a');
     });
 
+    it('with more organizations waiting than free slots, those running the fewest win, then those waiting longest', async () => {
+      const jobs = new Jobs(handle, { concurrency: 8, pollMs: 200, leaseMs: 5000, databaseUrl: url }, silent);
+      // e waits longest but already runs two; d runs one; a, b and c none, c waiting longest of them.
+      await jobs.enqueueAll(handle.db, [delivery('e', 0, 90), delivery('d', 0, 80), delivery('a', 0, 30), delivery('b', 0, 20), delivery('c', 0, 40)]);
+      const claimed = await jobs.queue.claim('node-1', 3, 5000, 'delivery', { perOrganization: 3, held: new Map([['e', 2], ['d', 1]]) });
+      assert.equal(organizationsOf(claimed), 'a,b,c');
+      assert.equal(organizationsOf(await jobs.queue.claim('node-1', 1, 5000, 'delivery', { perOrganization: 3, held: new Map([['e', 2], ['d', 1]]) })), 'd');
+    });
+
     it('keeps lanes apart: a claim takes only its own lane', async () => {
       const jobs = new Jobs(handle, { concurrency: 8, pollMs: 200, leaseMs: 5000, databaseUrl: url }, silent);
       await jobs.enqueueAll(handle.db, [delivery('a', 0, 5), { kind: 'test.work', payload: {}, runAt: new Date(Date.now() - 1000) }]);
@@ -85,6 +96,32 @@ for (const dialect of testDialects()) {
         assert.ok(ranAt[0]! >= due - 5, `ran ${due - ranAt[0]!} ms early`);
       } finally {
         await jobs.stop();
+      }
+    });
+
+    it('PostgreSQL: an insert notifies, per lane, when its earliest job is due; a statement inserting nothing wakes every lane', { skip: dialect !== 'postgres' }, async () => {
+      const jobs = new Jobs(handle, { concurrency: 2, pollMs: 60_000, leaseMs: 5000, databaseUrl: url }, silent);
+      const listener = new pg.Client({ connectionString: url });
+      await listener.connect();
+      const payloads: string[] = [];
+      listener.on('notification', (message) => payloads.push(message.payload ?? ''));
+      await listener.query('listen teamstage_jobs');
+      try {
+        const soon = new Date(Date.now() + 1000);
+        const later = new Date(Date.now() + 3_600_000);
+        await jobs.enqueueAll(handle.db, [
+          { kind: 'test.deadline', payload: {}, runAt: later, dedupeKey: 'deadline' },
+          { kind: 'test.work', payload: {}, runAt: soon },
+          { ...delivery('a', 0, 0), runAt: later },
+        ]);
+        await waitUntil(() => payloads.length >= 2, 3000, `notifications: ${JSON.stringify(payloads)}`);
+        assert.deepEqual(payloads.sort(), [`delivery ${later.toISOString()}`, `work ${soon.toISOString()}`]);
+        payloads.length = 0;
+        await jobs.enqueue(handle.db, { kind: 'test.deadline', payload: {}, runAt: later, dedupeKey: 'deadline' }); // meets its key
+        await waitUntil(() => payloads.length >= 1, 3000, 'no notification');
+        assert.deepEqual(payloads, ['']);
+      } finally {
+        await listener.end();
       }
     });
 
@@ -129,3 +166,13 @@ for (const dialect of testDialects()) {
     });
   });
 }
+
+describe('job notifications (PostgreSQL wake-ups)', () => {
+  it('say when the earliest inserted job of a lane is due; anything else wakes every lane', () => {
+    assert.deepEqual(parseJobNotification('delivery 2030-01-02T03:04:05.678Z'), new Map([['delivery', new Date('2030-01-02T03:04:05.678Z')]]));
+    assert.deepEqual(parseJobNotification('work 1970-01-01T00:00:00.000Z'), new Map([['work', new Date(0)]]));
+    for (const payload of [undefined, '', 'work', 'elsewhere 2030-01-02T03:04:05.678Z', 'work not-a-time']) {
+      assert.equal(parseJobNotification(payload), undefined, String(payload));
+    }
+  });
+});
