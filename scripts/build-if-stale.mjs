@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `npm start` runs the compiled server, which `npm ci` builds once (the `prepare` script). Compiling the
  * whole project on every start took about 17 s, so start only rebuilds when a source is newer than the
@@ -8,7 +7,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /** What the build reads: a change to any of these makes the build stale. */
 export const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
@@ -31,11 +29,10 @@ export function buildIsStale(root) {
   return BUILD_INPUTS.some((input) => newestModification(path.join(root, input)) > built.mtimeMs);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  if (buildIsStale(root)) {
-    console.error('teamstage: sources changed since the last build; building first (npm run build)');
-    const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-    process.exit(build.status ?? 1);
-  }
+/** Builds first when the build is stale (see above); the build's own errors are printed by tsc. */
+export function buildIfStale(root) {
+  if (!buildIsStale(root)) return;
+  console.error('teamstage: sources changed since the last build; building first (npm run build)');
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
 }
