@@ -125,7 +125,9 @@ export class TasksService {
 
   async create(principal: Principal, organizationName: string, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<Resource> {
     const { organization, featureSet, standing } = await this.gate.enter(principal, organizationName);
-    requireTaskManager(standing);
+    // Creating is not in the table of who may do what for anyone but task managers, and what is not there
+    // is 404: unlike an existing task the member can see, there is nothing here they could be refused.
+    if (!canManageRunTasks(standing)) throw new NotFound(`organization '${organizationName}' not found`);
     checkAttributes(input);
     const limitProblem = (existing: number) => runTaskLimitProblem(featureSet, existing);
     // Refuse early, before contacting the task; checked again under the organization lock below.

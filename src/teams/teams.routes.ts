@@ -72,13 +72,15 @@ export async function teamsRoutes(app: FastifyInstance, services: Services): Pro
     },
   );
 
-  // CONTRACT 5: an unknown team is 404 before the body is looked at, so the team is checked in preValidation.
+  // An unknown or hidden team is 404 before the body is even parsed (an unparseable body would be a 422),
+  // so the team is looked up in preParsing.
   app.patch<{ Params: { team_id: string }; Querystring: Query; Body: { data: { attributes?: TeamAttributesInput } } }>(
     '/teams/:team_id',
     {
       schema: { params: TeamParams, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' },
-      preValidation: async (request) => {
+      preParsing: async (request, _reply, payload) => {
         await teamsService.visibleTeam(callerOf(request), (request.params as { team_id: string }).team_id);
+        return payload;
       },
     },
     async (request, reply) => {

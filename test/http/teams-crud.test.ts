@@ -59,6 +59,13 @@ for (const dialect of testDialects()) {
       assert.equal(patched.status, 404);
       assert.equal(patched.body.errors[0].title, 'not found');
       assert.equal((await org.owner.api.delete('/teams/team-doesnotexist1234')).status, 404);
+      // Not even parsed: an unparseable body would be a 422, but the unknown team comes first.
+      const unparseable = await org.owner.api.patch('/teams/team-doesnotexist1234', '{"data": {');
+      assert.equal(unparseable.status, 404);
+      assert.equal(unparseable.body.errors[0].title, 'not found');
+      // For a team that exists, the same body is the 422 it always was.
+      const team = await createTeam(ctx, org);
+      assert.equal((await org.owner.api.patch(`/teams/${team.id}`, '{"data": {')).status, 422);
     });
 
     it('accepts allow-team-token-management as an alias and echoes allow-member-token-management', async () => {
