@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
-import { nowIso } from '../src/clock.js';
+import { nowIso } from '../src/core/clock.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { newId } from '../src/identity/ids.js';
+import { newId } from '../src/core/ids.js';
 import { generateToken, hashToken } from '../src/identity/token-secrets.js';
 import { createServices } from '../src/services.js';
-import { noAccess } from '../src/teams/organization-access.js';
+import { noAccess } from '../src/access/organization-access.js';
 
 export interface Seeded {
   organization: string;

@@ -11,18 +11,18 @@ import { AuthFailureLimit } from './http/auth-failure-limit.js';
 import { registerAuthentication } from './http/authentication.js';
 import { firstEarlyAnswer, refuseOverBudgetEarly } from './http/early-refusal.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
-import { ERROR_TITLES } from './http/errors.js';
+import { ERROR_TITLES } from './core/errors.js';
 import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerResponseCache } from './http/response-cache.js';
-import { healthRoutes } from './ops/health.routes.js';
+import { healthRoutes } from './http/routes/health.routes.js';
 import { WriteHealth } from './ops/write-health.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
 import { createServices, type Services } from './services.js';
-import { registerApiRoutes } from './routes.js';
-import { VERSION } from './version.js';
+import { registerApiRoutes } from './http/api-routes.js';
+import { VERSION } from './core/version.js';
 
 export type App = FastifyInstance;
 

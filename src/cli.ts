@@ -7,7 +7,7 @@ import { rotateSiteToken, siteTokenFile } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { serve } from './main.js';
 import { explainStartupFailure } from './ops/startup-failure.js';
-import { VERSION } from './version.js';
+import { VERSION } from './core/version.js';
 
 const USAGE = `teamstage ${VERSION}
 

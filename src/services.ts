@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
-import { StandingRepository } from './authz/standing.repository.js';
+import { StandingRepository } from './access/standing.repository.js';
 import { Authenticator } from './identity/authenticate.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { TokensService } from './identity/tokens.service.js';
@@ -30,7 +30,7 @@ import { RunProgress } from './runs/run-progress.js';
 import { RunTransitions } from './runs/run-transitions.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
-import type { TaskStageDocuments } from './runs/task-stage-documents.js';
+import type { TaskStageDocuments } from './http/serializers/task-stage-documents.js';
 import { TaskVerifier } from './runtasks/task-verification.js';
 import { TaskDestinations } from './outbound/task-destinations.js';
 import { TasksRepository } from './runtasks/tasks.repository.js';

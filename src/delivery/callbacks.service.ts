@@ -1,12 +1,12 @@
-import { nowIso } from '../clock.js';
-import { newId } from '../identity/ids.js';
-import { Conflict, InvalidAttribute, NotFound, Unauthorized } from '../http/errors.js';
+import { nowIso } from '../core/clock.js';
+import { newId } from '../core/ids.js';
+import { Conflict, InvalidAttribute, NotFound, Unauthorized } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { httpUrlProblem } from '../runtasks/run-task-rules.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { ResultReport, TaskStageRunner } from '../taskstages/task-stage-runner.js';
 import type { TaskStagesRepository } from '../taskstages/task-stages.repository.js';
-import { taskResultResource } from '../taskstages/task-stages.serializer.js';
+import { taskResultResource } from '../http/serializers/task-stages.serializer.js';
 import type { TaskResultTokens } from './access-tokens.js';
 
 export interface OutcomeInput {

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type OnConflictBuilder, type QueryCreator } from 'kysely';
 import { affectedRows, compiledOnce, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
-import { newId } from '../identity/ids.js';
-import { nowIso } from '../clock.js';
+import { newId } from '../core/ids.js';
+import { nowIso } from '../core/clock.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { jobRowValues, replacePendingJob, type Executor, type JobRowValues, type NewJob } from '../jobs/job-queue.js';
 import { OPEN_RESULT_STATUSES } from '../taskstages/stage-status.js';

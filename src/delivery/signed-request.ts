@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { errors, request, type Dispatcher } from 'undici';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 
 /**
  * The one signed POST of the run task protocol (CONTRACT 9), shared by the verification request on

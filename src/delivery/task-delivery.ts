@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Dispatcher } from 'undici';
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { Jobs } from '../jobs/jobs.js';

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken, type Authenticator } from '../identity/authenticate.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../core/principal.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
 import { overBudgetError } from './early-refusal.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 import './fastify-types.js';
 
 export interface AuthenticationOptions {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../identity/principal.js';
-import { Unauthorized } from './errors.js';
+import type { Principal } from '../core/principal.js';
+import { Unauthorized } from '../core/errors.js';
 import './fastify-types.js';
 
 /** The authenticated principal of a non-public route. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 
 /**
  * While the server closes, a request that still arrives (on a connection kept alive, or one whose headers

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { NotFound } from './errors.js';
+import { NotFound } from '../core/errors.js';
 import './fastify-types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeStorageProblem, storageFailureOf, type StorageFailure } from '../db/storage-failures.js';
 import { limitUnreadBodyAfterRefusal } from './credentials-before-body.js';
-import { ApiError, ERROR_TITLES, type ErrorObject } from './errors.js';
+import { ApiError, ERROR_TITLES, type ErrorObject } from '../core/errors.js';
 
 interface AjvLikeError {
   instancePath?: string;

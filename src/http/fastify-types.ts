@@ -1,4 +1,4 @@
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../core/principal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,4 +1,4 @@
-import { BadRequest } from './errors.js';
+import { BadRequest } from '../core/errors.js';
 import { listParameter, type Query } from './querystring.js';
 
 /**

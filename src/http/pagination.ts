@@ -1,4 +1,4 @@
-import { Unprocessable } from './errors.js';
+import { Unprocessable } from '../core/errors.js';
 import type { Query } from './querystring.js';
 
 export interface PageRequest {

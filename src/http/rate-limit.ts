@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { principalKey } from '../identity/principal.js';
-import { ApiError } from './errors.js';
+import { principalKey } from '../core/principal.js';
+import { ApiError } from '../core/errors.js';
 
 /**
  * CONTRACT 2: N requests per second per authenticated principal (per IP before authentication).

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EarlyAnswer } from './answering-first-server.js';
 import { VersionedCache } from '../db/versioned-cache.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../core/principal.js';
 import './fastify-types.js';
 
 interface CachedResponse {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError, PayloadTooLarge } from './errors.js';
+import { ApiError, PayloadTooLarge } from '../core/errors.js';
 
 /** A request body written to a temporary file, read back in pieces; `dispose()` removes the file. */
 export interface SpooledBody {

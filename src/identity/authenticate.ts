@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { nowIso } from '../clock.js';
-import { Unauthorized } from '../http/errors.js';
+import { nowIso } from '../core/clock.js';
+import { Unauthorized } from '../core/errors.js';
 import { editionHasTeam, featureSetOf } from '../organizations/editions.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../core/principal.js';
 import { hashToken, tokenMatchesHash } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
 import { VersionedCache } from '../db/versioned-cache.js';

@@ -1,4 +1,4 @@
-import { idSuffix } from './ids.js';
+import { idSuffix } from '../core/ids.js';
 
 /** What a service account stands for: a team's tokens, an organization's token, or the site admin's. */
 export type ServiceAccountOwner =

@@ -1,6 +1,6 @@
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { newId, idSuffix } from './ids.js';
+import { newId, idSuffix } from '../core/ids.js';
 import { serviceAccountName, serviceAccountOwnerKey, type ServiceAccountOwner } from './service-account-names.js';
 import type { UsersRepository } from './users.repository.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { nowIso } from '../clock.js';
-import { newId } from './ids.js';
+import { nowIso } from '../core/clock.js';
+import { newId } from '../core/ids.js';
 import { generateToken, hashToken } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
 

@@ -1,18 +1,18 @@
-import { teamPermissions } from '../authz/team-permissions.js';
-import { nowIso } from '../clock.js';
+import { teamPermissions } from '../access/team-permissions.js';
+import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { editionHasTeam } from '../organizations/editions.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
 import { teamFacts, type TeamsService } from '../teams/teams.service.js';
-import { newId } from './ids.js';
-import type { Principal } from './principal.js';
+import { newId } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import { generateToken, hashToken } from './token-secrets.js';
 import type { TokenRow, TokensRepository } from './tokens.repository.js';
-import { tokenResource } from './tokens.serializer.js';
+import { tokenResource } from '../http/serializers/tokens.serializer.js';
 import type { UsersRepository } from './users.repository.js';
 
 export interface TeamTokenInput {

@@ -1,16 +1,16 @@
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { InvalidAttribute, NotFound } from '../http/errors.js';
+import { InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { checkEmail } from '../organizations/organizations.service.js';
-import { nameProblem } from '../teams/team-name.js';
-import { newId } from './ids.js';
-import type { Principal } from './principal.js';
+import { nameProblem } from '../core/team-name.js';
+import { newId } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
 import { isReservedUsername, RESERVED_USERNAME_DETAIL } from './service-account-names.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import type { UsersRepository } from './users.repository.js';
-import { userResource } from './users.serializer.js';
+import { userResource } from '../http/serializers/users.serializer.js';
 
 /** Site-admin user management and "who am I" (CONTRACT 3). */
 export class UsersService {

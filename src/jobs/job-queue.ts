@@ -1,7 +1,7 @@
 import { sql, type Kysely, type OnConflictBuilder, type Transaction } from 'kysely';
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 import { compiledPerShape, fixed } from '../db/compiled-query.js';
-import { newId } from '../identity/ids.js';
+import { newId } from '../core/ids.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, JobsTable } from '../db/schema.js';
 import { claimFairly } from './fair-claim.js';

@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '../db/database.js';
 import { describeStorageProblem, storageFailureOf, type StorageFailure } from '../db/storage-failures.js';
 import { probeWrite } from '../db/write-probe.js';
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 
 export interface WriteRefusal {
   failure: StorageFailure;

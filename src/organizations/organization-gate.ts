@@ -1,8 +1,8 @@
-import type { OrganizationStanding } from '../authz/organization-standing.js';
-import type { StandingRepository } from '../authz/standing.repository.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import type { StandingRepository } from '../access/standing.repository.js';
 import { VersionedCache } from '../db/versioned-cache.js';
-import { NotFound } from '../http/errors.js';
-import type { Principal } from '../identity/principal.js';
+import { NotFound } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import { featureSetOf, type FeatureSet } from './editions.js';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
 

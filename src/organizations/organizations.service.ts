@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely';
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { InvalidAttribute, NotFound, Unprocessable } from '../http/errors.js';
+import { InvalidAttribute, NotFound, Unprocessable } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import { newId } from '../identity/ids.js';
-import type { Principal } from '../identity/principal.js';
-import type { StandingRepository } from '../authz/standing.repository.js';
-import { fullAccess } from '../teams/organization-access.js';
-import { nameProblem } from '../teams/team-name.js';
+import { newId } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
+import type { StandingRepository } from '../access/standing.repository.js';
+import { fullAccess } from '../access/organization-access.js';
+import { nameProblem } from '../core/team-name.js';
 import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf } from './editions.js';
 import type { OrganizationGate } from './organization-gate.js';
 import type { OrganizationsRepository } from './organizations.repository.js';
-import { entitlementSetResource, featureSetResource, organizationResource } from './organizations.serializer.js';
+import { entitlementSetResource, featureSetResource, organizationResource } from '../http/serializers/organizations.serializer.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 

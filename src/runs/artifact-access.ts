@@ -1,5 +1,5 @@
-import { canReadWorkspaces } from '../authz/workspace-permissions.js';
-import { NotFound, Unauthorized } from '../http/errors.js';
+import { canReadWorkspaces } from '../access/workspace-permissions.js';
+import { NotFound, Unauthorized } from '../core/errors.js';
 import type { Authenticator } from '../identity/authenticate.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TaskAccessTokens } from './task-access-port.js';

@@ -1,5 +1,5 @@
 import type { TaskResultsTable, TaskStagesTable } from '../db/schema.js';
-import { newId } from '../identity/ids.js';
+import { newId } from '../core/ids.js';
 import type { PhaseRow, RunRow } from './runs.repository.js';
 import { planTaskStages, type AttachedTask } from './task-stage-plan.js';
 

@@ -1,10 +1,10 @@
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../core/principal.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { ArtifactAccess } from './artifact-access.js';
-import { applyResource, planResource } from './phases.serializer.js';
+import { applyResource, planResource } from '../http/serializers/phases.serializer.js';
 import type { PhaseRow, PhaseTable, RunsRepository } from './runs.repository.js';
 
 /** Plans and applies of runs, and the plan JSON run tasks download (CONTRACT 7, 9). */

@@ -1,5 +1,5 @@
-import { idSuffix } from '../identity/ids.js';
-import type { Principal } from '../identity/principal.js';
+import { idSuffix } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
 
 /** Who a run was created by, as stored and as sent to run tasks in `run_created_by`. */
 export function runCreator(principal: Principal): { userId: string | null; name: string } {

@@ -1,4 +1,4 @@
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';

@@ -1,24 +1,24 @@
 import type { Kysely } from 'kysely';
-import type { OrganizationStanding } from '../authz/organization-standing.js';
-import { canQueueRuns } from '../authz/workspace-permissions.js';
-import { nowIso } from '../clock.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import { canQueueRuns } from '../access/workspace-permissions.js';
+import { nowIso } from '../core/clock.js';
 import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';
-import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { uniqueResources } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../organizations/organization-gate.js';
-import { TASK_STAGE_ORDER } from '../runtasks/task-stages.js';
+import { TASK_STAGE_ORDER } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
-import { parseStages } from '../runtasks/workspace-tasks.serializer.js';
+import { parseStages } from '../http/serializers/workspace-tasks.serializer.js';
 import { newJobRow, type Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
-import { configurationVersionResource } from '../workspaces/configuration-versions.serializer.js';
+import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import { workspaceResource } from '../workspaces/workspaces.serializer.js';
-import { applyResource, planResource } from './phases.serializer.js';
+import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
+import { applyResource, planResource } from '../http/serializers/phases.serializer.js';
 import { newRunRows } from './new-run-rows.js';
 import { runCreator } from './run-creator.js';
 import type { RunProgress } from './run-progress.js';
@@ -26,8 +26,8 @@ import { runFacts } from './run-next-step.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import type { RunTransitions } from './run-transitions.js';
 import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
-import { runResource, type RunView } from './runs.serializer.js';
-import type { TaskStageDocuments } from './task-stage-documents.js';
+import { runResource, type RunView } from '../http/serializers/runs.serializer.js';
+import type { TaskStageDocuments } from '../http/serializers/task-stage-documents.js';
 
 /** What a run document shows of a run's plan, apply and task stages. */
 interface RunRelations {

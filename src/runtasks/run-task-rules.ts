@@ -1,6 +1,6 @@
 import type { TaskStageName } from '../db/schema.js';
 import type { FeatureSet } from '../organizations/editions.js';
-import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from './task-stages.js';
+import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from '../core/stage-order.js';
 
 /** Pure rules of run tasks and their workspace attachments (CONTRACT 6, 7). Each returns why input is bad, or undefined. */
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { nowIso } from '../clock.js';
+import { nowIso } from '../core/clock.js';
 import { postSignedJson } from '../delivery/signed-request.js';
-import { InvalidAttribute } from '../http/errors.js';
+import { InvalidAttribute } from '../core/errors.js';
 import type { TaskDestinations } from '../outbound/task-destinations.js';
 import { verificationPayload } from './task-request-payload.js';
 

@@ -1,23 +1,23 @@
 import type { Kysely } from 'kysely';
-import type { OrganizationStanding } from '../authz/organization-standing.js';
-import { canManageRunTasks, canReadRunTasks, canReadWorkspaces } from '../authz/workspace-permissions.js';
-import { nowIso } from '../clock.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import { canManageRunTasks, canReadRunTasks, canReadWorkspaces } from '../access/workspace-permissions.js';
+import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import { uniqueResources, type Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import { newId } from '../identity/ids.js';
-import type { Principal } from '../identity/principal.js';
+import { newId } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
 import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
-import { nameKey, nameProblem } from '../teams/team-name.js';
+import { nameKey, nameProblem } from '../core/team-name.js';
 import { categoryProblem, descriptionProblem, runTaskLimitProblem, taskUrlProblem } from './run-task-rules.js';
 import type { TaskVerifier } from './task-verification.js';
 import type { TaskChanges, TaskRow, TasksRepository } from './tasks.repository.js';
-import { taskResource } from './tasks.serializer.js';
-import { workspaceTaskResource } from './workspace-tasks.serializer.js';
+import { taskResource } from '../http/serializers/tasks.serializer.js';
+import { workspaceTaskResource } from '../http/serializers/workspace-tasks.serializer.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import { workspaceResource } from '../workspaces/workspaces.serializer.js';
+import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
 
 /** go-tfe's RunTaskIncludeOpt values. */
 export type TaskInclude = 'workspace-tasks' | 'workspace-tasks.workspace';

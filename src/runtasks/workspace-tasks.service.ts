@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely';
-import type { OrganizationStanding } from '../authz/organization-standing.js';
-import { canManageRunTasks } from '../authz/workspace-permissions.js';
-import { nowIso } from '../clock.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import { canManageRunTasks } from '../access/workspace-permissions.js';
+import { nowIso } from '../core/clock.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import { newId } from '../identity/ids.js';
-import type { Principal } from '../identity/principal.js';
+import { newId } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
 import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskRow, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
-import { parseStages, workspaceTaskResource } from './workspace-tasks.serializer.js';
+import { parseStages, workspaceTaskResource } from '../http/serializers/workspace-tasks.serializer.js';
 
 export interface WorkspaceTaskAttributesInput {
   'enforcement-level'?: string;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { newId } from '../identity/ids.js';
-import { nowIso } from '../clock.js';
+import { newId } from '../core/ids.js';
+import { nowIso } from '../core/clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';

@@ -1,14 +1,14 @@
-import type { OrganizationStanding } from '../authz/organization-standing.js';
-import { canReadRuns, taskStagePermissions } from '../authz/task-stage-permissions.js';
-import { Conflict, Forbidden, NotFound } from '../http/errors.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import { canReadRuns, taskStagePermissions } from '../access/task-stage-permissions.js';
+import { Conflict, Forbidden, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import type { Principal } from '../identity/principal.js';
+import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
-import type { TaskStageDocuments } from '../runs/task-stage-documents.js';
+import type { TaskStageDocuments } from '../http/serializers/task-stage-documents.js';
 import type { TaskStageRunner } from './task-stage-runner.js';
 import type { TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
-import { outcomeResource, taskResultResource, taskStageResource } from './task-stages.serializer.js';
+import { outcomeResource, taskResultResource, taskStageResource } from '../http/serializers/task-stages.serializer.js';
 
 export type TaskStageInclude = 'run' | 'run.workspace' | 'task-results' | 'policy-evaluations';
 export const TASK_STAGE_INCLUDES: readonly TaskStageInclude[] = ['run', 'run.workspace', 'task-results', 'policy-evaluations'];

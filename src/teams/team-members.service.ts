@@ -1,7 +1,7 @@
-import { teamPermissions } from '../authz/team-permissions.js';
-import { nowIso } from '../clock.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
-import type { Principal } from '../identity/principal.js';
+import { teamPermissions } from '../access/team-permissions.js';
+import { nowIso } from '../core/clock.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import type { UsersRepository } from '../identity/users.repository.js';
 import { editionHasTeam } from '../organizations/editions.js';
 import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';

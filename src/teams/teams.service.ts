@@ -1,26 +1,26 @@
 import {
   canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions, type TeamFacts,
-} from '../authz/team-permissions.js';
-import type { OrganizationStanding } from '../authz/organization-standing.js';
-import { nowIso } from '../clock.js';
+} from '../access/team-permissions.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import { newId } from '../identity/ids.js';
-import type { Principal } from '../identity/principal.js';
+import { newId } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
 import type { UserRow, UsersRepository } from '../identity/users.repository.js';
-import { userResource } from '../identity/users.serializer.js';
+import { userResource } from '../http/serializers/users.serializer.js';
 import type { MembershipsRepository } from '../organizations/memberships.repository.js';
-import { membershipResource } from '../organizations/memberships.serializer.js';
+import { membershipResource } from '../http/serializers/memberships.serializer.js';
 import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
 import {
   fullAccess, mergeOrganizationAccess, noAccess, parseStoredAccess, type AccessChange, type OrganizationAccess,
-} from './organization-access.js';
+} from '../access/organization-access.js';
 import { TeamInserts } from './team-inserts.js';
-import { nameKey, nameProblem } from './team-name.js';
+import { nameKey, nameProblem } from '../core/team-name.js';
 import type { TeamRow, TeamsRepository } from './teams.repository.js';
-import { teamResource, type TeamView } from './teams.serializer.js';
+import { teamResource, type TeamView } from '../http/serializers/teams.serializer.js';
 
 export type TeamInclude = 'users' | 'organization-memberships';
 export const TEAM_INCLUDES: readonly TeamInclude[] = ['users', 'organization-memberships'];

@@ -1,6 +1,6 @@
-import { canReadWorkspaces } from '../authz/workspace-permissions.js';
-import { NotFound } from '../http/errors.js';
-import type { Principal } from '../identity/principal.js';
+import { canReadWorkspaces } from '../access/workspace-permissions.js';
+import { NotFound } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
 import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
 

@@ -1,17 +1,17 @@
-import type { OrganizationStanding } from '../authz/organization-standing.js';
-import { canManageWorkspaces, canReadWorkspaces } from '../authz/workspace-permissions.js';
-import { nowIso } from '../clock.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import { canManageWorkspaces, canReadWorkspaces } from '../access/workspace-permissions.js';
+import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../http/errors.js';
+import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import { newId } from '../identity/ids.js';
-import type { Principal } from '../identity/principal.js';
+import { newId } from '../core/ids.js';
+import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
-import { nameKey, nameProblem } from '../teams/team-name.js';
+import { nameKey, nameProblem } from '../core/team-name.js';
 import type { WorkspaceGate } from './workspace-gate.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
-import { workspaceResource } from './workspaces.serializer.js';
+import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
 
 export interface WorkspaceAttributesInput {
   name: string;

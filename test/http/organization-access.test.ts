@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization, createTeam, type TestOrganization } from '../helpers/fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
-import { ORGANIZATION_ACCESS_KEYS, mergeOrganizationAccess, noAccess, type OrganizationAccess } from '../../src/teams/organization-access.js';
+import { ORGANIZATION_ACCESS_KEYS, mergeOrganizationAccess, noAccess, type OrganizationAccess } from '../../src/access/organization-access.js';
 
 const accessBody = (access: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   data: { type: 'teams', attributes: { ...extra, 'organization-access': access } },

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization } from '../helpers/fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
-import { ORGANIZATION_ACCESS_KEYS } from '../../src/teams/organization-access.js';
+import { ORGANIZATION_ACCESS_KEYS } from '../../src/access/organization-access.js';
 
 for (const dialect of testDialects()) {
   describe(`the owners team (${dialect})`, () => {

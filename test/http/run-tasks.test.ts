@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { ensureSiteToken } from '../../src/identity/site-token.js';
 import { TokensRepository } from '../../src/identity/tokens.repository.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/core/version.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization, createUser } from '../helpers/fixtures.js';

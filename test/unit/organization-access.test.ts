@@ -13,7 +13,7 @@ import {
   type AccessChange,
   type OrganizationAccess,
   type OrganizationAccessKey,
-} from '../../src/teams/organization-access.js';
+} from '../../src/access/organization-access.js';
 
 function access(...keys: OrganizationAccessKey[]): OrganizationAccess {
   const result = noAccess();

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { standingFromTeams, type CallerTeam } from '../../src/authz/organization-standing.js';
-import { canSeeTeam, type TeamFacts } from '../../src/authz/team-permissions.js';
-import { canQueueRuns } from '../../src/authz/workspace-permissions.js';
-import { taskStagePermissions } from '../../src/authz/task-stage-permissions.js';
-import type { Principal } from '../../src/identity/principal.js';
-import { fullAccess, noAccess } from '../../src/teams/organization-access.js';
+import { standingFromTeams, type CallerTeam } from '../../src/access/organization-standing.js';
+import { canSeeTeam, type TeamFacts } from '../../src/access/team-permissions.js';
+import { canQueueRuns } from '../../src/access/workspace-permissions.js';
+import { taskStagePermissions } from '../../src/access/task-stage-permissions.js';
+import type { Principal } from '../../src/core/principal.js';
+import { fullAccess, noAccess } from '../../src/access/organization-access.js';
 
 const ORG = 'acme';
 const user: Principal = { kind: 'user', tokenId: 'at-u', userId: 'user-1', username: 'alice' };

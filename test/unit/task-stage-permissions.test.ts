@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { standingFromTeams, type OrganizationStanding } from '../../src/authz/organization-standing.js';
-import { canReadRuns, taskStagePermissions } from '../../src/authz/task-stage-permissions.js';
-import type { Principal } from '../../src/identity/principal.js';
-import { ORGANIZATION_ACCESS_KEYS, fullAccess, noAccess, type OrganizationAccessKey } from '../../src/teams/organization-access.js';
+import { standingFromTeams, type OrganizationStanding } from '../../src/access/organization-standing.js';
+import { canReadRuns, taskStagePermissions } from '../../src/access/task-stage-permissions.js';
+import type { Principal } from '../../src/core/principal.js';
+import { ORGANIZATION_ACCESS_KEYS, fullAccess, noAccess, type OrganizationAccessKey } from '../../src/access/organization-access.js';
 
 const ORG = 'acme';
 const user: Principal = { kind: 'user', tokenId: 'at-u', userId: 'user-1', username: 'alice' };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { NAME_MAX_LENGTH, nameKey, nameProblem } from '../../src/teams/team-name.js';
+import { NAME_MAX_LENGTH, nameKey, nameProblem } from '../../src/core/team-name.js';
 
 const ALLOWED = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_';
 const allowedChar = fc.constantFrom(...ALLOWED.split(''));

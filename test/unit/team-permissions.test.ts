@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { outsider, standingFromTeams, type CallerTeam, type OrganizationStanding } from '../../src/authz/organization-standing.js';
+import { outsider, standingFromTeams, type CallerTeam, type OrganizationStanding } from '../../src/access/organization-standing.js';
 import {
   canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions, type TeamFacts,
-} from '../../src/authz/team-permissions.js';
-import type { Principal } from '../../src/identity/principal.js';
+} from '../../src/access/team-permissions.js';
+import type { Principal } from '../../src/core/principal.js';
 import {
   ORGANIZATION_ACCESS_KEYS, fullAccess, noAccess, type OrganizationAccess, type OrganizationAccessKey,
-} from '../../src/teams/organization-access.js';
+} from '../../src/access/organization-access.js';
 
 const ORG = 'acme';
 const user: Principal = { kind: 'user', tokenId: 'at-u', userId: 'user-1', username: 'alice' };

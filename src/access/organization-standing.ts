@@ -1,0 +1,63 @@
+import type { Principal } from '../core/principal.js';
+import { fullAccess, noAccess, unionAccess, type OrganizationAccess } from './organization-access.js';
+
+/**
+ * What a principal is inside one organization (CONTRACT 4). Built once per request and organization,
+ * then every rule asks it instead of the database.
+ */
+export interface OrganizationStanding {
+  organizationName: string;
+  principal: Principal;
+  /** Site admin, member of owners, the organization token or the owners team's token. */
+  isOwner: boolean;
+  /** May see the organization at all (any active member, any token of it, site admin). */
+  isMember: boolean;
+  /** The union of the organization-access of the caller's teams (all true for owners). */
+  access: OrganizationAccess;
+  /** Teams the caller belongs to: their secret teams are visible to them. */
+  teamIds: ReadonlySet<string>;
+  /** The organization token is not a person, nor any token it minted: they cannot create runs or override stages. */
+  actsAsPerson: boolean;
+  /**
+   * Whether the organization's edition has teams (CONTRACT 6). Without them, teams other than owners grant
+   * nothing and only owners see them.
+   */
+  teamsEntitled: boolean;
+}
+
+export interface CallerTeam {
+  id: string;
+  isOwners: boolean;
+  access: OrganizationAccess;
+}
+
+/** Pure: the standing from the caller's teams in this organization. */
+export function standingFromTeams(
+  principal: Principal,
+  organizationName: string,
+  facts: { activeMember: boolean; teams: CallerTeam[]; teamsEntitled?: boolean },
+): OrganizationStanding {
+  const actsAsPerson = principal.kind === 'organization' ? false : principal.kind === 'team' ? principal.actsAsPerson : true;
+  const teamsEntitled = facts.teamsEntitled ?? true;
+  const base = { organizationName, principal, actsAsPerson, teamsEntitled };
+  if (principal.kind === 'site-admin' || principal.kind === 'organization') {
+    const ownsIt = principal.kind === 'site-admin' || principal.organizationName === organizationName;
+    return { ...base, isOwner: ownsIt, isMember: ownsIt, access: ownsIt ? fullAccess() : noAccess(), teamIds: new Set() };
+  }
+  // An edition without teams leaves only the owners team granting anything (CONTRACT 6).
+  const teams = teamsEntitled ? facts.teams : facts.teams.filter((team) => team.isOwners);
+  const isOwner = teams.some((team) => team.isOwners);
+  return {
+    ...base,
+    isOwner,
+    // A team token belongs to the organization through its team alone.
+    isMember: principal.kind === 'team' ? facts.activeMember && teams.length > 0 : facts.activeMember,
+    access: isOwner ? fullAccess() : unionAccess(teams.map((team) => team.access)),
+    teamIds: new Set(teams.map((team) => team.id)),
+  };
+}
+
+/** A caller who may not see the organization at all. */
+export function outsider(principal: Principal, organizationName: string): OrganizationStanding {
+  return standingFromTeams(principal, organizationName, { activeMember: false, teams: [] });
+}

@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Principal } from '../core/principal.js';
+import { parseStoredAccess } from './organization-access.js';
+import { standingFromTeams, type CallerTeam, type OrganizationStanding } from './organization-standing.js';
+
+/** Loads the facts a standing is computed from: the caller's active membership and teams. */
+export class StandingRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** `teamsEntitled`: whether the organization's edition has teams (organizations/editions.ts). */
+  async standingIn(principal: Principal, organizationName: string, edition: { teamsEntitled: boolean }): Promise<OrganizationStanding> {
+    const { teamsEntitled } = edition;
+    if (principal.kind === 'site-admin' || principal.kind === 'organization') {
+      return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
+    }
+    if (principal.kind === 'team') {
+      if (principal.organizationName !== organizationName) {
+        return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
+      }
+      const team = await this.db
+        .selectFrom('teams')
+        .select(['id', 'is_owners', 'organization_access'])
+        .where('id', '=', principal.teamId)
+        .executeTakeFirst();
+      const teams: CallerTeam[] = team
+        ? [{ id: team.id, isOwners: team.is_owners === 1, access: parseStoredAccess(team.organization_access) }]
+        : [];
+      return standingFromTeams(principal, organizationName, { activeMember: teams.length > 0, teams, teamsEntitled });
+    }
+    // One query: the active membership, with one row per team it belongs to (a null team when none).
+    const rows = await this.db
+      .selectFrom('organization_memberships')
+      .leftJoin('team_memberships', 'team_memberships.organization_membership_id', 'organization_memberships.id')
+      .leftJoin('teams', 'teams.id', 'team_memberships.team_id')
+      .select(['teams.id', 'teams.is_owners', 'teams.organization_access'])
+      .where('organization_memberships.organization_name', '=', organizationName)
+      .where('organization_memberships.user_id', '=', principal.userId)
+      .where('organization_memberships.status', '=', 'active')
+      .execute();
+    if (rows.length === 0) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
+    const teams: CallerTeam[] = [];
+    for (const row of rows) {
+      if (row.id === null || row.organization_access === null) continue;
+      teams.push({ id: row.id, isOwners: row.is_owners === 1, access: parseStoredAccess(row.organization_access) });
+    }
+    return standingFromTeams(principal, organizationName, { activeMember: true, teams, teamsEntitled });
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { tokensRoutes } from './routes/tokens.routes.js';
+import { usersRoutes } from './routes/users.routes.js';
+import { membershipsRoutes } from './routes/memberships.routes.js';
+import { organizationsRoutes } from './routes/organizations.routes.js';
+import { phasesRoutes } from './routes/phases.routes.js';
+import { runsRoutes } from './routes/runs.routes.js';
+import { tasksRoutes } from './routes/tasks.routes.js';
+import { workspaceTasksRoutes } from './routes/workspace-tasks.routes.js';
+import type { Services } from '../services.js';
+import { teamMembersRoutes } from './routes/team-members.routes.js';
+import { teamsRoutes } from './routes/teams.routes.js';
+import { callbacksRoutes } from './routes/callbacks.routes.js';
+import { taskStagesRoutes } from './routes/task-stages.routes.js';
+import { configurationVersionsRoutes } from './routes/configuration-versions.routes.js';
+import { workspacesRoutes } from './routes/workspaces.routes.js';
+
+/** Every /api/v2 route, by area. */
+export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
+  await usersRoutes(api, services);
+  await tokensRoutes(api, services);
+  await organizationsRoutes(api, services);
+  await membershipsRoutes(api, services);
+  await teamsRoutes(api, services);
+  await teamMembersRoutes(api, services);
+  await workspacesRoutes(api, services);
+  await tasksRoutes(api, services);
+  await workspaceTasksRoutes(api, services);
+  await configurationVersionsRoutes(api, services);
+  await runsRoutes(api, services);
+  await phasesRoutes(api, services);
+  await taskStagesRoutes(api, services);
+  await callbacksRoutes(api, services);
+}

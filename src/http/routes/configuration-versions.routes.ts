@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { callerOf } from '../caller.js';
+import { sendDocument } from '../reply.js';
+import { IdParam, resourceBody } from '../schemas.js';
+import { spoolBody, type SpooledBody } from '../spooled-body.js';
+import { bearerToken } from '../../identity/authenticate.js';
+import type { Services } from '../../services.js';
+import type { AuthorizedUpload, ConfigurationVersionInput } from '../../workspaces/configuration-versions.service.js';
+
+export const UPLOAD_BODY_LIMIT = 100 * 1024 * 1024;
+
+const CreateBody = resourceBody(
+  'configuration-versions',
+  Type.Object({ 'auto-queue-runs': Type.Optional(Type.Boolean()), speculative: Type.Optional(Type.Boolean()) }),
+  { attributesRequired: false },
+);
+const VersionParams = IdParam('configuration_version_id');
+
+/** Configuration versions (CONTRACT 7): create, show, upload through the unguessable URL, download. */
+export async function configurationVersionsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const versions = services.configurationVersionsService;
+
+  app.post<{ Params: { workspace_id: string }; Body: { data: { attributes?: ConfigurationVersionInput } } }>(
+    '/workspaces/:workspace_id/configuration-versions',
+    { schema: { params: IdParam('workspace_id'), body: CreateBody, tags: ['configuration-versions'], summary: 'Create a configuration version' } },
+    async (request, reply) => {
+      const data = await versions.create(callerOf(request), request.params.workspace_id, request.body.data.attributes ?? {});
+      return sendDocument(reply, 201, { data });
+    },
+  );
+
+  app.get<{ Params: { configuration_version_id: string } }>(
+    '/configuration-versions/:configuration_version_id',
+    { schema: { params: VersionParams, tags: ['configuration-versions'], summary: 'Show a configuration version' } },
+    async (request, reply) => sendDocument(reply, 200, { data: await versions.show(callerOf(request), request.params.configuration_version_id) }),
+  );
+
+  // Public to the authentication hook: a run task's access token is not an API token (CONTRACT 9).
+  app.get<{ Params: { configuration_version_id: string } }>(
+    '/configuration-versions/:configuration_version_id/download',
+    {
+      config: { public: true },
+      schema: { params: VersionParams, tags: ['configuration-versions'], summary: 'Download the configuration (API token or run task access token)' },
+    },
+    async (request, reply) => {
+      const archive = await versions.download(bearerToken(request), request.params.configuration_version_id);
+      return reply.code(200).type('application/octet-stream').header('content-length', archive.size).send(Readable.from(archive.chunks));
+    },
+  );
+
+  // The upload takes any content type as raw bytes (go-tfe sends application/octet-stream), up to 100 MiB,
+  // in its own scope so the JSON parsers of the API do not apply. Its token is checked before a byte of the
+  // body is read; the body then goes to a temporary file, never into memory, and from there into the
+  // database in pieces. Logged at warn only: its URL is a secret.
+  await app.register(async (scope) => {
+    const authorizedUploads = new WeakMap<FastifyRequest, AuthorizedUpload>();
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) =>
+      spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length']),
+    );
+    scope.put<{ Params: { upload_token: string } }>(
+      '/configuration-versions/uploads/:upload_token',
+      {
+        config: { public: true },
+        logLevel: 'warn',
+        schema: { params: Type.Object({ upload_token: Type.String({ maxLength: 255 }) }), hide: true },
+        onRequest: async (request) => {
+          authorizedUploads.set(request, await versions.authorizeUpload((request.params as { upload_token: string }).upload_token));
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as SpooledBody | undefined;
+        try {
+          await versions.upload(authorizedUploads.get(request)!, body ?? EMPTY_UPLOAD);
+        } finally {
+          await body?.dispose();
+        }
+        return reply.code(200).send();
+      },
+    );
+  });
+}
+
+/** A PUT without a body (Fastify calls no parser for it). */
+const EMPTY_UPLOAD = { size: 0, read: (): Buffer[] => [] };

@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { callerOf } from '../caller.js';
+import { parseInclude } from '../include.js';
+import { listDocument } from '../list-document.js';
+import { parsePage } from '../pagination.js';
+import { listParameter, type Query } from '../querystring.js';
+import { sendDocument, sendNoContent } from '../reply.js';
+import { IdParam, resourceBody } from '../schemas.js';
+import type { Services } from '../../services.js';
+
+const InviteBody = resourceBody('organization-memberships', Type.Object({ email: Type.String({ maxLength: 1000 }) }), {
+  relationships: Type.Object({
+    teams: Type.Optional(
+      Type.Object({ data: Type.Array(Type.Object({ id: Type.String({ maxLength: 255 }), type: Type.Literal('teams') }), { maxItems: 100 }) }),
+    ),
+  }),
+});
+type InviteBody = { data: { attributes: { email: string }; relationships?: { teams?: { data: Array<{ id: string }> } } } };
+const MembershipParams = IdParam('membership_id');
+
+/** Organization memberships: invite, accept, list with filters, show, delete (CONTRACT 3). */
+export async function membershipsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+  const memberships = services.membershipsService;
+
+  app.post<{ Params: { organization_name: string }; Body: InviteBody }>(
+    '/organizations/:organization_name/organization-memberships',
+    { schema: { params: IdParam('organization_name'), body: InviteBody, tags: ['organization-memberships'] } },
+    async (request, reply) => {
+      const teamIds = request.body.data.relationships?.teams?.data.map((team) => team.id) ?? [];
+      const data = await memberships.invite(callerOf(request), request.params.organization_name, request.body.data.attributes.email, teamIds);
+      return sendDocument(reply, 201, { data });
+    },
+  );
+
+  app.get<{ Params: { organization_name: string }; Querystring: Query }>(
+    '/organizations/:organization_name/organization-memberships',
+    { schema: { params: IdParam('organization_name'), tags: ['organization-memberships'] } },
+    async (request, reply) => {
+      const query = request.query;
+      const include = parseInclude(query, ['user', 'teams'] as const);
+      const page = parsePage(query);
+      const result = await memberships.list(callerOf(request), request.params.organization_name, {
+        q: query.q || undefined,
+        status: query['filter[status]'] || undefined,
+        emails: query['filter[email]'] !== undefined ? listParameter(query['filter[email]']) : undefined,
+        page,
+        includeUser: include.has('user'),
+      });
+      return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, page, result));
+    },
+  );
+
+  app.get<{ Params: { membership_id: string } }>(
+    '/organization-memberships/:membership_id',
+    { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
+    async (request, reply) => sendDocument(reply, 200, { data: await memberships.show(callerOf(request), request.params.membership_id) }),
+  );
+
+  app.post<{ Params: { membership_id: string } }>(
+    '/organization-memberships/:membership_id/actions/accept',
+    { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
+    async (request, reply) => sendDocument(reply, 200, { data: await memberships.accept(callerOf(request), request.params.membership_id) }),
+  );
+
+  app.delete<{ Params: { membership_id: string } }>(
+    '/organization-memberships/:membership_id',
+    { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
+    async (request, reply) => {
+      await memberships.delete(callerOf(request), request.params.membership_id);
+      return sendNoContent(reply);
+    },
+  );
+}

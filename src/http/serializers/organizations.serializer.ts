@@ -1,0 +1,75 @@
+import type { OrganizationStanding } from '../../access/organization-standing.js';
+import type { Resource } from '../jsonapi.js';
+import { featureSetOf, type FeatureSet } from '../../organizations/editions.js';
+import type { OrganizationRow } from '../../organizations/organizations.repository.js';
+
+export function organizationResource(row: OrganizationRow, standing: OrganizationStanding): Resource {
+  const owner = standing.isOwner;
+  return {
+    id: row.name,
+    type: 'organizations',
+    attributes: {
+      name: row.name,
+      email: row.email,
+      'external-id': `org-${row.name}`,
+      'created-at': row.created_at,
+      'plan-identifier': featureSetOf(row).name.toLowerCase(),
+      permissions: {
+        'can-update': owner,
+        'can-destroy': owner,
+        'can-create-team': owner || standing.access['manage-teams'],
+        'can-create-workspace': owner || standing.access['manage-workspaces'],
+        'can-manage-run-tasks': owner || standing.access['manage-run-tasks'],
+        'can-update-api-token': owner,
+        'can-access-via-teams': true,
+      },
+    },
+    relationships: {
+      'entitlement-set': { data: { id: `org-${row.name}`, type: 'entitlement-sets' } },
+      subscription: { data: { id: `sub-${row.name}`, type: 'subscriptions' } },
+    },
+    links: { self: `/api/v2/organizations/${row.name}` },
+  };
+}
+
+export function entitlementSetResource(row: OrganizationRow, featureSet: FeatureSet): Resource {
+  return {
+    id: `org-${row.name}`,
+    type: 'entitlement-sets',
+    attributes: {
+      teams: featureSet.teams,
+      'run-tasks': featureSet.runTasks,
+      'run-task-limit': featureSet.runTaskLimit,
+      'run-task-workspace-limit': featureSet.runTaskWorkspaceLimit,
+      operations: true,
+      'state-storage': true,
+      'vcs-integrations': false,
+      sentinel: false,
+      'private-module-registry': false,
+      sso: featureSet.teams,
+      'audit-logging': false,
+      agents: false,
+      'cost-estimation': false,
+      'configuration-designer': false,
+      'module-tests-generation': false,
+      'global-run-tasks': false,
+      'self-serve-billing': false,
+      'user-limit': null,
+    },
+    links: { self: `/api/v2/entitlement-sets/org-${row.name}` },
+  };
+}
+
+export function featureSetResource(featureSet: FeatureSet): Resource {
+  return {
+    id: featureSet.id,
+    type: 'feature-sets',
+    attributes: {
+      name: featureSet.name,
+      teams: featureSet.teams,
+      'run-tasks': featureSet.runTasks,
+      'run-task-limit': featureSet.runTaskLimit,
+      'run-task-workspace-limit': featureSet.runTaskWorkspaceLimit,
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { OrganizationStanding } from '../../access/organization-standing.js';
+import { canQueueRuns } from '../../access/workspace-permissions.js';
+import type { TaskStageName } from '../../db/schema.js';
+import type { Resource } from '../jsonapi.js';
+import { isCancelable, isDiscardable, transition, type RunFacts, type RunStatus } from '../../runs/run-state-machine.js';
+import type { RunRow } from '../../runs/runs.repository.js';
+
+/** Everything a run document shows, gathered by the service. */
+export interface RunView {
+  row: RunRow;
+  planId: string | null;
+  applyId: string | null;
+  hasChanges: boolean;
+  /** The run's task stages in run order. */
+  stages: Array<{ id: string; stage: TaskStageName }>;
+}
+
+/** Type `runs`: HCP's attributes that matter to clients, `actions` from the state machine, `permissions` for the caller. */
+export function runResource(view: RunView, standing: OrganizationStanding): Resource {
+  const { row } = view;
+  const status = row.status as RunStatus;
+  const facts: RunFacts = { planOnly: row.plan_only === 1, stages: new Set(view.stages.map((stage) => stage.stage)) };
+  const queue = canQueueRuns(standing);
+  const timestamps = JSON.parse(row.status_timestamps) as Record<string, string>;
+  return {
+    id: row.id,
+    type: 'runs',
+    attributes: {
+      status,
+      'status-timestamps': timestamps,
+      message: row.message,
+      source: 'tfe-api',
+      'trigger-reason': 'manual',
+      'plan-only': row.plan_only === 1,
+      'auto-apply': row.auto_apply === 1,
+      'is-destroy': row.is_destroy === 1,
+      'has-changes': view.hasChanges,
+      refresh: true,
+      'refresh-only': false,
+      'allow-empty-apply': false,
+      'replace-addrs': [],
+      'target-addrs': [],
+      variables: [],
+      'position-in-queue': 0,
+      'created-at': row.created_at,
+      'canceled-at': timestamps['canceled-at'] ?? null,
+      actions: {
+        'is-cancelable': isCancelable(status, facts),
+        'is-confirmable': transition(status, 'confirm', facts) !== null,
+        'is-discardable': isDiscardable(status, facts),
+        'is-force-cancelable': false,
+      },
+      permissions: {
+        'can-apply': queue,
+        'can-cancel': queue,
+        'can-discard': queue,
+        'can-force-cancel': false,
+        'can-force-execute': false,
+      },
+    },
+    relationships: {
+      workspace: { data: { id: row.workspace_id, type: 'workspaces' } },
+      'configuration-version': { data: row.configuration_version_id ? { id: row.configuration_version_id, type: 'configuration-versions' } : null },
+      plan: { data: view.planId ? { id: view.planId, type: 'plans' } : null },
+      apply: { data: view.applyId ? { id: view.applyId, type: 'applies' } : null },
+      'task-stages': { data: view.stages.map((stage) => ({ id: stage.id, type: 'task-stages' })) },
+      'created-by': { data: row.created_by_user_id ? { id: row.created_by_user_id, type: 'users' } : null },
+    },
+    links: { self: `/api/v2/runs/${row.id}` },
+  };
+}

@@ -1,0 +1,82 @@
+import type { TaskStagePermissions } from '../../access/task-stage-permissions.js';
+import type { Resource } from '../jsonapi.js';
+import { parseTimestamps } from '../../taskstages/stage-status.js';
+import type { OutcomeRow, TaskResultRow, TaskStageRow } from '../../taskstages/task-stages.repository.js';
+
+/** Seed 2.2 and CONTRACT 8: `permissions` and `actions` on every stage document. */
+export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions): Resource {
+  return {
+    id: stage.id,
+    type: 'task-stages',
+    attributes: {
+      status: stage.status,
+      stage: stage.stage,
+      'status-timestamps': parseTimestamps(stage.status_timestamps),
+      'created-at': stage.created_at,
+      'updated-at': stage.updated_at,
+      permissions,
+      actions: { 'is-overridable': stage.status === 'awaiting_override' },
+    },
+    relationships: {
+      run: { data: { id: stage.run_id, type: 'runs' } },
+      'task-results': { data: resultIds.map((id) => ({ id, type: 'task-results' })) },
+      // Policy evaluations are not part of Teamstage; the relationship is always empty.
+      'policy-evaluations': { data: [] },
+    },
+    links: { self: `/api/v2/task-stages/${stage.id}` },
+  };
+}
+
+/** Seed 2.3. */
+export function taskResultResource(result: TaskResultRow): Resource {
+  return {
+    id: result.id,
+    type: 'task-results',
+    attributes: {
+      message: result.message,
+      status: result.status,
+      'status-timestamps': parseTimestamps(result.status_timestamps),
+      url: result.url,
+      'created-at': result.created_at,
+      'updated-at': result.updated_at,
+      'task-id': result.task_id,
+      'task-name': result.task_name,
+      'task-url': result.task_url,
+      stage: result.stage,
+      'is-speculative': Number(result.is_speculative) === 1,
+      'workspace-task-id': result.workspace_task_id,
+      'workspace-task-enforcement-level': result.enforcement_level,
+    },
+    relationships: {
+      'task-stage': { data: { id: result.task_stage_id, type: 'task-stages' } },
+    },
+    links: { self: `/api/v2/task-results/${result.id}` },
+  };
+}
+
+/** What a task reported with its callback (`relationships.outcomes.data[]`), served at `/task-results/:id/outcomes`. */
+export function outcomeResource(outcome: OutcomeRow): Resource {
+  return {
+    id: outcome.id,
+    type: 'task-result-outcomes',
+    attributes: {
+      'outcome-id': outcome.outcome_id,
+      description: outcome.description,
+      body: outcome.body,
+      url: outcome.url,
+      tags: safeJson(outcome.tags),
+      'created-at': outcome.created_at,
+    },
+    relationships: {
+      'task-result': { data: { id: outcome.task_result_id, type: 'task-results' } },
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}

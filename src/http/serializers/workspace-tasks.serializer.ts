@@ -1,0 +1,28 @@
+import type { TaskStageName } from '../../db/schema.js';
+import type { Resource } from '../jsonapi.js';
+import type { WorkspaceTaskRow } from '../../runtasks/workspace-tasks.repository.js';
+
+export function parseStages(json: string): TaskStageName[] {
+  return JSON.parse(json) as TaskStageName[];
+}
+
+/** Type `workspace-tasks`; `stage` is the legacy single-stage attribute, echoed as the first stage. */
+export function workspaceTaskResource(row: WorkspaceTaskRow): Resource {
+  const stages = parseStages(row.stages);
+  return {
+    id: row.id,
+    type: 'workspace-tasks',
+    attributes: {
+      'enforcement-level': row.enforcement_level,
+      stage: stages[0] ?? null,
+      stages,
+      'created-at': row.created_at,
+      'updated-at': row.updated_at,
+    },
+    relationships: {
+      task: { data: { id: row.task_id, type: 'tasks' } },
+      workspace: { data: { id: row.workspace_id, type: 'workspaces' } },
+    },
+    links: { self: `/api/v2/workspaces/${row.workspace_id}/tasks/${row.id}` },
+  };
+}

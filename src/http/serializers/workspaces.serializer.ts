@@ -1,0 +1,35 @@
+import type { OrganizationStanding } from '../../access/organization-standing.js';
+import { workspacePermissions } from '../../access/workspace-permissions.js';
+import type { Resource } from '../jsonapi.js';
+import { NOOP_TERRAFORM_VERSION } from '../../runs/noop-executor.js';
+import type { WorkspaceRow } from '../../workspaces/workspaces.repository.js';
+
+/** Just deep enough for run task gating and go-tfe (CONTRACT 7); one shape for list, show and create. */
+export function workspaceResource(row: WorkspaceRow, standing: OrganizationStanding): Resource {
+  return {
+    id: row.id,
+    type: 'workspaces',
+    attributes: {
+      name: row.name,
+      description: row.description,
+      'auto-apply': row.auto_apply === 1,
+      'execution-mode': 'remote',
+      'terraform-version': NOOP_TERRAFORM_VERSION,
+      'working-directory': row.working_directory,
+      locked: false,
+      'resource-count': 0,
+      'speculative-enabled': true,
+      'created-at': row.created_at,
+      'updated-at': row.updated_at,
+      permissions: workspacePermissions(standing),
+      actions: { 'is-destroyable': true },
+    },
+    relationships: {
+      organization: { data: { id: row.organization_name, type: 'organizations' } },
+    },
+    links: {
+      self: `/api/v2/workspaces/${row.id}`,
+      'self-html': `/app/${row.organization_name}/workspaces/${row.name}`,
+    },
+  };
+}
