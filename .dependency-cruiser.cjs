@@ -1,0 +1,48 @@
+/**
+ * The one import rule of src/ (README "Development"): a module imports only from layers below it.
+ *
+ *   core < db < access < jobs, outbound < identity < organizations < teams < workspaces < runtasks
+ *        < runs < taskstages < delivery < http, ops, app.ts, services.ts, config.ts, main.ts, cli.ts
+ *
+ * A lower domain that needs a higher one owns a port (an interface or hook) or a job kind, and the
+ * higher one plugs into it in services.ts. `npm test` runs this check (test/unit/layers.test.ts).
+ */
+const DOMAINS = ['identity', 'organizations', 'teams', 'workspaces', 'runtasks', 'runs', 'taskstages', 'delivery'];
+const TOP = '^src/(http|ops)/|^src/(app|services|config|main|cli)\\.ts$';
+
+const layers = [
+  { name: 'core', path: '^src/core/', above: '^src/(?!core/)' },
+  { name: 'db', path: '^src/db/', above: `^src/(access|jobs|outbound|${DOMAINS.join('|')})/|${TOP}` },
+  { name: 'access', path: '^src/access/', above: `^src/(jobs|outbound|${DOMAINS.join('|')})/|${TOP}` },
+  { name: 'jobs', path: '^src/jobs/', above: `^src/(outbound|${DOMAINS.join('|')})/|${TOP}` },
+  { name: 'outbound', path: '^src/outbound/', above: `^src/(jobs|${DOMAINS.join('|')})/|${TOP}` },
+  ...DOMAINS.map((domain, index) => ({
+    name: domain,
+    path: `^src/${domain}/`,
+    above: [DOMAINS.slice(index + 1).length ? `^src/(${DOMAINS.slice(index + 1).join('|')})/` : null, TOP].filter(Boolean).join('|'),
+  })),
+];
+
+module.exports = {
+  forbidden: [
+    ...layers.map((layer) => ({
+      name: `${layer.name}-imports-only-below`,
+      comment: `${layer.name} may import only from the layers below it`,
+      severity: 'error',
+      from: { path: layer.path },
+      to: { path: layer.above },
+    })),
+    {
+      name: 'no-circular',
+      comment: 'modules import each other in one direction only',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
