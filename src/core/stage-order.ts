@@ -1,4 +1,5 @@
-import type { TaskStageName } from '../db/schema.js';
+/** The run stages that can trigger run tasks, in the order a run passes them. */
+export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
 
 /** The run stages that can trigger run tasks, in the order a run passes them (seed 1). */
 export const TASK_STAGE_ORDER: readonly TaskStageName[] = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];

@@ -1,3 +1,4 @@
+import type { TaskStageName } from '../core/stage-order.js';
 /**
  * Table types. Both dialects store the same shapes: booleans as 0/1 integers, timestamps as ISO-8601
  * UTC text (sorts correctly, and is exactly what the API returns), JSON as text. One set of repository
@@ -99,8 +100,8 @@ export interface JobsTable {
   organization_name: string;
 }
 
-/** The run stages that can trigger run tasks, in the order a run passes them. */
-export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
+// The stage name is a domain rule (core); the schema only stores it.
+export type { TaskStageName };
 
 export interface WorkspacesTable {
   id: string;

@@ -2,14 +2,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Dispatcher } from 'undici';
 import { nowIso } from '../core/clock.js';
-import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { Jobs } from '../jobs/jobs.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import { deliveryJob, JOB_KINDS, type TaskStageRunner } from '../taskstages/task-stage-runner.js';
 import { newAccessToken } from './access-tokens.js';
 import type { AttemptEnd, DeliveryContext, DeliveryRepository } from './delivery.repository.js';
-import { postSignedJson, type SignedPostResult } from './signed-request.js';
+import { postSignedJson, type SignedPostResult } from '../outbound/signed-request.js';
 import { buildTaskPayload } from './task-payload.js';
 
 type AttemptOutcome = 'accepted' | 'rejected' | 'network_error';
@@ -27,6 +26,13 @@ function classify(answer: SignedPostResult): AttemptRecord {
       : { outcome: 'rejected', httpStatus: answer.status, error: `answered ${answer.status}` };
   }
   return { outcome: 'network_error', httpStatus: null, error: `${answer.error}: ${answer.detail}` };
+}
+
+/** The settings delivery needs (from config.ts, passed in services.ts: a domain does not read configuration). */
+export interface DeliverySettings {
+  /** This server's address, as the task's callback and links see it. */
+  baseUrl: string;
+  tasks: { callbackTimeoutSeconds: number; maxDurationSeconds: number; retryDelaysSeconds: number[]; requestTimeoutSeconds: number };
 }
 
 /**
@@ -47,7 +53,7 @@ export class TaskDelivery {
     private readonly repository: DeliveryRepository,
     private readonly runner: TaskStageRunner,
     private readonly jobs: Jobs,
-    private readonly config: Pick<Config, 'baseUrl' | 'tasks'>,
+    private readonly config: DeliverySettings,
     private readonly log: FastifyBaseLogger,
     /** SQLite group commit: the token and attempt record must be on disk before the task can use them. */
     private readonly durable: () => Promise<void> = async () => {},

@@ -3,7 +3,7 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
-import { editionHasTeam } from '../organizations/editions.js';
+import { editionHasTeam } from '../access/editions.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
 import { teamFacts, type TeamsService } from '../teams/teams.service.js';

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/database.js';
 import { InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
-import { checkEmail } from '../organizations/organizations.service.js';
+import { checkEmail } from './email.js';
 import { nameProblem } from '../core/team-name.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';

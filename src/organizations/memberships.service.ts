@@ -14,10 +14,10 @@ import { teamFacts, type TeamsService } from '../teams/teams.service.js';
 import { teamPermissions } from '../access/team-permissions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
-import { editionHasTeam } from './editions.js';
+import { editionHasTeam } from '../access/editions.js';
 import { membershipResource } from '../http/serializers/memberships.serializer.js';
 import type { OrganizationGate } from './organization-gate.js';
-import { checkEmail } from './organizations.service.js';
+import { checkEmail } from '../identity/email.js';
 
 function canManageMembers(standing: OrganizationStanding): boolean {
   return standing.isOwner || standing.access['manage-membership'];

@@ -3,7 +3,7 @@ import type { StandingRepository } from '../access/standing.repository.js';
 import { VersionedCache } from '../db/versioned-cache.js';
 import { NotFound } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
-import { featureSetOf, type FeatureSet } from './editions.js';
+import { featureSetOf, type FeatureSet } from '../access/editions.js';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
 
 export interface OrganizationContext {

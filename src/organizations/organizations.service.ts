@@ -10,16 +10,11 @@ import type { Principal } from '../core/principal.js';
 import type { StandingRepository } from '../access/standing.repository.js';
 import { fullAccess } from '../access/organization-access.js';
 import { nameProblem } from '../core/team-name.js';
-import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf } from './editions.js';
+import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf } from '../access/editions.js';
+import { checkEmail } from '../identity/email.js';
 import type { OrganizationGate } from './organization-gate.js';
 import type { OrganizationsRepository } from './organizations.repository.js';
 import { entitlementSetResource, featureSetResource, organizationResource } from '../http/serializers/organizations.serializer.js';
-
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-export function checkEmail(email: string, pointer: string): void {
-  if (email.length > 255 || !EMAIL.test(email)) throw new InvalidAttribute(pointer, 'email is not a valid address');
-}
 
 /** Organizations, their editions and entitlements (CONTRACT 3, 6). */
 export class OrganizationsService {

@@ -1,6 +1,5 @@
-import type { TaskResultsTable, TaskStagesTable } from '../db/schema.js';
+import type { PhasesTable as PhaseRow, RunsTable as RunRow, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 import { newId } from '../core/ids.js';
-import type { PhaseRow, RunRow } from './runs.repository.js';
 import { planTaskStages, type AttachedTask } from './task-stage-plan.js';
 
 /** Every row a new run is made of, before any of it is written. */

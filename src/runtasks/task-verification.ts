@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { nowIso } from '../core/clock.js';
-import { postSignedJson } from '../delivery/signed-request.js';
+import { postSignedJson } from '../outbound/signed-request.js';
 import { InvalidAttribute } from '../core/errors.js';
 import type { TaskDestinations } from '../outbound/task-destinations.js';
 import { verificationPayload } from './task-request-payload.js';

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../core/ids.js';
 import { nowIso } from '../core/clock.js';
-import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
@@ -56,6 +55,12 @@ export interface ResultReport {
   outcomes?: Array<Omit<OutcomeRow, 'task_result_id'>>;
 }
 
+/** The settings the runner needs (from config.ts, passed in services.ts: a domain does not read configuration). */
+export interface StageTimeLimits {
+  callbackTimeoutSeconds: number;
+  maxDurationSeconds: number;
+}
+
 /**
  * The life of a task stage after its creation: start (stage running, one delivery job per result),
  * results finishing (callbacks, delivery failures, timeouts), the stage settling by the pure rule of
@@ -70,7 +75,7 @@ export class TaskStageRunner implements TaskStagePort {
     private readonly db: Kysely<Database>,
     private readonly stages: TaskStagesRepository,
     private readonly jobs: Jobs,
-    private readonly tasks: Config['tasks'],
+    private readonly tasks: StageTimeLimits,
     /** Late-bound: run progress and this runner call each other. */
     private readonly listener: () => StageSettledListener,
   ) {}

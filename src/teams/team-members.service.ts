@@ -3,7 +3,7 @@ import { nowIso } from '../core/clock.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { UsersRepository } from '../identity/users.repository.js';
-import { editionHasTeam } from '../organizations/editions.js';
+import { editionHasTeam } from '../access/editions.js';
 import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';
 import type { TeamsRepository, TeamRow } from './teams.repository.js';
 import { teamFacts, type TeamsService } from './teams.service.js';

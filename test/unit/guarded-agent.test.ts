@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { postSignedJson } from '../../src/delivery/signed-request.js';
+import { postSignedJson } from '../../src/outbound/signed-request.js';
 import { DestinationPolicy, parseDestinationRules, type Destination } from '../../src/outbound/destination-policy.js';
 import { createGuardedAgent, DestinationDeniedError } from '../../src/outbound/guarded-agent.js';
 import { TaskDestinations } from '../../src/outbound/task-destinations.js';

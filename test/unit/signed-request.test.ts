@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
-import { postSignedJson, signTaskBody, USER_AGENT } from '../../src/delivery/signed-request.js';
+import { postSignedJson, signTaskBody, USER_AGENT } from '../../src/outbound/signed-request.js';
 import { emptyPlanJson, NoopExecutor } from '../../src/runs/noop-executor.js';
 import { tarGzProblem } from '../../src/workspaces/archive-check.js';
 import { freePort } from '../helpers/postgres-server.js';
