@@ -15,6 +15,8 @@ import { OrganizationsService } from './organizations/organizations.service.js';
 import { TeamMembersService } from './teams/team-members.service.js';
 import { TeamsRepository } from './teams/teams.repository.js';
 import { TeamsService } from './teams/teams.service.js';
+import { TeamTokenAccess } from './teams/team-token-access.js';
+import { MembershipTeams } from './teams/membership-teams.js';
 import { Jobs } from './jobs/jobs.js';
 import { TaskResultTokens } from './delivery/access-tokens.js';
 import { TaskCallbacks } from './delivery/callbacks.service.js';
@@ -106,10 +108,10 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     authenticator,
     usersService: new UsersService(users),
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet),
-    membershipsService: new MembershipsService(memberships, users, teams, teamsService, gate),
+    membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate),
     teamsService,
     teamMembersService: new TeamMembersService(teamsService, teams, users, memberships),
-    tokensService: new TokensService(tokens, users, teams, teamsService, gate),
+    tokensService: new TokensService(tokens, users, new TeamTokenAccess(teamsService, teams), gate),
     workspaceGate,
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces),

@@ -1,16 +1,14 @@
-import { teamPermissions } from '../access/team-permissions.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { editionHasTeam } from '../access/editions.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
-import type { TeamsRepository } from '../teams/teams.repository.js';
-import { teamFacts, type TeamsService } from '../teams/teams.service.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import { generateToken, hashToken } from './token-secrets.js';
+import type { TeamTokenPort } from './team-token-port.js';
 import type { TokenRow, TokensRepository } from './tokens.repository.js';
 import { tokenResource } from '../http/serializers/tokens.serializer.js';
 import type { UsersRepository } from './users.repository.js';
@@ -41,8 +39,7 @@ export class TokensService {
   constructor(
     private readonly tokens: TokensRepository,
     private readonly users: UsersRepository,
-    private readonly teams: TeamsRepository,
-    private readonly teamsService: TeamsService,
+    private readonly teams: TeamTokenPort,
     private readonly gate: OrganizationGate,
   ) {}
 
@@ -101,9 +98,9 @@ export class TokensService {
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
   async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<Resource> {
-    const { row: team, standing, context } = await this.manageableTeamWithStanding(principal, teamId);
+    const { team, standing, featureSet } = await this.teams.manageableTeam(principal, teamId);
     // Owners may still revoke such a team's tokens, but a new one would authenticate nothing (CONTRACT 6).
-    if (!editionHasTeam(context.featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
+    if (!editionHasTeam(featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
     // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
     // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
     if (team.is_owners === 1 && !standing.actsAsPerson) {
@@ -174,19 +171,13 @@ export class TokensService {
   }
 
   private async manageableTeam(principal: Principal, teamId: string) {
-    return (await this.manageableTeamWithStanding(principal, teamId)).row;
-  }
-
-  private async manageableTeamWithStanding(principal: Principal, teamId: string) {
-    const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
-    if (!teamPermissions(standing, teamFacts(row))['can-update-api-token']) throw new NotFound('team not found');
-    return { row, standing, context };
+    return (await this.teams.manageableTeam(principal, teamId)).team;
   }
 
   private async teamServiceAccount(teamId: string, existing: string | null): Promise<string> {
     if (existing) return existing;
     const id = await ensureServiceAccount(this.users, { kind: 'team', teamId });
-    await this.teams.update(teamId, { service_account_user_id: id });
+    await this.teams.setServiceAccount(teamId, id);
     return id;
   }
 }

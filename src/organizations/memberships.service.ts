@@ -9,12 +9,9 @@ import type { Principal } from '../core/principal.js';
 import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
 import { userResource } from '../http/serializers/users.serializer.js';
-import type { TeamsRepository } from '../teams/teams.repository.js';
-import { teamFacts, type TeamsService } from '../teams/teams.service.js';
-import { teamPermissions } from '../access/team-permissions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
+import type { MembershipTeamsPort } from './membership-teams-port.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
-import { editionHasTeam } from '../access/editions.js';
 import { membershipResource } from '../http/serializers/memberships.serializer.js';
 import type { OrganizationGate } from './organization-gate.js';
 import { checkEmail } from '../identity/email.js';
@@ -28,8 +25,7 @@ export class MembershipsService {
   constructor(
     private readonly memberships: MembershipsRepository,
     private readonly users: UsersRepository,
-    private readonly teams: TeamsRepository,
-    private readonly teamsService: TeamsService,
+    private readonly teams: MembershipTeamsPort,
     private readonly gate: OrganizationGate,
   ) {}
 
@@ -42,15 +38,7 @@ export class MembershipsService {
     if (!canManageMembers(standing)) throw new NotFound(`organization '${organizationName}' not found`);
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
-      const team = await this.teams.findById(teamId);
-      // The same right as adding a member to the team directly: otherwise an invitation could place someone
-      // in a team the inviter cannot even see, the owners team included.
-      const manageable =
-        team !== undefined &&
-        team.organization_name === organization.name &&
-        editionHasTeam(featureSet, team) &&
-        teamPermissions(standing, teamFacts(team))['can-update-membership'];
-      if (!manageable) {
+      if (!(await this.teams.canInviteInto(organization.name, standing, featureSet, teamId))) {
         throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
       }
     }
@@ -62,7 +50,7 @@ export class MembershipsService {
       if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/email', 'this user is already a member of the organization');
       throw error;
     }
-    for (const teamId of teamIds) await this.teams.addMemberships(teamId, [row.id], row.created_at);
+    for (const teamId of teamIds) await this.teams.addMembership(teamId, row.id, row.created_at);
     return membershipResource(row, user, teamIds);
   }
 
@@ -113,8 +101,8 @@ export class MembershipsService {
   async delete(principal: Principal, membershipId: string): Promise<void> {
     const { membership, standing } = await this.visibleMembership(principal, membershipId);
     if (!canManageMembers(standing)) throw new NotFound('organization membership not found');
-    const owners = await this.teams.findOwnersTeam(membership.organization_name);
-    const inOwners = owners !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(owners.id);
+    const ownersId = await this.teams.ownersTeamId(membership.organization_name);
+    const inOwners = ownersId !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(ownersId);
     if (inOwners && !standing.isOwner) throw new Forbidden('only owners may remove a member of the owners team from the organization');
     // Under the owners team's lock, which every removal of an owner takes: two owners leaving at once cannot
     // each count the other as the one who stays. `active` holds active memberships only, as they are now.
@@ -140,7 +128,7 @@ export class MembershipsService {
 
   private async resources(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<Resource[]> {
     const teamIdsByMembership = await this.memberships.teamIdsOf(rows.map((row) => row.id));
-    const visible = await this.teamsService.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
+    const visible = await this.teams.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
     return rows.map((row) =>
       membershipResource(row, users.get(row.user_id), (teamIdsByMembership.get(row.id) ?? []).filter((id) => visible.has(id))),
     );

@@ -1,0 +1,22 @@
+import type { FeatureSet } from '../access/editions.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import type { Principal } from '../core/principal.js';
+
+/** A team as token management needs it: the stored team's fields, read by identity only through this port. */
+export interface TokenTeam {
+  id: string;
+  organization_name: string;
+  is_owners: number;
+  service_account_user_id: string | null;
+}
+
+/**
+ * What token management needs from the teams domain. Teams sit above identity, so identity owns this port
+ * and the teams domain implements it (teams/team-token-access.ts), plugged in in services.ts.
+ */
+export interface TeamTokenPort {
+  /** The team and the caller's standing in its organization, if the caller may manage the team's tokens; NotFound otherwise. */
+  manageableTeam(principal: Principal, teamId: string): Promise<{ team: TokenTeam; standing: OrganizationStanding; featureSet: FeatureSet }>;
+  /** Records the service account made for the team's first token. */
+  setServiceAccount(teamId: string, userId: string): Promise<void>;
+}

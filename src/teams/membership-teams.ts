@@ -1,0 +1,39 @@
+import { editionHasTeam, type FeatureSet } from '../access/editions.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import { teamPermissions } from '../access/team-permissions.js';
+import type { MembershipTeamsPort } from '../organizations/membership-teams-port.js';
+import type { TeamsRepository } from './teams.repository.js';
+import { teamFacts, type TeamsService } from './teams.service.js';
+
+/** The teams domain's side of organization memberships (organizations' MembershipTeamsPort). */
+export class MembershipTeams implements MembershipTeamsPort {
+  constructor(
+    private readonly teams: TeamsRepository,
+    private readonly teamsService: TeamsService,
+  ) {}
+
+  async canInviteInto(organizationName: string, standing: OrganizationStanding, featureSet: FeatureSet, teamId: string): Promise<boolean> {
+    const team = await this.teams.findById(teamId);
+    // Otherwise an invitation could place someone in a team the inviter cannot even see, the owners team included.
+    return (
+      team !== undefined &&
+      team.organization_name === organizationName &&
+      editionHasTeam(featureSet, team) &&
+      teamPermissions(standing, teamFacts(team))['can-update-membership']
+    );
+  }
+
+  async addMembership(teamId: string, membershipId: string, now: string): Promise<void> {
+    await this.teams.addMemberships(teamId, [membershipId], now);
+  }
+
+  async ownersTeamId(organizationName: string): Promise<string | undefined> {
+    return (await this.teams.findOwnersTeam(organizationName))?.id;
+  }
+
+  withOwnersLocked: MembershipTeamsPort['withOwnersLocked'] = (organizationName, work) => this.teams.withOwnersLocked(organizationName, work);
+
+  visibleTeamIdsAmong(standing: OrganizationStanding, teamIds: string[]): Promise<Set<string>> {
+    return this.teamsService.visibleTeamIdsAmong(standing, teamIds);
+  }
+}
