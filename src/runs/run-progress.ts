@@ -9,8 +9,9 @@ import { isRunStatus, transition, type RunFacts, type RunStatus } from './run-st
 import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions.js';
 import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
+import { RUN_ADVANCE_JOB, runAdvanceJob } from './run-advance-job.js';
 
-export const RUN_ADVANCE_JOB = 'run.advance';
+export { RUN_ADVANCE_JOB };
 
 /** The part of src/jobs run progress uses. */
 export interface RunJobs {
@@ -89,7 +90,7 @@ export class RunProgress {
 
   /** The job of `advance(runId)`, for a statement that inserts it with its own change (a new run on PostgreSQL). */
   advanceJob(runId: string): NewJob {
-    return { kind: RUN_ADVANCE_JOB, payload: { runId } };
+    return runAdvanceJob(runId);
   }
 
   /**

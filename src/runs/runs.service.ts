@@ -70,8 +70,22 @@ export class RunsService {
     private readonly workspaceGate: WorkspaceGate,
     private readonly transitions: RunTransitions,
     private readonly progress: RunProgress,
-    private readonly stageDocuments: TaskStageDocuments,
   ) {}
+
+  /**
+   * The task stage side (src/taskstages, above runs) plugs in what `include=task-stages` shows, at wiring
+   * time (services.ts): it needs this service to show runs, so it cannot be passed to the constructor.
+   */
+  private stageDocuments?: TaskStageDocuments;
+
+  plugTaskStageDocuments(documents: TaskStageDocuments): void {
+    this.stageDocuments = documents;
+  }
+
+  private pluggedStageDocuments(): TaskStageDocuments {
+    if (!this.stageDocuments) throw new Error('task stage documents are not plugged in (services.ts)');
+    return this.stageDocuments;
+  }
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
   async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
@@ -245,7 +259,7 @@ export class RunsService {
         if (version) included.push(configurationVersionResource(version));
       }
     }
-    if (include.has('task-stages')) included.push(...(await this.stageDocuments.forRuns(standing, runIds)));
+    if (include.has('task-stages')) included.push(...(await this.pluggedStageDocuments().forRuns(standing, runIds)));
     return { data, included: uniqueResources(included) };
   }
 

@@ -4,7 +4,7 @@ import type { Executor } from '../jobs/job-queue.js';
  * What run progress needs from the task stage side (src/taskstages). Both calls run inside the
  * caller's transaction (`executor`), together with the run status change they belong to.
  *
- * The implementation reports back through `RunProgress.onTaskStageSettled(runId, executor)` whenever
+ * The implementation reports back by enqueueing the run's advance job (run-advance-job.ts) whenever
  * a stage becomes passed, failed, errored, unreachable, canceled or awaiting_override.
  */
 export interface TaskStagePort {

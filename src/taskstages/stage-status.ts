@@ -21,7 +21,7 @@ export const FINAL_RESULT_STATUSES: readonly ResultStatus[] = ['passed', 'failed
 export const OPEN_RESULT_STATUSES: readonly ResultStatus[] = ['pending', 'running'];
 
 /**
- * A stage in one of these is settled: the run was told about it (`onTaskStageSettled`). Only
+ * A stage in one of these is settled: the run was told about it (its advance job). Only
  * `awaiting_override` can still move (override → running → passed, or discard → failed, cancel → canceled).
  */
 export const SETTLED_STAGE_STATUSES: readonly StageStatus[] = ['passed', 'failed', 'errored', 'canceled', 'unreachable', 'awaiting_override'];

@@ -3,6 +3,7 @@ import { newId } from '../core/ids.js';
 import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
+import { runAdvanceJob } from '../runs/run-advance-job.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
 import {
@@ -34,11 +35,6 @@ export function deliveryJob(resultId: string, attempt: number, organizationName:
     organizationName,
     ...(runAt ? { runAt } : {}),
   };
-}
-
-/** What run progress offers the runner: it is told, in the same transaction, that a stage settled. */
-export interface StageSettledListener {
-  onTaskStageSettled(runId: string, executor: Executor): Promise<void>;
 }
 
 function onceAwaitedOverride(stage: TaskStageRow): boolean {
@@ -76,8 +72,6 @@ export class TaskStageRunner implements TaskStagePort {
     private readonly stages: TaskStagesRepository,
     private readonly jobs: Jobs,
     private readonly tasks: StageTimeLimits,
-    /** Late-bound: run progress and this runner call each other. */
-    private readonly listener: () => StageSettledListener,
   ) {}
 
   /** Run progress entered the stage: `running` (with `running-at`) and a delivery per result, in the caller's transaction. */
@@ -261,7 +255,7 @@ export class TaskStageRunner implements TaskStagePort {
         status_timestamps: withTimestamp(stage.status_timestamps, 'passed', now),
         updated_at: now,
       });
-      if (passed) await this.listener().onTaskStageSettled(stage.run_id, trx);
+      if (passed) await this.runCanMoveOn(trx, stage.run_id);
     });
   }
 
@@ -293,7 +287,12 @@ export class TaskStageRunner implements TaskStagePort {
       status_timestamps: withTimestamp(stage.status_timestamps, derived, now),
       updated_at: now,
     });
-    if (settled) await this.listener().onTaskStageSettled(stage.run_id, executor);
+    if (settled) await this.runCanMoveOn(executor, stage.run_id);
+  }
+
+  /** A stage settled: the run's next step, as the runs domain's job, in the transaction that settled it. */
+  private async runCanMoveOn(executor: Executor, runId: string): Promise<void> {
+    await this.jobs.enqueue(executor, runAdvanceJob(runId));
   }
 
   /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */

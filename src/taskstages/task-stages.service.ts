@@ -52,7 +52,7 @@ export class TaskStagesService implements TaskStageDocuments {
     private readonly stages: TaskStagesRepository,
     private readonly gate: OrganizationGate,
     private readonly runner: TaskStageRunner,
-    private readonly runDocuments: () => RunDocuments,
+    private readonly runDocuments: RunDocuments,
   ) {}
 
   async listForRun(principal: Principal, runId: string, page: PageRequest): Promise<ListParts> {
@@ -66,7 +66,7 @@ export class TaskStagesService implements TaskStageDocuments {
     const results = await this.stages.resultsOfStages([stage.id]);
     const included: Resource[] = [];
     if (include.has('run') || include.has('run.workspace')) {
-      const run = await this.runDocuments().show(principal, stage.run_id, new Set(include.has('run.workspace') ? ['workspace'] : []));
+      const run = await this.runDocuments.show(principal, stage.run_id, new Set(include.has('run.workspace') ? ['workspace'] : []));
       // JSON:API: the run on the way to its workspace is included too.
       included.push(run.data);
       included.push(...run.included);
