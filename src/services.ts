@@ -17,6 +17,7 @@ import { TeamsRepository } from './teams/teams.repository.js';
 import { TeamsService } from './teams/teams.service.js';
 import { TeamTokenAccess } from './teams/team-token-access.js';
 import { MembershipTeams } from './teams/membership-teams.js';
+import { createOwnersTeam } from './teams/owners-team.js';
 import { Jobs } from './jobs/jobs.js';
 import { TaskResultTokens } from './delivery/access-tokens.js';
 import { TaskCallbacks } from './delivery/callbacks.service.js';
@@ -106,7 +107,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     jobs,
     authenticator,
     usersService: new UsersService(users),
-    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet),
+    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, memberships, [createOwnersTeam(teams)]),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate),
     teamsService,
     teamMembersService: new TeamMembersService(teamsService, teams, users, memberships),

@@ -23,8 +23,8 @@ export interface MembershipListFilter {
 export class MembershipsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: MembershipRow): Promise<void> {
-    await this.db.insertInto('organization_memberships').values(row).execute();
+  async insert(row: MembershipRow, executor: Kysely<Database> = this.db): Promise<void> {
+    await executor.insertInto('organization_memberships').values(row).execute();
   }
 
   findById(id: string): Promise<MembershipRow | undefined> {

@@ -8,10 +8,11 @@ import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { StandingRepository } from '../access/standing.repository.js';
-import { fullAccess } from '../access/organization-access.js';
 import { nameProblem } from '../core/team-name.js';
 import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf } from '../access/editions.js';
 import { checkEmail } from '../identity/email.js';
+import type { MembershipsRepository } from './memberships.repository.js';
+import type { OrganizationCreatedHook } from './organization-created-hook.js';
 import type { OrganizationGate } from './organization-gate.js';
 import type { OrganizationsRepository } from './organizations.repository.js';
 import { entitlementSetResource, featureSetResource, organizationResource } from '../http/serializers/organizations.serializer.js';
@@ -24,6 +25,9 @@ export class OrganizationsService {
     private readonly gate: OrganizationGate,
     private readonly standings: StandingRepository,
     private readonly defaultFeatureSet: string,
+    private readonly memberships: MembershipsRepository,
+    /** What domains above this one add to a new organization (the owners team), in its transaction. */
+    private readonly onCreated: readonly OrganizationCreatedHook[],
   ) {}
 
   /** Creates the organization with its owners team; a user creating it becomes its first owner. */
@@ -46,35 +50,15 @@ export class OrganizationsService {
           created_at: now,
           updated_at: now,
         });
-        const ownersId = newId('team');
-        await trx
-          .insertInto('teams')
-          .values({
-            id: ownersId,
-            organization_name: input.name,
-            name: 'owners',
-            name_lower: 'owners',
-            sso_team_id: null,
-            visibility: 'secret',
-            allow_member_token_management: 1,
-            organization_access: JSON.stringify(fullAccess()),
-            is_owners: 1,
-            service_account_user_id: null,
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
+        let creatorMembershipId: string | null = null;
         if (principal.kind === 'user') {
-          const membershipId = newId('ou');
-          await trx
-            .insertInto('organization_memberships')
-            .values({ id: membershipId, organization_name: input.name, user_id: principal.userId, status: 'active', created_at: now })
-            .execute();
-          await trx
-            .insertInto('team_memberships')
-            .values({ team_id: ownersId, organization_membership_id: membershipId, created_at: now })
-            .execute();
+          creatorMembershipId = newId('ou');
+          await this.memberships.insert(
+            { id: creatorMembershipId, organization_name: input.name, user_id: principal.userId, status: 'active', created_at: now },
+            trx,
+          );
         }
+        for (const hook of this.onCreated) await hook(trx, { name: input.name, creatorMembershipId, now });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');

@@ -38,6 +38,10 @@ export class TeamsRepository {
     private readonly dialect: Dialect,
   ) {}
 
+  async insert(executor: Kysely<Database>, row: TeamRow): Promise<void> {
+    await executor.insertInto('teams').values(row).execute();
+  }
+
   /**
    * Inserts the rows in one statement, skipping any whose name its organization already has (or that an
    * earlier row of the same batch takes); answers the ids it inserted. Other errors fail the whole batch.
@@ -209,10 +213,10 @@ export class TeamsRepository {
     return new Set(rows.map((row) => row.team_id!));
   }
 
-  async addMemberships(teamId: string, membershipIds: readonly string[], now: string): Promise<void> {
+  async addMemberships(teamId: string, membershipIds: readonly string[], now: string, executor: Kysely<Database> = this.db): Promise<void> {
     if (membershipIds.length === 0) return;
     // ON CONFLICT DO NOTHING: adding someone twice, even concurrently, is not an error.
-    await this.db
+    await executor
       .insertInto('team_memberships')
       .values(membershipIds.map((membershipId) => ({ team_id: teamId, organization_membership_id: membershipId, created_at: now })))
       .onConflict((oc) => oc.doNothing())
