@@ -6,33 +6,9 @@ import { nowIso } from '../core/clock.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import { jobRowValues, replacePendingJob, type Executor, type JobRowValues, type NewJob } from '../jobs/job-queue.js';
 import { OPEN_RESULT_STATUSES } from '../taskstages/stage-status.js';
+import { contextQuery, toContext, type DeliveryContext } from './delivery-context.js';
 
 export type DeliveryAttemptRow = DeliveryAttemptsTable;
-
-/** Everything one outbound request needs, read in one query. */
-export interface DeliveryContext {
-  resultId: string;
-  resultStatus: string;
-  resultUpdatedAt: string;
-  stageId: string;
-  stage: string;
-  stageStatus: string;
-  enforcementLevel: string;
-  isSpeculative: boolean;
-  taskUrl: string;
-  /** Write-only secret of the task; null when the task has none (or was deleted). */
-  hmacKey: string | null;
-  runId: string;
-  runMessage: string;
-  runCreatedAt: string;
-  runCreatedBy: string | null;
-  configurationVersionId: string | null;
-  planId: string | null;
-  workspaceId: string;
-  workspaceName: string;
-  workspaceWorkingDirectory: string;
-  organizationName: string;
-}
 
 /** How an attempt ended, as delivery_attempts records it. */
 export interface AttemptEnd {
@@ -48,29 +24,6 @@ export interface RecordedAttempt {
   outcome: DeliveryAttemptRow['outcome'];
   httpStatus: number | null;
   error: string | null;
-}
-
-interface ContextRow {
-  result_id: string;
-  result_status: string;
-  result_updated_at: string;
-  enforcement_level: string;
-  is_speculative: number;
-  task_url: string;
-  stage: string;
-  stage_id: string;
-  stage_status: string;
-  hmac_key: string | null;
-  run_id: string;
-  run_message: string;
-  run_created_at: string;
-  created_by_name: string | null;
-  configuration_version_id: string | null;
-  plan_id: string | null;
-  workspace_id: string;
-  workspace_name: string;
-  working_directory: string;
-  organization_name: string;
 }
 
 /** A type, not an interface: compiledOnce takes a record of parameters. */
@@ -99,31 +52,6 @@ function attemptEndParams(id: string, end: AttemptEnd): AttemptEndParams {
   };
 }
 
-function toContext(row: ContextRow): DeliveryContext {
-  return {
-    resultId: row.result_id,
-    resultStatus: row.result_status,
-    resultUpdatedAt: row.result_updated_at,
-    stageId: row.stage_id,
-    stage: row.stage,
-    stageStatus: row.stage_status,
-    enforcementLevel: row.enforcement_level,
-    isSpeculative: Number(row.is_speculative) === 1,
-    taskUrl: row.task_url,
-    hmacKey: row.hmac_key ?? null,
-    runId: row.run_id,
-    runMessage: row.run_message,
-    runCreatedAt: row.run_created_at,
-    runCreatedBy: row.created_by_name,
-    configurationVersionId: row.configuration_version_id,
-    planId: row.plan_id ?? null,
-    workspaceId: row.workspace_id,
-    workspaceName: row.workspace_name,
-    workspaceWorkingDirectory: row.working_directory,
-    organizationName: row.organization_name,
-  };
-}
-
 /**
  * SQL of run task delivery: the context of a request, attempts, and access token digests.
  *
@@ -146,7 +74,7 @@ export class DeliveryRepository {
 
   // The statements of every delivery and callback, compiled once (db/compiled-query.ts).
   private readonly contextWithAttemptQuery = compiledOnce((p: { resultId: string; attempt: number }) =>
-    this.contextQuery(p.resultId)
+    contextQuery(this.db, p.resultId)
       .leftJoin('delivery_attempts as da', (join) => join.onRef('da.task_result_id', '=', 'r.id').on('da.attempt', '=', p.attempt))
       .select(['da.id as attempt_id', 'da.finished_at as attempt_finished_at', 'da.outcome as attempt_outcome', 'da.http_status as attempt_http_status', 'da.error as attempt_error']),
   );
@@ -241,7 +169,7 @@ export class DeliveryRepository {
   );
 
   async context(resultId: string): Promise<DeliveryContext | undefined> {
-    const row = await this.contextQuery(resultId).executeTakeFirst();
+    const row = await contextQuery(this.db, resultId).executeTakeFirst();
     return row ? toContext(row) : undefined;
   }
 
@@ -253,24 +181,6 @@ export class DeliveryRepository {
       ? { finishedAt: row.attempt_finished_at ?? null, outcome: row.attempt_outcome ?? null, httpStatus: row.attempt_http_status ?? null, error: row.attempt_error ?? null }
       : undefined;
     return { context: toContext(row), recorded };
-  }
-
-  private contextQuery(resultId: string) {
-    return this.db
-      .selectFrom('task_results as r')
-      .innerJoin('task_stages as s', 's.id', 'r.task_stage_id')
-      .innerJoin('runs', 'runs.id', 'r.run_id')
-      .innerJoin('workspaces as w', 'w.id', 'runs.workspace_id')
-      .leftJoin('tasks as t', 't.id', 'r.task_id')
-      .leftJoin('plans as p', 'p.run_id', 'r.run_id')
-      .select([
-        'r.id as result_id', 'r.status as result_status', 'r.updated_at as result_updated_at', 'r.enforcement_level',
-        'r.is_speculative', 'r.task_url', 'r.stage', 's.id as stage_id', 's.status as stage_status', 't.hmac_key',
-        'runs.id as run_id', 'runs.message as run_message', 'runs.created_at as run_created_at', 'runs.created_by_name',
-        'runs.configuration_version_id', 'p.id as plan_id', 'w.id as workspace_id', 'w.name as workspace_name',
-        'w.working_directory', 'w.organization_name',
-      ])
-      .where('r.id', '=', resultId);
   }
 
   /** The current status of a result, read just before a request goes out. */

@@ -7,7 +7,8 @@ import type { Jobs } from '../jobs/jobs.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import { deliveryJob, JOB_KINDS, type TaskStageRunner } from '../taskstages/task-stage-runner.js';
 import { newAccessToken } from './access-tokens.js';
-import type { AttemptEnd, DeliveryContext, DeliveryRepository } from './delivery.repository.js';
+import type { DeliveryContext } from './delivery-context.js';
+import type { AttemptEnd, DeliveryRepository } from './delivery.repository.js';
 import { postSignedJson, type SignedPostResult } from '../outbound/signed-request.js';
 import { buildTaskPayload } from './task-payload.js';
 

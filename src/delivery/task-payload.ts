@@ -1,5 +1,5 @@
 import { taskLinks, type TaskRequestPayload } from '../runtasks/task-request-payload.js';
-import type { DeliveryContext } from './delivery.repository.js';
+import type { DeliveryContext } from './delivery-context.js';
 
 /** The stages from which a plan exists and its JSON is offered to the task. */
 const STAGES_WITH_PLAN = new Set(['post_plan', 'pre_apply', 'post_apply']);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DeliveryContext } from '../../src/delivery/delivery.repository.js';
+import type { DeliveryContext } from '../../src/delivery/delivery-context.js';
 import { buildTaskPayload } from '../../src/delivery/task-payload.js';
 
 const BASE = 'https://teamstage.example';
