@@ -78,7 +78,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const tasks = new TasksRepository(db, handle.dialect);
   const workspaceTasks = new WorkspaceTasksRepository(db, handle.dialect);
   const configurationVersions = new ConfigurationVersionsRepository(db);
-  const runs = new RunsRepository(db, handle.dialect);
+  const runs = new RunsRepository(db, handle.dialect, jobs);
   const workspaceGate = new WorkspaceGate(workspaces, gate);
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);

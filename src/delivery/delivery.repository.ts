@@ -63,7 +63,7 @@ function attemptEndParams(id: string, end: AttemptEnd): AttemptEndParams {
  */
 export class DeliveryRepository {
   /** Whether startDelivery and finishAcceptedAttempt are single statements (PostgreSQL). */
-  readonly writesInOneStatement: boolean;
+  private readonly writesInOneStatement: boolean;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -220,12 +220,25 @@ export class DeliveryRepository {
   }
 
   /**
-   * PostgreSQL only (writesInOneStatement): finishAttempt of an accepted attempt together with what
-   * TaskStageRunner.markDelivered writes, in one statement: unless the result is final, its callback
-   * deadline counts from `now` and `timeoutJob` (a replacing job) is enqueued.
+   * finishAttempt of an accepted attempt together with what TaskStageRunner.markDelivered writes, atomically:
+   * unless the result is final, its callback deadline counts from `now` and `timeoutJob` (a replacing job)
+   * is enqueued. PostgreSQL (writesInOneStatement): the same writes inlined in one statement; the jobs
+   * table's NOTIFY trigger (migration 007) wakes the workers, as for any enqueue. SQLite: a transaction of
+   * the attempt's end and `markDelivered` itself.
    */
-  async finishAcceptedAttempt(id: string, end: AttemptEnd, refresh: { resultId: string; now: string; timeoutJob: NewJob }): Promise<void> {
-    if (!this.writesInOneStatement) throw new Error('finishAcceptedAttempt is a single PostgreSQL statement; SQLite uses a transaction');
+  async finishAcceptedAttempt(
+    id: string,
+    end: AttemptEnd,
+    refresh: { resultId: string; now: string; timeoutJob: NewJob },
+    markDelivered: (trx: Executor) => Promise<void>,
+  ): Promise<void> {
+    if (!this.writesInOneStatement) {
+      await this.db.transaction().execute(async (trx) => {
+        await this.finishAttempt(id, end, trx);
+        await markDelivered(trx);
+      });
+      return;
+    }
     const job = jobRowValues(refresh.timeoutJob);
     await this.acceptedAttemptFinish(this.db, {
       ...attemptEndParams(id, end),

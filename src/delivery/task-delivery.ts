@@ -111,16 +111,10 @@ export class TaskDelivery {
       await this.repository.finishAttempt(attemptId, end);
       return;
     }
-    if (this.repository.writesInOneStatement) {
-      const now = nowIso();
-      // The jobs table's NOTIFY trigger (migration 007) wakes the workers, as for any enqueue.
-      await this.repository.finishAcceptedAttempt(attemptId, end, { resultId, now, timeoutJob: this.runner.callbackTimeoutJob(resultId, now) });
-      return;
-    }
-    await this.db.transaction().execute(async (trx) => {
-      await this.repository.finishAttempt(attemptId, end, trx);
-      await this.runner.markDelivered(trx, resultId);
-    });
+    const now = nowIso();
+    await this.repository.finishAcceptedAttempt(attemptId, end, { resultId, now, timeoutJob: this.runner.callbackTimeoutJob(resultId, now) }, (trx) =>
+      this.runner.markDelivered(trx, resultId),
+    );
   }
 
   private async afterAttempt(context: DeliveryContext, attempt: number, record: AttemptRecord): Promise<void> {

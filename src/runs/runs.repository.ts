@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns } from '../db/compiled-query.js';
-import type { Executor } from '../jobs/job-queue.js';
+import { newJobRow, type Executor, type NewJob } from '../jobs/job-queue.js';
 import type { Dialect } from '../db/database.js';
 import { multiTableInsert } from '../db/multi-table-insert.js';
-import type { Database, JobsTable, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
+import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
 import type { NewRunRows } from './new-run-rows.js';
 
 export type RunRow = RunsTable;
@@ -32,12 +32,14 @@ const PHASE_COLUMNS = [
 /** Runs with their plan, apply and the task stage rows created with them. */
 export class RunsRepository {
   /** Whether insertNewRun writes a run in one statement (PostgreSQL), its job included. */
-  readonly insertsInOneStatement: boolean;
+  private readonly insertsInOneStatement: boolean;
   private readonly insertAll: ReturnType<typeof multiTableInsert>;
 
   constructor(
     private readonly db: Kysely<Database>,
     dialect: Dialect,
+    /** The job queue, for SQLite's separate insert of a new run's first job. */
+    private readonly jobs: { enqueue(executor: Executor, job: NewJob): Promise<void> },
   ) {
     this.insertsInOneStatement = dialect === 'postgres';
     this.insertAll = multiTableInsert(db);
@@ -82,9 +84,9 @@ export class RunsRepository {
   /**
    * Writes a new run's rows. PostgreSQL (insertsInOneStatement): one statement, with `job` (the run's
    * first step) in it, atomic without a transaction. SQLite: an insert per table, in the caller's
-   * transaction; the caller enqueues the job itself.
+   * transaction (newRunScope), the job enqueued after them.
    */
-  async insertNewRun(executor: Executor, rows: NewRunRows, job?: JobsTable): Promise<void> {
+  async insertNewRun(executor: Executor, rows: NewRunRows, job: NewJob): Promise<void> {
     if (this.insertsInOneStatement) {
       await this.insertAll(executor, [
         { table: 'runs', rows: [rows.run] },
@@ -92,7 +94,7 @@ export class RunsRepository {
         { table: 'applies', rows: [rows.apply] },
         { table: 'task_stages', rows: rows.stages },
         { table: 'task_results', rows: rows.results },
-        { table: 'jobs', rows: job ? [job] : [] },
+        { table: 'jobs', rows: [newJobRow(job)] },
       ]);
       return;
     }
@@ -101,6 +103,15 @@ export class RunsRepository {
     await executor.insertInto('applies').values(rows.apply).execute();
     if (rows.stages.length > 0) await executor.insertInto('task_stages').values(rows.stages).execute();
     if (rows.results.length > 0) await executor.insertInto('task_results').values(rows.results).execute();
+    await this.jobs.enqueue(executor, job);
+  }
+
+  /**
+   * Runs `work`, which creates a run (insertNewRun), atomically: on PostgreSQL the run is one statement,
+   * atomic by itself, so no transaction (no BEGIN and COMMIT round trips); on SQLite, in a transaction.
+   */
+  newRunScope<T>(work: (executor: Executor) => Promise<T>): Promise<T> {
+    return this.insertsInOneStatement ? work(this.db) : this.db.transaction().execute(work);
   }
 
   async findRun(id: string, executor: Executor = this.db): Promise<RunRow | undefined> {

@@ -12,7 +12,7 @@ import type { OrganizationContext } from '../organizations/organization-gate.js'
 import { TASK_STAGE_ORDER } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
 import { parseStages } from '../http/serializers/workspace-tasks.serializer.js';
-import { newJobRow, type Executor } from '../jobs/job-queue.js';
+import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
@@ -98,10 +98,7 @@ export class RunsService {
     }
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
     const creator = runCreator(principal);
-    // PostgreSQL writes the run in one statement (RunsRepository.insertNewRun): no transaction to wrap it in.
-    const created = this.runs.insertsInOneStatement
-      ? await this.insertRun(this.db, workspace, version, input.attributes, creator)
-      : await this.db.transaction().execute((trx) => this.insertRun(trx, workspace, version, input.attributes, creator));
+    const created = await this.runs.newRunScope((executor) => this.insertRun(executor, workspace, version, input.attributes, creator));
     // The run as created, with the relations it was created with: nothing to read again.
     const { data, included } = await this.documents([created.run], workspace, context, include, created);
     return { data: data[0]!, included };
@@ -151,12 +148,7 @@ export class RunsService {
       tasks,
       now: nowIso(),
     });
-    if (this.runs.insertsInOneStatement) {
-      await this.runs.insertNewRun(executor, rows, newJobRow(this.progress.advanceJob(rows.run.id)));
-    } else {
-      await this.runs.insertNewRun(executor, rows);
-      await this.progress.enqueueAdvance(executor, rows.run.id);
-    }
+    await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id));
     const stages = rows.stages.map(({ id, run_id, stage, status }) => ({ id, run_id, stage, status }));
     return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages };
   }
