@@ -11,8 +11,6 @@ import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.
 import type { TaskStagePort } from './task-stage-port.js';
 import { RUN_ADVANCE_JOB, runAdvanceJob } from './run-advance-job.js';
 
-export { RUN_ADVANCE_JOB };
-
 /** The part of src/jobs run progress uses. */
 export interface RunJobs {
   register(kind: string, handler: (payload: any) => Promise<void>): void;
