@@ -3,6 +3,8 @@
  * UTC text (sorts correctly, and is exactly what the API returns), JSON as text. One set of repository
  * code then serves SQLite and PostgreSQL.
  */
+import type { TaskStageName } from '../core/stage-order.js';
+
 export type Flag = 0 | 1;
 
 export interface UsersTable {
@@ -99,8 +101,8 @@ export interface JobsTable {
   organization_name: string;
 }
 
-/** The run stages that can trigger run tasks, in the order a run passes them. */
-export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
+/** The run stages that can trigger run tasks; their order is in core/stage-order.ts. */
+export type { TaskStageName };
 
 export interface WorkspacesTable {
   id: string;
