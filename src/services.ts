@@ -124,9 +124,6 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),
     phasesService: new PhasesService(runs, workspaces, workspaceGate, artifactAccess),
-    onStop(stop: () => Promise<void>) {
-      stopFunctions.push(stop);
-    },
     /** Workers first (they finish in-flight jobs with everything still up), then the rest in reverse order. */
     async stop() {
       await jobs.stop();
