@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { StandingRepository } from './access/standing.repository.js';
 import { Authenticator } from './identity/authenticate.js';
+import { TokenUsage } from './identity/token-usage.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { TokensService } from './identity/tokens.service.js';
 import { UsersRepository } from './identity/users.repository.js';
@@ -104,6 +105,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     gate,
     jobs,
     authenticator,
+    tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet),
     membershipsService: new MembershipsService(memberships, users, teams, teamsService, gate),
