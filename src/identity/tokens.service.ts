@@ -6,7 +6,7 @@ import type { Resource } from '../http/jsonapi.js';
 import { editionHasTeam } from '../organizations/editions.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
-import { teamFacts, type TeamsService } from '../teams/teams.service.js';
+import type { TeamsService } from '../teams/teams.service.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
@@ -106,17 +106,17 @@ export class TokensService {
     if (!editionHasTeam(context.featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
     // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
     // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
-    if (team.is_owners === 1 && !standing.actsAsPerson) {
+    if (team.isOwners && !standing.actsAsPerson) {
       throw new Forbidden('the organization token, and the tokens it minted, cannot create tokens for the owners team');
     }
     const description = input.description ?? null;
     if (description !== null && description.length > 255) {
       throw new InvalidAttribute('/data/attributes/description', 'description must be at most 255 characters');
     }
-    const serviceAccountId = await this.teamServiceAccount(team.id, team.service_account_user_id);
+    const serviceAccountId = await this.teamServiceAccount(team.id, team.serviceAccountUserId);
     const { row, secret } = this.newRow('team', {
       team_id: team.id,
-      organization_name: team.organization_name,
+      organization_name: team.organizationName,
       is_legacy: legacy ? 1 : 0,
       description: legacy ? null : description,
       created_by_id: createdById(principal) ?? serviceAccountId,
@@ -179,7 +179,7 @@ export class TokensService {
 
   private async manageableTeamWithStanding(principal: Principal, teamId: string) {
     const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
-    if (!teamPermissions(standing, teamFacts(row))['can-update-api-token']) throw new NotFound('team not found');
+    if (!teamPermissions(standing, row)['can-update-api-token']) throw new NotFound('team not found');
     return { row, standing, context };
   }
 

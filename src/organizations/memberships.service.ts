@@ -10,7 +10,7 @@ import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
 import { userResource } from '../http/serializers/users.serializer.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
-import { teamFacts, type TeamsService } from '../teams/teams.service.js';
+import type { TeamsService } from '../teams/teams.service.js';
 import { teamPermissions } from '../access/team-permissions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
@@ -47,9 +47,9 @@ export class MembershipsService {
       // in a team the inviter cannot even see, the owners team included.
       const manageable =
         team !== undefined &&
-        team.organization_name === organization.name &&
+        team.organizationName === organization.name &&
         editionHasTeam(featureSet, team) &&
-        teamPermissions(standing, teamFacts(team))['can-update-membership'];
+        teamPermissions(standing, team)['can-update-membership'];
       if (!manageable) {
         throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
       }
