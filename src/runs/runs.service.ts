@@ -11,7 +11,6 @@ import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../organizations/organization-gate.js';
 import { compareStages } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
-import { parseStages } from '../http/serializers/workspace-tasks.serializer.js';
 import { newJobRow, type Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
@@ -124,7 +123,7 @@ export class RunsService {
       taskName: row.task_name,
       taskUrl: row.task_url,
       enforcementLevel: row.enforcement_level,
-      stages: parseStages(row.stages),
+      stages: row.stages,
     }));
     const rows = newRunRows({
       workspaceId: workspace.id,
