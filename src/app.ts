@@ -98,7 +98,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   });
   const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
   answerEarly = firstEarlyAnswer(failures && refuseOverBudgetEarly(failures, metrics.observeEarlyRefusal), responseCache.answerEarly);
-  registerAuthentication(app, { authenticator: services.authenticator, responseCache, failures });
+  registerAuthentication(app, { authenticator: services.authenticator, responseCache, failures, tokenUsage: services.tokenUsage });
   answerUnroutedBeforeBody(app);
   continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { StandingRepository } from './access/standing.repository.js';
 import { Authenticator } from './identity/authenticate.js';
+import { TokenUsage } from './identity/token-usage.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { TokensService } from './identity/tokens.service.js';
 import { UsersRepository } from './identity/users.repository.js';
@@ -106,6 +107,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     gate,
     jobs,
     authenticator,
+    tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, memberships, [createOwnersTeam(teams)]),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate),
@@ -126,9 +128,6 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),
     phasesService: new PhasesService(runs, workspaces, workspaceGate, artifactAccess),
-    onStop(stop: () => Promise<void>) {
-      stopFunctions.push(stop);
-    },
     /** Workers first (they finish in-flight jobs with everything still up), then the rest in reverse order. */
     async stop() {
       await jobs.stop();

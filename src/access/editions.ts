@@ -32,8 +32,8 @@ export function featureSetById(id: string): FeatureSet | undefined {
  * Whether a team counts under this edition: without the `teams` entitlement only the owners team does. The
  * others stay stored (an upgrade restores them), but grant nothing and their tokens authenticate nothing.
  */
-export function editionHasTeam(featureSet: FeatureSet, team: { is_owners: number }): boolean {
-  return featureSet.teams || team.is_owners === 1;
+export function editionHasTeam(featureSet: FeatureSet, team: { isOwners: boolean }): boolean {
+  return featureSet.teams || team.isOwners;
 }
 
 /** The stored feature set of an organization; an unknown stored name falls back to the most limited one. */

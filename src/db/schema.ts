@@ -1,9 +1,10 @@
-import type { TaskStageName } from '../core/stage-order.js';
 /**
  * Table types. Both dialects store the same shapes: booleans as 0/1 integers, timestamps as ISO-8601
  * UTC text (sorts correctly, and is exactly what the API returns), JSON as text. One set of repository
  * code then serves SQLite and PostgreSQL.
  */
+import type { TaskStageName } from '../core/stage-order.js';
+
 export type Flag = 0 | 1;
 
 export interface UsersTable {
@@ -100,7 +101,7 @@ export interface JobsTable {
   organization_name: string;
 }
 
-// The stage name is a domain rule (core); the schema only stores it.
+/** The run stages that can trigger run tasks; their order is in core/stage-order.ts. */
 export type { TaskStageName };
 
 export interface WorkspacesTable {

@@ -189,10 +189,6 @@ export class DeliveryRepository {
     return row?.status;
   }
 
-  attemptsOf(resultId: string): Promise<DeliveryAttemptRow[]> {
-    return this.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).orderBy('attempt').execute();
-  }
-
   /**
    * Attempt `attempt` is going out with a new access token: the token's digest is stored (the newest also
    * on the result row; the token itself is never written) and the attempt recorded (after a crash

@@ -1,8 +1,6 @@
+import { stageHasPlan } from '../core/stage-order.js';
 import { taskLinks, type TaskRequestPayload } from '../runtasks/task-request-payload.js';
 import type { DeliveryContext } from './delivery-context.js';
-
-/** The stages from which a plan exists and its JSON is offered to the task. */
-const STAGES_WITH_PLAN = new Set(['post_plan', 'pre_apply', 'post_apply']);
 
 /**
  * The body of one result's request (CONTRACT 9), in HCP Terraform's field order. Pure: every URL is
@@ -39,7 +37,7 @@ export function buildTaskPayload(context: DeliveryContext, accessToken: string, 
     workspace_name: context.workspaceName,
     workspace_working_directory: context.workspaceWorkingDirectory,
   };
-  if (STAGES_WITH_PLAN.has(context.stage) && context.planId) {
+  if (stageHasPlan(context.stage) && context.planId) {
     // Keep HCP's alphabetical order: plan_json_api_url sits between organization_name and run_app_url.
     const ordered: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(payload)) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken, type Authenticator } from '../identity/authenticate.js';
 import type { Principal } from '../core/principal.js';
+import type { TokenUsage } from '../identity/token-usage.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
 import { overBudgetError } from './early-refusal.js';
 import { ApiError } from '../core/errors.js';
@@ -15,6 +16,8 @@ export interface AuthenticationOptions {
   };
   /** Failed authentication per client address; absent: not limited. */
   failures?: AuthFailureLimit;
+  /** Records that a token was used (its `last-used-at`); absent: not recorded. */
+  tokenUsage?: TokenUsage;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface AuthenticationOptions {
  * looked up, on those routes as on the others, unless the token is one known to be valid.
  */
 export function registerAuthentication(app: FastifyInstance, options: AuthenticationOptions): void {
-  const { authenticator, responseCache, failures } = options;
+  const { authenticator, responseCache, failures, tokenUsage } = options;
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/v2/')) return;
     const isPublic = request.routeOptions.config?.public === true;
@@ -44,6 +47,7 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
     if (isPublic) return;
     const identity = await authenticator.identify(token);
     request.principal = identity.principal;
+    await tokenUsage?.used(identity.principal.tokenId);
     responseCache.principalValidUntil(request, identity.validUntil);
     failures?.succeeded(token!);
   });

@@ -78,7 +78,7 @@ function principalOf(row: AuthenticationRow): Principal | undefined {
       return { kind: 'organization', tokenId: row.id, organizationName: row.organization_name! };
     case 'team':
       if (!row.team_id || !row.team_organization || row.team_feature_set === null || row.team_is_owners === null) return undefined;
-      if (!editionHasTeam(featureSetOf({ feature_set: row.team_feature_set }), { is_owners: row.team_is_owners })) return undefined;
+      if (!editionHasTeam(featureSetOf({ feature_set: row.team_feature_set }), { isOwners: row.team_is_owners === 1 })) return undefined;
       return {
         kind: 'team',
         tokenId: row.id,

@@ -5,9 +5,9 @@ import type { Principal } from '../core/principal.js';
 /** A team as token management needs it: the stored team's fields, read by identity only through this port. */
 export interface TokenTeam {
   id: string;
-  organization_name: string;
-  is_owners: number;
-  service_account_user_id: string | null;
+  organizationName: string;
+  isOwners: boolean;
+  serviceAccountUserId: string | null;
 }
 
 /**

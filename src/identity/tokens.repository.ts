@@ -76,8 +76,14 @@ export class TokensRepository {
     });
   }
 
-  async touch(id: string, at: string): Promise<void> {
-    await this.db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+  /** Sets `last_used_at` to `at` unless it is already `staleBefore` or later (identity/token-usage.ts). */
+  async touch(id: string, at: string, staleBefore: string): Promise<void> {
+    await this.db
+      .updateTable('tokens')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+      .execute();
   }
 
   async deleteOrganizationTokens(organizationName: string): Promise<void> {

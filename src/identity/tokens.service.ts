@@ -103,17 +103,17 @@ export class TokensService {
     if (!editionHasTeam(featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
     // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
     // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
-    if (team.is_owners === 1 && !standing.actsAsPerson) {
+    if (team.isOwners && !standing.actsAsPerson) {
       throw new Forbidden('the organization token, and the tokens it minted, cannot create tokens for the owners team');
     }
     const description = input.description ?? null;
     if (description !== null && description.length > 255) {
       throw new InvalidAttribute('/data/attributes/description', 'description must be at most 255 characters');
     }
-    const serviceAccountId = await this.teamServiceAccount(team.id, team.service_account_user_id);
+    const serviceAccountId = await this.teamServiceAccount(team.id, team.serviceAccountUserId);
     const { row, secret } = this.newRow('team', {
       team_id: team.id,
-      organization_name: team.organization_name,
+      organization_name: team.organizationName,
       is_legacy: legacy ? 1 : 0,
       description: legacy ? null : description,
       created_by_id: createdById(principal) ?? serviceAccountId,

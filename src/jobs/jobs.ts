@@ -55,10 +55,6 @@ export class Jobs {
     return this.queue.enqueueAll(executor, jobs);
   }
 
-  wake(): void {
-    this.worker.wake();
-  }
-
   start(): void {
     if (this.handle.dialect === 'postgres') {
       this.listener = listenForJobs(this.options.databaseUrl, (payload) => this.worker.wake(parseJobNotification(payload)), this.log);

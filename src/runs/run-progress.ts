@@ -66,14 +66,9 @@ export class RunProgress {
     private readonly transitions: RunTransitions,
     private readonly executor: RunExecutor,
     private readonly jobs: RunJobs,
-    private taskStages: TaskStagePort,
+    private readonly taskStages: TaskStagePort,
     private readonly log: FastifyBaseLogger,
   ) {}
-
-  /** Replaces the task stage side (services.ts wiring; tests that observe stage starts). */
-  connectTaskStages(port: TaskStagePort): void {
-    this.taskStages = port;
-  }
 
   registerJobs(): void {
     this.jobs.register(RUN_ADVANCE_JOB, async (payload: { runId?: unknown }) => {

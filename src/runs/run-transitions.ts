@@ -1,13 +1,9 @@
 import { nowIso } from '../core/clock.js';
+import { withTimestamps } from '../core/status-timestamps.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';
 import type { PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
-
-/** `post_plan_running` → `post-plan-running-at`: the status-timestamps key of a status. */
-export function timestampKey(status: string): string {
-  return `${status.replace(/_/g, '-')}-at`;
-}
 
 export type PhaseDetails = Partial<Pick<PhaseRow, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'json_output'>>;
 
@@ -58,7 +54,7 @@ export class RunTransitions {
     const to = path[path.length - 1];
     if (!to) return run;
     const now = nowIso();
-    const timestamps = JSON.stringify({ ...JSON.parse(run.status_timestamps), ...Object.fromEntries(path.map((status) => [timestampKey(status), now])) });
+    const timestamps = withTimestamps(run.status_timestamps, path, now);
     if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now))) return undefined;
     const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now };
     // Most stage steps (`post_plan_running`, `post_plan_completed`, …) leave the phases alone: no read.
@@ -86,7 +82,7 @@ export class RunTransitions {
     const changes: Parameters<RunsRepository['updatePhase']>[3] = { ...details, updated_at: now };
     if (status) {
       changes.status = status;
-      changes.status_timestamps = JSON.stringify({ ...JSON.parse(row.status_timestamps), ...Object.fromEntries(passed.map((each) => [timestampKey(each), now])) });
+      changes.status_timestamps = withTimestamps(row.status_timestamps, passed, now);
     }
     await this.runs.updatePhase(executor, table, row.id, changes);
     return { ...row, ...changes };

@@ -9,9 +9,8 @@ import { uniqueResources } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../organizations/organization-gate.js';
-import { TASK_STAGE_ORDER } from '../core/stage-order.js';
+import { compareStages } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
-import { parseStages } from '../http/serializers/workspace-tasks.serializer.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
@@ -56,7 +55,7 @@ const ACTION_EVENTS: Record<RunAction, { event: RunEvent; verb: string }> = {
 const DEFAULT_MESSAGE = 'Queued manually via the API';
 
 function byRunOrder<T extends { stage: TaskStageName }>(stages: T[]): T[] {
-  return [...stages].sort((a, b) => TASK_STAGE_ORDER.indexOf(a.stage) - TASK_STAGE_ORDER.indexOf(b.stage));
+  return [...stages].sort((a, b) => compareStages(a.stage, b.stage));
 }
 
 /** Runs (CONTRACT 7, 8): create with their task stages, show, list, apply, discard, cancel. */
@@ -135,7 +134,7 @@ export class RunsService {
       taskName: row.task_name,
       taskUrl: row.task_url,
       enforcementLevel: row.enforcement_level,
-      stages: parseStages(row.stages),
+      stages: row.stages,
     }));
     const rows = newRunRows({
       workspaceId: workspace.id,

@@ -3,9 +3,8 @@ import type { Dialect } from '../db/database.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { forUpdate } from '../db/row-lock.js';
 import type { Executor } from '../jobs/job-queue.js';
-import type { Database, TasksTable, WorkspaceTasksTable } from '../db/schema.js';
-
-type WorkspaceTaskRow = WorkspaceTasksTable;
+import type { Database, TasksTable } from '../db/schema.js';
+import { workspaceTaskFromRow, type WorkspaceTask } from './workspace-task.js';
 
 export type TaskRow = TasksTable;
 export type TaskChanges = Partial<Omit<TaskRow, 'id' | 'organization_name' | 'created_at'>>;
@@ -92,14 +91,15 @@ export class TasksRepository {
   }
 
   /** The attachments of each task, for the `workspace-tasks` relationship and `include=workspace_tasks`. */
-  async attachmentsOf(taskIds: readonly string[]): Promise<WorkspaceTaskRow[]> {
+  async attachmentsOf(taskIds: readonly string[]): Promise<WorkspaceTask[]> {
     if (taskIds.length === 0) return [];
-    return this.db
+    const rows = await this.db
       .selectFrom('workspace_tasks')
       .select(['id', 'task_id', 'workspace_id', 'enforcement_level', 'stages', 'created_at', 'updated_at'])
       .where('task_id', 'in', [...taskIds])
       .orderBy('created_at')
       .orderBy('id')
       .execute();
+    return rows.map(workspaceTaskFromRow);
   }
 }

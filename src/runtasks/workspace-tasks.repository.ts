@@ -3,9 +3,10 @@ import type { Dialect } from '../db/database.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { forUpdate } from '../db/row-lock.js';
 import type { Executor } from '../jobs/job-queue.js';
-import type { Database, WorkspaceTasksTable } from '../db/schema.js';
+import type { Database, TaskStageName } from '../db/schema.js';
+import { storedStages, workspaceTaskFromRow, workspaceTaskToRow, type WorkspaceTask } from './workspace-task.js';
 
-export type WorkspaceTaskRow = WorkspaceTasksTable;
+export type WorkspaceTaskChanges = Partial<Pick<WorkspaceTask, 'enforcement_level' | 'stages' | 'updated_at'>>;
 
 const COLUMNS = [
   'workspace_tasks.id', 'workspace_tasks.workspace_id', 'workspace_tasks.task_id', 'workspace_tasks.enforcement_level',
@@ -19,7 +20,7 @@ export interface EnabledWorkspaceTask {
   task_name: string;
   task_url: string;
   enforcement_level: 'advisory' | 'mandatory';
-  stages: string;
+  stages: TaskStageName[];
 }
 
 export class WorkspaceTasksRepository {
@@ -43,19 +44,20 @@ export class WorkspaceTasksRepository {
     return Number(row.n);
   }
 
-  async insert(executor: Executor, row: WorkspaceTaskRow): Promise<void> {
-    await executor.insertInto('workspace_tasks').values(row).execute();
+  async insert(executor: Executor, task: WorkspaceTask): Promise<void> {
+    await executor.insertInto('workspace_tasks').values(workspaceTaskToRow(task)).execute();
   }
 
-  find(workspaceId: string, id: string): Promise<WorkspaceTaskRow | undefined> {
-    return this.db.selectFrom('workspace_tasks').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  async find(workspaceId: string, id: string): Promise<WorkspaceTask | undefined> {
+    const row = await this.db.selectFrom('workspace_tasks').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    return row && workspaceTaskFromRow(row);
   }
 
-  async list(workspaceId: string, offset: number, limit: number): Promise<{ rows: WorkspaceTaskRow[]; total: number }> {
+  async list(workspaceId: string, offset: number, limit: number): Promise<{ rows: WorkspaceTask[]; total: number }> {
     const query = this.db.selectFrom('workspace_tasks').where('workspace_tasks.workspace_id', '=', workspaceId);
     const rows = await query.select(COLUMNS).orderBy('workspace_tasks.created_at').orderBy('workspace_tasks.id').limit(limit).offset(offset).execute();
     const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    return { rows, total: Number(count.n) };
+    return { rows: rows.map(workspaceTaskFromRow), total: Number(count.n) };
   }
 
   /**
@@ -64,15 +66,19 @@ export class WorkspaceTasksRepository {
    */
   async modify(
     id: string,
-    decide: (current: WorkspaceTaskRow) => Partial<Pick<WorkspaceTaskRow, 'enforcement_level' | 'stages' | 'updated_at'>>,
-  ): Promise<WorkspaceTaskRow | undefined> {
+    decide: (current: WorkspaceTask) => WorkspaceTaskChanges,
+  ): Promise<WorkspaceTask | undefined> {
     return retryOnDeadlock(() =>
       this.db.transaction().execute(async (trx) => {
         const current = await forUpdate(trx.selectFrom('workspace_tasks').select(COLUMNS).where('id', '=', id), this.dialect).executeTakeFirst();
         if (!current) return undefined;
-        const changes = decide(current);
-        if (Object.keys(changes).length > 0) await trx.updateTable('workspace_tasks').set(changes).where('id', '=', id).execute();
-        return { ...current, ...changes };
+        const task = workspaceTaskFromRow(current);
+        const changes = decide(task);
+        if (Object.keys(changes).length > 0) {
+          const { stages, ...rest } = changes;
+          await trx.updateTable('workspace_tasks').set(stages ? { ...rest, stages: JSON.stringify(stages) } : rest).where('id', '=', id).execute();
+        }
+        return { ...task, ...changes };
       }),
     );
   }
@@ -82,8 +88,8 @@ export class WorkspaceTasksRepository {
   }
 
   /** The workspace's attachments whose task is enabled: what a new run builds its stages from. */
-  enabledFor(executor: Executor, workspaceId: string): Promise<EnabledWorkspaceTask[]> {
-    return executor
+  async enabledFor(executor: Executor, workspaceId: string): Promise<EnabledWorkspaceTask[]> {
+    const rows = await executor
       .selectFrom('workspace_tasks')
       .innerJoin('tasks', 'tasks.id', 'workspace_tasks.task_id')
       .select([
@@ -95,5 +101,6 @@ export class WorkspaceTasksRepository {
       .orderBy('workspace_tasks.created_at')
       .orderBy('workspace_tasks.id')
       .execute();
+    return rows.map((row) => ({ ...row, stages: storedStages(row.stages) }));
   }
 }

@@ -3,7 +3,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { canManageRunTasks } from '../access/workspace-permissions.js';
 import { nowIso } from '../core/clock.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
-import type { Database } from '../db/schema.js';
+import type { Database, TaskStageName } from '../db/schema.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
@@ -12,8 +12,9 @@ import type { Principal } from '../core/principal.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
 import type { TasksRepository } from './tasks.repository.js';
-import type { WorkspaceTaskRow, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
-import { parseStages, workspaceTaskResource } from '../http/serializers/workspace-tasks.serializer.js';
+import type { WorkspaceTaskChanges, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
+import type { WorkspaceTask } from './workspace-task.js';
+import { workspaceTaskResource } from '../http/serializers/workspace-tasks.serializer.js';
 
 export interface WorkspaceTaskAttributesInput {
   'enforcement-level'?: string;
@@ -28,10 +29,10 @@ function requireAttacher(standing: OrganizationStanding): void {
   if (!canManageRunTasks(standing)) throw new Forbidden('attaching run tasks needs the manage-run-tasks permission');
 }
 
-function stagesOrThrow(input: WorkspaceTaskAttributesInput, fallback?: WorkspaceTaskRow): string {
-  const result = resolveStages(input, fallback ? parseStages(fallback.stages) : undefined);
+function stagesOrThrow(input: WorkspaceTaskAttributesInput, fallback?: WorkspaceTask): TaskStageName[] {
+  const result = resolveStages(input, fallback?.stages);
   if ('problem' in result) throw new InvalidAttribute(`${ATTRIBUTE}/${result.pointer}`, result.problem);
-  return JSON.stringify(result.stages);
+  return result.stages;
 }
 
 function enforcementOrThrow(level: string): EnforcementLevel {
@@ -70,7 +71,7 @@ export class WorkspaceTasksService {
     if (!task || task.organization_name !== workspace.organization_name) throw new InvalidAttribute(TASK_POINTER, `run task '${taskId}' not found`);
 
     const now = nowIso();
-    const row: WorkspaceTaskRow = {
+    const row: WorkspaceTask = {
       id: newId('wstask'),
       workspace_id: workspace.id,
       task_id: task.id,
@@ -103,7 +104,7 @@ export class WorkspaceTasksService {
     const { row, standing } = await this.visible(principal, workspaceId, id);
     requireAttacher(standing);
     const stored = await this.workspaceTasks.modify(row.id, (current) => {
-      const changes: Partial<WorkspaceTaskRow> = {};
+      const changes: WorkspaceTaskChanges = {};
       if (input['enforcement-level'] !== undefined) changes.enforcement_level = enforcementOrThrow(input['enforcement-level']);
       if (input.stages !== undefined || input.stage !== undefined) changes.stages = stagesOrThrow(input, current);
       if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
@@ -119,7 +120,7 @@ export class WorkspaceTasksService {
     await this.workspaceTasks.delete(row.id);
   }
 
-  async visible(principal: Principal, workspaceId: string, id: string): Promise<{ row: WorkspaceTaskRow; standing: OrganizationStanding }> {
+  async visible(principal: Principal, workspaceId: string, id: string): Promise<{ row: WorkspaceTask; standing: OrganizationStanding }> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     const row = await this.workspaceTasks.find(workspace.id, id);
     if (!row) throw new NotFound('workspace task not found');

@@ -6,9 +6,9 @@ import type { Executor, NewJob } from '../jobs/job-queue.js';
 import { runAdvanceJob } from '../runs/run-advance-job.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
+import { parseTimestamps, timestampKey, withTimestamp } from '../core/status-timestamps.js';
 import {
-  OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus, parseTimestamps, timestampKey, withTimestamp,
-  type EnforcementLevel, type ResultStatus,
+  OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus, type EnforcementLevel, type ResultStatus,
 } from './stage-status.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 

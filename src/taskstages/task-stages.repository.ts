@@ -1,3 +1,4 @@
+import { compareStages } from '../core/stage-order.js';
 import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
@@ -8,8 +9,6 @@ export type TaskStageRow = TaskStagesTable;
 export type TaskResultRow = TaskResultsTable;
 export type OutcomeRow = TaskResultOutcomesTable;
 export type OverrideRow = TaskStageOverridesTable;
-
-const STAGE_ORDER = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
 
 /** Names one task stage inside a statement on `task_stages`: by its id, or as the stage of a result. */
 type StageSelector = (eb: ExpressionBuilder<Database, 'task_stages'>) => Expression<string>;
@@ -116,7 +115,7 @@ export class TaskStagesRepository {
   /** The stages of a run in run order (pre_plan, post_plan, pre_apply, post_apply). */
   async stagesOfRun(runId: string, offset: number, limit: number): Promise<{ rows: TaskStageRow[]; total: number }> {
     const all = await this.db.selectFrom('task_stages').selectAll().where('run_id', '=', runId).execute();
-    all.sort((a, b) => STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage) || a.id.localeCompare(b.id));
+    all.sort((a, b) => compareStages(a.stage, b.stage) || a.id.localeCompare(b.id));
     return { rows: all.slice(offset, offset + limit), total: all.length };
   }
 
@@ -125,7 +124,7 @@ export class TaskStagesRepository {
     if (runIds.length === 0) return [];
     const rows = await this.db.selectFrom('task_stages').selectAll().where('run_id', 'in', [...runIds]).execute();
     return rows.sort(
-      (a, b) => runIds.indexOf(a.run_id) - runIds.indexOf(b.run_id) || STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage),
+      (a, b) => runIds.indexOf(a.run_id) - runIds.indexOf(b.run_id) || compareStages(a.stage, b.stage),
     );
   }
 

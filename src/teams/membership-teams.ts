@@ -3,7 +3,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { teamPermissions } from '../access/team-permissions.js';
 import type { MembershipTeamsPort } from '../organizations/membership-teams-port.js';
 import type { TeamsRepository } from './teams.repository.js';
-import { teamFacts, type TeamsService } from './teams.service.js';
+import type { TeamsService } from './teams.service.js';
 
 /** The teams domain's side of organization memberships (organizations' MembershipTeamsPort). */
 export class MembershipTeams implements MembershipTeamsPort {
@@ -17,9 +17,9 @@ export class MembershipTeams implements MembershipTeamsPort {
     // Otherwise an invitation could place someone in a team the inviter cannot even see, the owners team included.
     return (
       team !== undefined &&
-      team.organization_name === organizationName &&
+      team.organizationName === organizationName &&
       editionHasTeam(featureSet, team) &&
-      teamPermissions(standing, teamFacts(team))['can-update-membership']
+      teamPermissions(standing, team)['can-update-membership']
     );
   }
 

@@ -5,8 +5,9 @@ import type { Principal } from '../core/principal.js';
 import type { UsersRepository } from '../identity/users.repository.js';
 import { editionHasTeam } from '../access/editions.js';
 import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';
-import type { TeamsRepository, TeamRow } from './teams.repository.js';
-import { teamFacts, type TeamsService } from './teams.service.js';
+import type { TeamsRepository } from './teams.repository.js';
+import type { Team } from './team.js';
+import type { TeamsService } from './teams.service.js';
 
 /**
  * Adding and removing team members (CONTRACT 3), by username or by organization membership id.
@@ -44,9 +45,9 @@ export class TeamMembersService {
     await this.remove(team, memberships.map((membership) => membership.id));
   }
 
-  private async manageableTeam(principal: Principal, teamId: string, change: 'add' | 'remove' = 'remove'): Promise<TeamRow> {
+  private async manageableTeam(principal: Principal, teamId: string, change: 'add' | 'remove' = 'remove'): Promise<Team> {
     const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
-    if (!teamPermissions(standing, teamFacts(row))['can-update-membership']) throw new NotFound('team not found');
+    if (!teamPermissions(standing, row)['can-update-membership']) throw new NotFound('team not found');
     // Owners may still empty a team the edition does not have, not grant through it (CONTRACT 6).
     if (change === 'add' && !editionHasTeam(context.featureSet, row)) {
       throw new Forbidden("the organization's edition does not include teams other than owners");
@@ -58,12 +59,12 @@ export class TeamMembersService {
    * The owners team must keep at least one active member, or nobody could administer the organization. The
    * count and the removal happen under the owners team's lock, which every removal of an owner takes.
    */
-  private async remove(team: TeamRow, membershipIds: string[]): Promise<void> {
-    if (team.is_owners !== 1) {
+  private async remove(team: Team, membershipIds: string[]): Promise<void> {
+    if (!team.isOwners) {
       await this.teams.removeMemberships(team.id, membershipIds);
       return;
     }
-    await this.teams.withOwnersLocked(team.organization_name, async (trx, active) => {
+    await this.teams.withOwnersLocked(team.organizationName, async (trx, active) => {
       const remaining = active.filter((member) => !membershipIds.includes(member.membershipId));
       if (active.length > 0 && remaining.length === 0) {
         throw new Forbidden('the last active member of the owners team cannot be removed');
@@ -72,11 +73,11 @@ export class TeamMembersService {
     });
   }
 
-  private async membershipsForUsernames(team: TeamRow, usernames: string[]): Promise<MembershipRow[]> {
+  private async membershipsForUsernames(team: Team, usernames: string[]): Promise<MembershipRow[]> {
     const result: MembershipRow[] = [];
     for (const [index, username] of usernames.entries()) {
       const user = await this.users.findByUsername(username);
-      const membership = user && (await this.memberships.findByUser(team.organization_name, user.id));
+      const membership = user && (await this.memberships.findByUser(team.organizationName, user.id));
       if (!membership || membership.status !== 'active') {
         throw new InvalidAttribute(`/data/${index}/id`, `user '${username}' is not an active member of the organization`);
       }
@@ -85,11 +86,11 @@ export class TeamMembersService {
     return result;
   }
 
-  private async membershipsByIds(team: TeamRow, ids: string[]): Promise<MembershipRow[]> {
+  private async membershipsByIds(team: Team, ids: string[]): Promise<MembershipRow[]> {
     const result: MembershipRow[] = [];
     for (const [index, id] of ids.entries()) {
       const membership = await this.memberships.findById(id);
-      if (!membership || membership.organization_name !== team.organization_name) {
+      if (!membership || membership.organization_name !== team.organizationName) {
         throw new InvalidAttribute(`/data/${index}/id`, `organization membership '${id}' not found in this organization`);
       }
       result.push(membership);

@@ -3,7 +3,7 @@ import { NotFound } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { TeamTokenPort } from '../identity/team-token-port.js';
 import type { TeamsRepository } from './teams.repository.js';
-import { teamFacts, type TeamsService } from './teams.service.js';
+import type { TeamsService } from './teams.service.js';
 
 /** The teams domain's side of token management (identity's TeamTokenPort): which team tokens a caller may manage. */
 export class TeamTokenAccess implements TeamTokenPort {
@@ -14,7 +14,7 @@ export class TeamTokenAccess implements TeamTokenPort {
 
   async manageableTeam(principal: Principal, teamId: string) {
     const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
-    if (!teamPermissions(standing, teamFacts(row))['can-update-api-token']) throw new NotFound('team not found');
+    if (!teamPermissions(standing, row)['can-update-api-token']) throw new NotFound('team not found');
     return { team: row, standing, featureSet: context.featureSet };
   }
 

@@ -5,7 +5,9 @@ import { containsText } from '../db/like.js';
 import { codePointOrder } from '../db/ordering.js';
 import { forUpdate } from '../db/row-lock.js';
 import type { Database, TeamsTable } from '../db/schema.js';
+import { teamFromRow, type Team } from './team.js';
 
+/** A team as stored: what inserts write. Reads answer a `Team` (team.ts). */
 export type TeamRow = TeamsTable;
 export type TeamChanges = Partial<Omit<TeamRow, 'id' | 'organization_name' | 'is_owners'>>;
 
@@ -61,22 +63,24 @@ export class TeamsRepository {
     return new Set(inserted.map((row) => row.id));
   }
 
-  findById(id: string): Promise<TeamRow | undefined> {
-    return this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id).executeTakeFirst();
+  async findById(id: string): Promise<Team | undefined> {
+    const row = await this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row && teamFromRow(row);
   }
 
-  async findManyByIds(ids: readonly string[]): Promise<TeamRow[]> {
+  async findManyByIds(ids: readonly string[]): Promise<Team[]> {
     if (ids.length === 0) return [];
-    return this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', 'in', [...ids]).execute();
+    return (await this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', 'in', [...ids]).execute()).map(teamFromRow);
   }
 
-  findOwnersTeam(organizationName: string): Promise<TeamRow | undefined> {
-    return this.db
+  async findOwnersTeam(organizationName: string): Promise<Team | undefined> {
+    const row = await this.db
       .selectFrom('teams')
       .select(TEAM_COLUMNS)
       .where('organization_name', '=', organizationName)
       .where('is_owners', '=', 1)
       .executeTakeFirst();
+    return row && teamFromRow(row);
   }
 
   async update(id: string, changes: TeamChanges): Promise<void> {
@@ -89,14 +93,14 @@ export class TeamsRepository {
    * nothing is written), and they are written before the lock is released. Answers the row as stored, or
    * undefined when the team no longer exists. `decide` runs under the lock, so it waits on nothing.
    */
-  async modify(id: string, decide: (current: TeamRow) => TeamChanges): Promise<TeamRow | undefined> {
+  async modify(id: string, decide: (current: Team) => TeamChanges): Promise<Team | undefined> {
     return retryOnDeadlock(() =>
       this.db.transaction().execute(async (trx) => {
         const current = await forUpdate(trx.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id), this.dialect).executeTakeFirst();
         if (!current) return undefined;
-        const changes = decide(current);
+        const changes = decide(teamFromRow(current));
         if (Object.keys(changes).length > 0) await trx.updateTable('teams').set(changes).where('id', '=', id).execute();
-        return { ...current, ...changes };
+        return teamFromRow({ ...current, ...changes });
       }),
     );
   }
@@ -126,7 +130,7 @@ export class TeamsRepository {
     });
   }
 
-  async list(filter: TeamListFilter, offset: number, limit: number): Promise<{ rows: TeamRow[]; total: number }> {
+  async list(filter: TeamListFilter, offset: number, limit: number): Promise<{ teams: Team[]; total: number }> {
     let query = this.db.selectFrom('teams').where('teams.organization_name', '=', filter.organizationName);
     if (filter.ownersOnly) query = query.where('teams.is_owners', '=', 1);
     if (filter.visibleTo) {
@@ -147,7 +151,7 @@ export class TeamsRepository {
       }
     }
     if (filter.names) {
-      if (filter.names.length === 0) return { rows: [], total: 0 };
+      if (filter.names.length === 0) return { teams: [], total: 0 };
       // filter[names] is exact; names are unique ignoring case, so compare on the lower-cased key.
       query = query.where('teams.name_lower', 'in', filter.names.map((name) => name.toLowerCase()));
     }
@@ -156,7 +160,7 @@ export class TeamsRepository {
     const total = unfiltered
       ? await this.maintainedCount(filter.organizationName, filter.visibleTo?.teamIds)
       : Number((await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    return { rows, total };
+    return { teams: rows.map(teamFromRow), total };
   }
 
   /**

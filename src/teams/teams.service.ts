@@ -1,5 +1,5 @@
 import {
-  canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions, type TeamFacts,
+  canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions,
 } from '../access/team-permissions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { nowIso } from '../core/clock.js';
@@ -15,11 +15,12 @@ import type { MembershipsRepository } from '../organizations/memberships.reposit
 import { membershipResource } from '../http/serializers/memberships.serializer.js';
 import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
 import {
-  fullAccess, mergeOrganizationAccess, noAccess, parseStoredAccess, type AccessChange, type OrganizationAccess,
+  mergeOrganizationAccess, noAccess, type AccessChange, type OrganizationAccess,
 } from '../access/organization-access.js';
 import { TeamInserts } from './team-inserts.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
-import type { TeamRow, TeamsRepository } from './teams.repository.js';
+import type { TeamChanges, TeamRow, TeamsRepository } from './teams.repository.js';
+import { teamFromRow, type Team } from './team.js';
 import { teamResource, type TeamView } from '../http/serializers/teams.serializer.js';
 
 export type TeamInclude = 'users' | 'organization-memberships';
@@ -46,15 +47,6 @@ export interface TeamListResult {
 }
 
 const ATTRIBUTE = '/data/attributes';
-
-export function teamFacts(row: TeamRow): TeamFacts {
-  return {
-    id: row.id,
-    isOwners: row.is_owners === 1,
-    visibility: row.visibility,
-    allowMemberTokenManagement: row.allow_member_token_management === 1,
-  };
-}
 
 /** The token-management flag under either spelling clients send (seed 4.4). */
 function memberTokenManagement(input: TeamAttributesInput): boolean | undefined {
@@ -94,7 +86,7 @@ export class TeamsService {
   ): Promise<TeamListResult> {
     const context = await this.gate.enter(principal, organizationName);
     const { standing } = context;
-    const { rows, total } = await this.teams.list(
+    const { teams, total } = await this.teams.list(
       {
         organizationName: context.organization.name,
         visibleTo: seesAllTeams(standing) ? undefined : { teamIds: [...standing.teamIds] },
@@ -107,9 +99,9 @@ export class TeamsService {
       options.page.offset,
       options.page.size,
     );
-    const views = await this.views(rows);
+    const views = await this.views(teams);
     return {
-      data: views.map((view) => teamResource(view, teamPermissions(standing, teamFacts(view.row)))),
+      data: views.map((view) => teamResource(view, teamPermissions(standing, view.team))),
       included: await this.included(views, options.include, standing),
       total,
     };
@@ -151,8 +143,9 @@ export class TeamsService {
       updated_at: now,
     };
     if ((await this.inserts.insert(row)) === 'name-taken') throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+    const team = teamFromRow(row);
     // A team that did not exist a moment ago has no members and no token: nothing to look up.
-    return this.document(row, context.standing, include, { row, access, members: [], serviceAccountUserId: null });
+    return this.document(team, context.standing, include, { team, members: [], serviceAccountUserId: null });
   }
 
   /**
@@ -162,7 +155,7 @@ export class TeamsService {
    */
   async update(principal: Principal, teamId: string, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    let stored: TeamRow | undefined;
+    let stored: Team | undefined;
     try {
       stored = await this.teams.modify(row.id, (current) => this.changesFor(standing, current, input));
     } catch (error) {
@@ -174,21 +167,20 @@ export class TeamsService {
   }
 
   /** What an update writes to the team as it is stored now, or the reason it is refused. */
-  private changesFor(standing: OrganizationStanding, row: TeamRow, input: TeamAttributesInput): Partial<TeamRow> {
-    const facts = teamFacts(row);
-    const permissions = teamPermissions(standing, facts);
-    const isOwners = row.is_owners === 1;
-    const changes: Partial<TeamRow> = {};
+  private changesFor(standing: OrganizationStanding, row: Team, input: TeamAttributesInput): TeamChanges {
+    const permissions = teamPermissions(standing, row);
+    const isOwners = row.isOwners;
+    const changes: TeamChanges = {};
     const tokenSetting = memberTokenManagement(input);
 
     // A concurrent change of visibility may have hidden the team since it was first read.
-    if (!canSeeTeam(standing, facts)) throw new NotFound('team not found');
+    if (!canSeeTeam(standing, row)) throw new NotFound('team not found');
     const wantsTeamSettings =
       input.name !== undefined || input['sso-team-id'] !== undefined || input.visibility !== undefined || tokenSetting !== undefined;
     const wantsAccess = input['organization-access'] !== undefined;
     if (wantsTeamSettings && !permissions['can-update-visibility']) {
       // CONTRACT 4: whoever may change the other teams they see sees this one too, so the owners rule is a 403.
-      if (isOwners && permissionsBesideOwnersRule(standing, facts)['can-update-visibility']) {
+      if (isOwners && permissionsBesideOwnersRule(standing, row)['can-update-visibility']) {
         throw new Forbidden('only owners may change the owners team');
       }
       // Seed 5.5: lacking the right to change a team reads as "not found".
@@ -214,8 +206,7 @@ export class TeamsService {
       if (turnedOff) {
         throw new InvalidAttribute(`${ATTRIBUTE}/organization-access/${turnedOff[0]}`, "the owners team's organization access cannot be changed");
       }
-      const current = isOwners ? fullAccess() : parseStoredAccess(row.organization_access);
-      changes.organization_access = JSON.stringify(rejectViolations(mergeOrganizationAccess(current, input['organization-access']!)));
+      changes.organization_access = JSON.stringify(rejectViolations(mergeOrganizationAccess(row.access, input['organization-access']!)));
     }
     if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
     return changes;
@@ -223,48 +214,47 @@ export class TeamsService {
 
   async delete(principal: Principal, teamId: string): Promise<void> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    const permissions = teamPermissions(standing, teamFacts(row));
+    const permissions = teamPermissions(standing, row);
     if (!permissions['can-destroy']) {
       // Whoever could delete any other visible team learns why this one is refused.
-      if (row.is_owners === 1 && permissionsBesideOwnersRule(standing, teamFacts(row))['can-destroy']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
+      if (row.isOwners && permissionsBesideOwnersRule(standing, row)['can-destroy']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
       throw new NotFound('team not found');
     }
     await this.teams.delete(row.id);
   }
 
   /** The team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
-  async visibleTeam(principal: Principal, teamId: string): Promise<{ row: TeamRow; standing: OrganizationStanding; context: OrganizationContext }> {
+  async visibleTeam(principal: Principal, teamId: string): Promise<{ row: Team; standing: OrganizationStanding; context: OrganizationContext }> {
     const row = await this.teams.findById(teamId);
     if (!row) throw new NotFound('team not found');
     let context: OrganizationContext;
     try {
-      context = await this.gate.enter(principal, row.organization_name);
+      context = await this.gate.enter(principal, row.organizationName);
     } catch (error) {
       if (error instanceof NotFound) throw new NotFound('team not found');
       throw error;
     }
     // The edition's rule is canSeeTeam's too: owners still see the teams an edition without teams hides.
-    if (!canSeeTeam(context.standing, teamFacts(row))) throw new NotFound('team not found');
+    if (!canSeeTeam(context.standing, row)) throw new NotFound('team not found');
     return { row, standing: context.standing, context };
   }
 
-  private async document(row: TeamRow, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamDocumentParts> {
-    const view = known ?? (await this.views([row]))[0];
+  private async document(team: Team, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamDocumentParts> {
+    const view = known ?? (await this.views([team]))[0];
     return {
-      data: teamResource(view!, teamPermissions(standing, teamFacts(row))),
+      data: teamResource(view!, teamPermissions(standing, team)),
       included: await this.included([view!], include, standing),
     };
   }
 
   /** Members and token holders of a page of teams, in two queries whatever the page size. */
-  private async views(rows: TeamRow[]): Promise<TeamView[]> {
-    const ids = rows.map((row) => row.id);
+  private async views(teams: Team[]): Promise<TeamView[]> {
+    const ids = teams.map((team) => team.id);
     const [members, withTokens] = await Promise.all([this.teams.activeMembers(ids), this.teams.teamsWithTokens(ids, nowIso())]);
-    return rows.map((row) => ({
-      row,
-      access: row.is_owners === 1 ? fullAccess() : parseStoredAccess(row.organization_access),
-      members: members.filter((member) => member.teamId === row.id),
-      serviceAccountUserId: withTokens.has(row.id) ? row.service_account_user_id : null,
+    return teams.map((team) => ({
+      team,
+      members: members.filter((member) => member.teamId === team.id),
+      serviceAccountUserId: withTokens.has(team.id) ? team.serviceAccountUserId : null,
     }));
   }
 
@@ -305,8 +295,8 @@ export class TeamsService {
 
   /** Which of these teams the caller may see: a membership's other teams must not reveal secret ones. */
   async visibleTeamIdsAmong(standing: OrganizationStanding, teamIds: string[]): Promise<Set<string>> {
-    const rows = await this.teams.findManyByIds(teamIds);
-    return new Set(rows.filter((row) => canSeeTeam(standing, teamFacts(row))).map((row) => row.id));
+    const teams = await this.teams.findManyByIds(teamIds);
+    return new Set(teams.filter((team) => canSeeTeam(standing, team)).map((team) => team.id));
   }
 
 }

@@ -4,6 +4,7 @@ import { canQueueRuns } from '../access/workspace-permissions.js';
 import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { nowIso } from '../core/clock.js';
+import { withTimestamps } from '../core/status-timestamps.js';
 import { Conflict, NotFound, Unprocessable } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { newId } from '../core/ids.js';
@@ -115,9 +116,9 @@ export class ConfigurationVersionsService {
     const problem = await tarGzProblem(archive.size, archive.read());
     if (problem) throw new Unprocessable(problem);
     const now = nowIso();
-    const timestamps = { ...JSON.parse(row.status_timestamps), 'uploaded-at': now };
+    const timestamps = withTimestamps(row.status_timestamps, ['uploaded'], now);
     await this.db.transaction().execute(async (trx) => {
-      if (!(await this.versions.markUploaded(trx, row.id, archive.size, JSON.stringify(timestamps), now))) {
+      if (!(await this.versions.markUploaded(trx, row.id, archive.size, timestamps, now))) {
         throw new Conflict('this configuration version has already been uploaded');
       }
       let position = 0;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PHASE_STATUSES, mayMovePhases, phasesAfter, type PhaseStatus } from '../../src/runs/phase-status.js';
 import { RUN_STATUSES } from '../../src/runs/run-state-machine.js';
-import { timestampKey } from '../../src/runs/run-transitions.js';
+import { timestampKey } from '../../src/core/status-timestamps.js';
 
 describe('plan and apply follow their run', () => {
   it('through a whole applied run', () => {

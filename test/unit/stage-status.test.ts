@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { parseTimestamps, timestampKey, withTimestamp, withTimestamps } from '../../src/core/status-timestamps.js';
 import {
-  ENFORCEMENT_LEVELS, RESULT_STATUSES, deriveStageStatus, isFinalResultStatus, parseTimestamps, timestampKey, withTimestamp,
-  type ResultFacts,
+  ENFORCEMENT_LEVELS, RESULT_STATUSES, deriveStageStatus, isFinalResultStatus, type ResultFacts,
 } from '../../src/taskstages/stage-status.js';
 
 const ALL_RESULTS: ResultFacts[] = RESULT_STATUSES.flatMap((status) =>
@@ -112,6 +112,18 @@ describe('status timestamps', () => {
     assert.deepEqual(parseTimestamps(stored), { 'awaiting-override-at': '2026-01-01T00:00:00.000Z', 'running-at': '2026-01-01T00:00:01.000Z' });
     stored = withTimestamp(stored, 'running', '2026-01-01T00:00:03.000Z', true);
     assert.equal(parseTimestamps(stored)['running-at'], '2026-01-01T00:00:03.000Z');
+  });
+
+  it('stamps several statuses at once, a status entered again getting the new time unless the first is kept', () => {
+    const stored = JSON.stringify({ 'queued-at': '2026-01-01T00:00:00.000Z' });
+    assert.equal(
+      withTimestamps(stored, ['queued', 'planning'], '2026-01-01T00:00:05.000Z'),
+      '{"queued-at":"2026-01-01T00:00:05.000Z","planning-at":"2026-01-01T00:00:05.000Z"}',
+    );
+    assert.equal(
+      withTimestamps(stored, ['queued', 'planning'], '2026-01-01T00:00:05.000Z', true),
+      '{"queued-at":"2026-01-01T00:00:00.000Z","planning-at":"2026-01-01T00:00:05.000Z"}',
+    );
   });
 
   it('reads broken or missing JSON as no timestamps', () => {

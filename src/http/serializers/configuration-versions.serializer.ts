@@ -1,3 +1,4 @@
+import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { Resource } from '../jsonapi.js';
 import type { ConfigurationVersionRow } from '../../workspaces/configuration-versions.repository.js';
 
@@ -11,7 +12,7 @@ export function configurationVersionResource(row: ConfigurationVersionRow, uploa
     speculative: row.speculative === 1,
     provisional: false,
     status: row.status,
-    'status-timestamps': JSON.parse(row.status_timestamps),
+    'status-timestamps': parseTimestamps(row.status_timestamps),
     'changed-files': [],
   };
   if (uploadUrl !== undefined) attributes['upload-url'] = uploadUrl;

@@ -1,10 +1,11 @@
+import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { Resource } from '../jsonapi.js';
 import type { PhaseRow } from '../../runs/runs.repository.js';
 
 function phaseAttributes(row: PhaseRow): Record<string, unknown> {
   return {
     status: row.status,
-    'status-timestamps': JSON.parse(row.status_timestamps),
+    'status-timestamps': parseTimestamps(row.status_timestamps),
     'has-changes': row.has_changes === 1,
     'resource-additions': row.resource_additions,
     'resource-changes': row.resource_changes,

@@ -1,3 +1,4 @@
+import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OrganizationStanding } from '../../access/organization-standing.js';
 import { canQueueRuns } from '../../access/workspace-permissions.js';
 import type { TaskStageName } from '../../db/schema.js';
@@ -21,7 +22,7 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
   const status = row.status as RunStatus;
   const facts: RunFacts = { planOnly: row.plan_only === 1, stages: new Set(view.stages.map((stage) => stage.stage)) };
   const queue = canQueueRuns(standing);
-  const timestamps = JSON.parse(row.status_timestamps) as Record<string, string>;
+  const timestamps = parseTimestamps(row.status_timestamps);
   return {
     id: row.id,
     type: 'runs',

@@ -1,6 +1,6 @@
 import type { TaskStagePermissions } from '../../access/task-stage-permissions.js';
 import type { Resource } from '../jsonapi.js';
-import { parseTimestamps } from '../../taskstages/stage-status.js';
+import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow } from '../../taskstages/task-stages.repository.js';
 
 /** Seed 2.2 and CONTRACT 8: `permissions` and `actions` on every stage document. */

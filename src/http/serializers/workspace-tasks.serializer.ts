@@ -1,14 +1,9 @@
-import type { TaskStageName } from '../../db/schema.js';
 import type { Resource } from '../jsonapi.js';
-import type { WorkspaceTaskRow } from '../../runtasks/workspace-tasks.repository.js';
-
-export function parseStages(json: string): TaskStageName[] {
-  return JSON.parse(json) as TaskStageName[];
-}
+import type { WorkspaceTask } from '../../runtasks/workspace-task.js';
 
 /** Type `workspace-tasks`; `stage` is the legacy single-stage attribute, echoed as the first stage. */
-export function workspaceTaskResource(row: WorkspaceTaskRow): Resource {
-  const stages = parseStages(row.stages);
+export function workspaceTaskResource(row: WorkspaceTask): Resource {
+  const { stages } = row;
   return {
     id: row.id,
     type: 'workspace-tasks',
