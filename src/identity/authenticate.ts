@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { nowIso } from '../core/clock.js';
 import { Unauthorized } from '../core/errors.js';
-import { editionHasTeam, featureSetOf } from '../organizations/editions.js';
+import { editionHasTeam, featureSetOf } from '../access/editions.js';
 import type { Principal } from '../core/principal.js';
 import { hashToken, tokenMatchesHash } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';

@@ -1,5 +1,5 @@
 import type { TaskStageName } from '../db/schema.js';
-import type { FeatureSet } from '../organizations/editions.js';
+import type { FeatureSet } from '../access/editions.js';
 import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from '../core/stage-order.js';
 
 /** Pure rules of run tasks and their workspace attachments (CONTRACT 6, 7). Each returns why input is bad, or undefined. */

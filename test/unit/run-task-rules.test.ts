@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { TaskStageName } from '../../src/db/schema.js';
-import { featureSetByName } from '../../src/organizations/editions.js';
+import { featureSetByName } from '../../src/access/editions.js';
 import {
   categoryProblem, descriptionProblem, enforcementLevelProblem, httpUrlProblem, resolveStages, runTaskLimitProblem, taskUrlProblem, workspaceLimitProblem,
 } from '../../src/runtasks/run-task-rules.js';

@@ -1,6 +1,6 @@
 import type { OrganizationStanding } from '../../access/organization-standing.js';
 import type { Resource } from '../jsonapi.js';
-import { featureSetOf, type FeatureSet } from '../../organizations/editions.js';
+import { featureSetOf, type FeatureSet } from '../../access/editions.js';
 import type { OrganizationRow } from '../../organizations/organizations.repository.js';
 
 export function organizationResource(row: OrganizationRow, standing: OrganizationStanding): Resource {
