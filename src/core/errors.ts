@@ -1,48 +1,24 @@
 /**
  * The error catalogue. Services throw the named members of `Errors` (bottom of this file); the one error
  * handler (http/error-handler.ts) renders them as JSON:API error documents. An error carries its status as
- * plain data, so this layer knows nothing of HTTP. Titles are fixed per status so clients can match on them.
+ * plain data, so this layer knows nothing of HTTP (titles and documents are http/error-document.ts).
  */
-export const ERROR_TITLES: Record<number, string> = {
-  400: 'bad request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not found',
-  405: 'method not allowed',
-  408: 'request timeout',
-  409: 'conflict',
-  413: 'payload too large',
-  414: 'uri too long',
-  415: 'unsupported media type',
-  417: 'expectation failed',
-  422: 'invalid attribute',
-  429: 'too many requests',
-  431: 'request header fields too large',
-  500: 'internal server error',
-  503: 'service unavailable',
-};
 
-export interface ErrorObject {
-  status: string;
-  title: string;
-  detail?: string;
-  source?: { pointer?: string; parameter?: string };
+/** Where in the request the problem is: a JSON pointer into the body, or a query parameter. */
+export interface ErrorSource {
+  pointer?: string;
+  parameter?: string;
 }
 
+/** An error the server means to give: its status and detail as plain data; http/error-handler.ts renders it. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     detail: string,
-    readonly source?: ErrorObject['source'],
+    readonly source?: ErrorSource,
     readonly headers: Record<string, string> = {},
   ) {
     super(detail);
-  }
-
-  toErrorObject(): ErrorObject {
-    const object: ErrorObject = { status: String(this.status), title: ERROR_TITLES[this.status] ?? 'error', detail: this.message };
-    if (this.source) object.source = this.source;
-    return object;
   }
 }
 
@@ -91,7 +67,7 @@ export class InvalidAttribute extends ApiError {
 
 /** A 422 about the request as a whole (a query parameter, an unparseable body). */
 export class Unprocessable extends ApiError {
-  constructor(detail: string, source?: ErrorObject['source']) {
+  constructor(detail: string, source?: ErrorSource) {
     super(422, detail, source);
   }
 }
@@ -148,6 +124,6 @@ export const Errors = {
   conflict: (detail: string) => new Conflict(detail),
   payloadTooLarge: (detail?: string) => new PayloadTooLarge(detail),
   invalidAttribute: (pointer: string, detail: string) => new InvalidAttribute(pointer, detail),
-  unprocessable: (detail: string, source?: ErrorObject['source']) => new Unprocessable(detail, source),
+  unprocessable: (detail: string, source?: ErrorSource) => new Unprocessable(detail, source),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
 } as const;

@@ -1,7 +1,7 @@
 import {
-  canSeeTeam, seesAllTeams, teamPermissions, type TeamFacts,
+  seesAllTeams, teamPermissions, type TeamFacts,
 } from '../access/team-permissions.js';
-import { requireAccess } from '../access/require-access.js';
+import { allows, requireAccess } from '../access/require-access.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
@@ -282,7 +282,7 @@ export class TeamsService {
   /** Which of these teams the caller may see: a membership's other teams must not reveal secret ones. */
   async visibleTeamIdsAmong(standing: OrganizationStanding, teamIds: string[]): Promise<Set<string>> {
     const rows = await this.teams.findManyByIds(teamIds);
-    return new Set(rows.filter((row) => canSeeTeam(standing, teamFacts(row))).map((row) => row.id));
+    return new Set(rows.filter((row) => allows(standing, 'team', 'read', teamFacts(row))).map((row) => row.id));
   }
 
 }
