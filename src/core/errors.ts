@@ -34,14 +34,15 @@ export class Unauthorized extends ApiError {
   }
 }
 
-export class Forbidden extends ApiError {
+/** Constructed only through `Errors` below: a 403 is the access verdict's to give, with a named reason. */
+class Forbidden extends ApiError {
   constructor(detail = 'you are not allowed to do this') {
     super(403, detail);
   }
 }
 
 /** Also what "you may not see this" becomes, so hidden resources are indistinguishable from missing ones. */
-export class NotFound extends ApiError {
+class NotFound extends ApiError {
   constructor(detail = 'resource not found') {
     super(404, detail);
   }
