@@ -11,7 +11,7 @@ import { AuthFailureLimit } from './http/auth-failure-limit.js';
 import { registerAuthentication } from './http/authentication.js';
 import { firstEarlyAnswer, refuseOverBudgetEarly } from './http/early-refusal.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
-import { ERROR_TITLES } from './core/errors.js';
+import { ERROR_TITLES } from './http/error-document.js';
 import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';

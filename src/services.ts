@@ -10,7 +10,7 @@ import { UsersRepository } from './identity/users.repository.js';
 import { UsersService } from './identity/users.service.js';
 import { MembershipsRepository } from './organizations/memberships.repository.js';
 import { MembershipsService } from './organizations/memberships.service.js';
-import { OrganizationGate } from './organizations/organization-gate.js';
+import { OrganizationGate } from './access/organization-gate.js';
 import { OrganizationsRepository } from './organizations/organizations.repository.js';
 import { OrganizationsService } from './organizations/organizations.service.js';
 import { TeamMembersService } from './teams/team-members.service.js';
@@ -27,7 +27,7 @@ import { TaskDelivery } from './delivery/task-delivery.js';
 import { TaskStageRunner } from './taskstages/task-stage-runner.js';
 import { TaskStagesRepository } from './taskstages/task-stages.repository.js';
 import { TaskStagesService } from './taskstages/task-stages.service.js';
-import { ArtifactAccess } from './runs/artifact-access.js';
+import { ArtifactAccess } from './access/artifact-access.js';
 import { NoopExecutor } from './runs/noop-executor.js';
 import { PhasesService } from './runs/phases.service.js';
 import { RunProgress } from './runs/run-progress.js';
@@ -42,7 +42,7 @@ import { WorkspaceTasksRepository } from './runtasks/workspace-tasks.repository.
 import { WorkspaceTasksService } from './runtasks/workspace-tasks.service.js';
 import { ConfigurationVersionsRepository } from './workspaces/configuration-versions.repository.js';
 import { ConfigurationVersionsService } from './workspaces/configuration-versions.service.js';
-import { WorkspaceGate } from './workspaces/workspace-gate.js';
+import { WorkspaceGate } from './access/workspace-gate.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 

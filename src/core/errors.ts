@@ -1,47 +1,24 @@
 /**
- * The error catalogue. Services throw these; the one error handler (error-handler.ts) renders them as
- * JSON:API error documents. Titles are fixed per status (CONTRACT 2) so clients can match on them.
+ * The error catalogue. Services throw the named members of `Errors` (bottom of this file); the one error
+ * handler (http/error-handler.ts) renders them as JSON:API error documents. An error carries its status as
+ * plain data, so this layer knows nothing of HTTP (titles and documents are http/error-document.ts).
  */
-export const ERROR_TITLES: Record<number, string> = {
-  400: 'bad request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not found',
-  405: 'method not allowed',
-  408: 'request timeout',
-  409: 'conflict',
-  413: 'payload too large',
-  414: 'uri too long',
-  415: 'unsupported media type',
-  417: 'expectation failed',
-  422: 'invalid attribute',
-  429: 'too many requests',
-  431: 'request header fields too large',
-  500: 'internal server error',
-  503: 'service unavailable',
-};
 
-export interface ErrorObject {
-  status: string;
-  title: string;
-  detail?: string;
-  source?: { pointer?: string; parameter?: string };
+/** Where in the request the problem is: a JSON pointer into the body, or a query parameter. */
+export interface ErrorSource {
+  pointer?: string;
+  parameter?: string;
 }
 
+/** An error the server means to give: its status and detail as plain data; http/error-handler.ts renders it. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     detail: string,
-    readonly source?: ErrorObject['source'],
+    readonly source?: ErrorSource,
     readonly headers: Record<string, string> = {},
   ) {
     super(detail);
-  }
-
-  toErrorObject(): ErrorObject {
-    const object: ErrorObject = { status: String(this.status), title: ERROR_TITLES[this.status] ?? 'error', detail: this.message };
-    if (this.source) object.source = this.source;
-    return object;
   }
 }
 
@@ -57,14 +34,15 @@ export class Unauthorized extends ApiError {
   }
 }
 
-export class Forbidden extends ApiError {
+/** Constructed only through `Errors` below: a 403 is the access verdict's to give, with a named reason. */
+class Forbidden extends ApiError {
   constructor(detail = 'you are not allowed to do this') {
     super(403, detail);
   }
 }
 
 /** Also what "you may not see this" becomes, so hidden resources are indistinguishable from missing ones. */
-export class NotFound extends ApiError {
+class NotFound extends ApiError {
   constructor(detail = 'resource not found') {
     super(404, detail);
   }
@@ -90,7 +68,63 @@ export class InvalidAttribute extends ApiError {
 
 /** A 422 about the request as a whole (a query parameter, an unparseable body). */
 export class Unprocessable extends ApiError {
-  constructor(detail: string, source?: ErrorObject['source']) {
+  constructor(detail: string, source?: ErrorSource) {
     super(422, detail, source);
   }
 }
+
+/**
+ * Every error the server gives, by name. Details are byte-for-byte what clients and tests match on: change
+ * one only together with them. Whether a refusal is a 404 or a 403 is not decided here but by the access
+ * verdict (access/access-table.ts); a "not found" below is also what a hidden thing looks like.
+ */
+export const Errors = {
+  // Missing, or hidden from the caller: indistinguishable on purpose.
+  notFound: () => new NotFound('not found'),
+  noRoute: (method: string, path: string) => new NotFound(`no route for ${method} ${path}`),
+  organizationNotFound: (name: string) => new NotFound(`organization '${name}' not found`),
+  onlyPeopleCreateOrganizations: () => new NotFound('only users and site admins create organizations'),
+  membershipNotFound: () => new NotFound('organization membership not found'),
+  userNotFound: () => new NotFound('user not found'),
+  tokenNotFound: () => new NotFound('token not found'),
+  teamNotFound: () => new NotFound('team not found'),
+  workspaceNotFound: () => new NotFound('workspace not found'),
+  configurationVersionNotFound: () => new NotFound('configuration version not found'),
+  uploadUrlNotFound: () => new NotFound('upload URL not found'),
+  configurationNotUploaded: () => new NotFound('the configuration version has not been uploaded yet'),
+  runTaskNotFound: () => new NotFound('run task not found'),
+  workspaceTaskNotFound: () => new NotFound('workspace task not found'),
+  runNotFound: () => new NotFound('run not found'),
+  planNotFound: () => new NotFound('plan not found'),
+  applyNotFound: () => new NotFound('apply not found'),
+  planHasNoJson: () => new NotFound('the plan has no JSON output yet'),
+  taskStageNotFound: () => new NotFound('task stage not found'),
+  taskResultNotFound: () => new NotFound('task result not found'),
+
+  // Refused to a caller who may see the thing.
+  forbidden: (detail: string) => new Forbidden(detail),
+  editionLacksTeams: () => new Forbidden("the organization's edition does not include teams other than owners"),
+  onlyOwnersChangeOwnersTeam: () => new Forbidden('only owners may change the owners team'),
+  onlyOwnersRemoveOwners: () => new Forbidden('only owners may remove a member of the owners team from the organization'),
+  lastOwnerCannotBeRemoved: () => new Forbidden('the last active member of the owners team cannot be removed'),
+  lastOwnerCannotLeave: () => new Forbidden('the last active member of the owners team cannot leave the organization'),
+  notAPersonForOwnersToken: () => new Forbidden('the organization token, and the tokens it minted, cannot create tokens for the owners team'),
+  manageWorkspacesNeeded: () => new Forbidden('managing workspaces needs the manage-workspaces permission'),
+  createWorkspacesNeeded: () => new Forbidden('creating workspaces needs the manage-workspaces permission'),
+  manageRunTasksNeeded: () => new Forbidden('managing run tasks needs the manage-run-tasks permission'),
+  attachRunTasksNeeded: () => new Forbidden('attaching run tasks needs the manage-run-tasks permission'),
+  notAPersonForRuns: () => new Forbidden('the organization token, and the tokens it minted, cannot create runs'),
+  queueRunsNeeded: () => new Forbidden('queueing runs needs the manage-workspaces permission'),
+  notAPersonForRunActions: () => new Forbidden('the organization token, and the tokens it minted, cannot act on runs'),
+  runActionNeedsQueueRight: (action: string) => new Forbidden(`only people who may queue runs can ${action} them`),
+  overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
+
+  // Bad input and state.
+  badRequest: (detail: string, parameter?: string) => new BadRequest(detail, parameter),
+  unauthorized: (detail?: string) => new Unauthorized(detail),
+  conflict: (detail: string) => new Conflict(detail),
+  payloadTooLarge: (detail?: string) => new PayloadTooLarge(detail),
+  invalidAttribute: (pointer: string, detail: string) => new InvalidAttribute(pointer, detail),
+  unprocessable: (detail: string, source?: ErrorSource) => new Unprocessable(detail, source),
+  ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
+} as const;

@@ -1,6 +1,6 @@
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { Conflict, InvalidAttribute, NotFound, Unauthorized } from '../core/errors.js';
+import { Conflict, Errors, InvalidAttribute, Unauthorized } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { httpUrlProblem } from '../runtasks/run-task-rules.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
@@ -66,7 +66,7 @@ export class TaskCallbacks {
   async authorize(token: string | undefined, resultId: string): Promise<AuthorizedCallback> {
     const grant = await this.accessTokens.grantOf(token);
     if (!grant || grant.taskResultId !== resultId) {
-      if (!(await this.stages.findResult(resultId))) throw new NotFound('task result not found');
+      if (!(await this.stages.findResult(resultId))) throw Errors.taskResultNotFound();
       throw new Unauthorized('invalid access token for this task result');
     }
     if (isFinalResultStatus(grant.resultStatus)) throw new Conflict(`the task result is already ${grant.resultStatus}`);
@@ -93,7 +93,7 @@ export class TaskCallbacks {
       }));
     }
     const finished = input.status === 'running' ? await this.runner.markRunning(resultId, report) : await this.runner.finishResult(resultId, input.status, report);
-    if (finished.outcome === 'missing') throw new NotFound('task result not found');
+    if (finished.outcome === 'missing') throw Errors.taskResultNotFound();
     if (finished.outcome === 'final') throw new Conflict(`the task result is already ${finished.result.status}`);
     // The row as the callback's transaction wrote it: no second read.
     return taskResultResource(finished.result);

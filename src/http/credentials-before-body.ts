@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { NotFound } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import './fastify-types.js';
 
 /**
@@ -32,7 +32,7 @@ function hasHooks(hooks: unknown): boolean {
 /** A request no route takes is answered before its body is read (Fastify would parse it first). */
 export function answerUnroutedBeforeBody(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    done(request.is404 ? new NotFound(`no route for ${request.method} ${request.url.split('?')[0]}`) : undefined);
+    done(request.is404 ? Errors.noRoute(request.method, request.url.split('?')[0]!) : undefined);
   });
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerToken } from '../identity/authenticate.js';
 import type { EarlyAnswer } from './answering-first-server.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
-import { ERROR_TITLES } from '../core/errors.js';
+import { ERROR_TITLES } from './error-document.js';
 
 /**
  * Refuses a request from an address over its failed-authentication budget before Fastify sees it, with

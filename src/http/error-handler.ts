@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeStorageProblem, storageFailureOf, type StorageFailure } from '../db/storage-failures.js';
 import { limitUnreadBodyAfterRefusal } from './credentials-before-body.js';
-import { ApiError, ERROR_TITLES, type ErrorObject } from '../core/errors.js';
+import { ApiError } from '../core/errors.js';
+import { ERROR_TITLES, errorObjectOf, type ErrorObject } from './error-document.js';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -50,7 +51,7 @@ export function registerErrorHandler(app: FastifyInstance, options: ErrorHandler
     limitUnreadBodyAfterRefusal(request, reply);
     if (error instanceof ApiError) {
       reply.headers(error.headers);
-      return sendErrors(reply, error.status, [error.toErrorObject()]);
+      return sendErrors(reply, error.status, [errorObjectOf(error)]);
     }
     if (error.validation) return sendErrors(reply, 422, validationErrors(error));
     switch (error.code) {

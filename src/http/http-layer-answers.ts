@@ -1,6 +1,6 @@
 import http, { type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ERROR_TITLES, type ErrorObject } from '../core/errors.js';
+import { ERROR_TITLES, type ErrorObject } from './error-document.js';
 
 /**
  * Answers that node:http gives by itself unless told otherwise: 400 for a malformed request, 408 for a

@@ -1,10 +1,10 @@
 import type { FeatureSet } from '../access/editions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
+import type { TeamFacts } from '../access/team-permissions.js';
 import type { Principal } from '../core/principal.js';
 
 /** A team as token management needs it: the stored team's fields, read by identity only through this port. */
-export interface TokenTeam {
-  id: string;
+export interface TokenTeam extends TeamFacts {
   organizationName: string;
   isOwners: boolean;
   serviceAccountUserId: string | null;
@@ -17,6 +17,8 @@ export interface TokenTeam {
 export interface TeamTokenPort {
   /** The team and the caller's standing in its organization, if the caller may manage the team's tokens; NotFound otherwise. */
   manageableTeam(principal: Principal, teamId: string): Promise<{ team: TokenTeam; standing: OrganizationStanding; featureSet: FeatureSet }>;
+  /** The team, whoever asks: the caller's right to it is the access table's to judge. */
+  findById(teamId: string): Promise<TokenTeam | undefined>;
   /** Records the service account made for the team's first token. */
   setServiceAccount(teamId: string, userId: string): Promise<void>;
 }

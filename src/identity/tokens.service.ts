@@ -1,9 +1,10 @@
+import { requireAccess, requirePersonalAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Errors, InvalidAttribute } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { editionHasTeam } from '../access/editions.js';
-import type { OrganizationGate } from '../organizations/organization-gate.js';
+import type { OrganizationGate } from '../access/organization-gate.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
@@ -65,17 +66,16 @@ export class TokensService {
   }
 
   async createUserToken(principal: Principal, userId: string, description: string | null): Promise<Resource> {
-    const allowed = principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === userId);
-    const user = allowed ? await this.users.findById(userId) : undefined;
-    if (!user || user.is_service_account === 1) throw new NotFound('user not found');
+    requirePersonalAccess(principal, 'manage-user-tokens', userId);
+    const user = await this.users.findById(userId);
+    if (!user || user.is_service_account === 1) throw Errors.userNotFound();
     const { row, secret } = this.newRow('user', { user_id: user.id, description, created_by_id: user.id });
     await this.tokens.insert(row);
     return tokenResource(row, secret);
   }
 
   async listUserTokens(principal: Principal, userId: string): Promise<Resource[]> {
-    const allowed = principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === userId);
-    if (!allowed) throw new NotFound('user not found');
+    requirePersonalAccess(principal, 'manage-user-tokens', userId);
     return (await this.tokens.listForUser(userId)).map((row) => tokenResource(row));
   }
 
@@ -100,11 +100,11 @@ export class TokensService {
   async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<Resource> {
     const { team, standing, featureSet } = await this.teams.manageableTeam(principal, teamId);
     // Owners may still revoke such a team's tokens, but a new one would authenticate nothing (CONTRACT 6).
-    if (!editionHasTeam(featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
+    if (!editionHasTeam(featureSet, team)) throw Errors.editionLacksTeams();
     // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
     // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
     if (team.isOwners && !standing.actsAsPerson) {
-      throw new Forbidden('the organization token, and the tokens it minted, cannot create tokens for the owners team');
+      throw Errors.notAPersonForOwnersToken();
     }
     const description = input.description ?? null;
     if (description !== null && description.length > 255) {
@@ -155,19 +155,15 @@ export class TokensService {
   /** A token the caller may manage: its own user token, or a token of a team it may manage. */
   private async ownedToken(principal: Principal, tokenId: string): Promise<TokenRow> {
     const row = await this.tokens.findById(tokenId);
-    if (!row) throw new NotFound('token not found');
-    if (row.kind === 'user' && (principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === row.user_id))) {
+    if (row?.kind === 'user') {
+      requirePersonalAccess(principal, 'manage-user-token', row.user_id ?? '');
       return row;
     }
-    if (row.kind === 'team' && row.team_id) {
-      try {
-        await this.manageableTeam(principal, row.team_id);
-        return row;
-      } catch {
-        throw new NotFound('token not found');
-      }
-    }
-    throw new NotFound('token not found');
+    const team = row?.kind === 'team' && row.team_id ? await this.teams.findById(row.team_id) : undefined;
+    // An organization token is managed through its organization, never by its id.
+    if (!row || !team) throw Errors.tokenNotFound();
+    await this.gate.enterFor(principal, team.organizationName, 'team-token', 'manage', team);
+    return row;
   }
 
   private async manageableTeam(principal: Principal, teamId: string) {

@@ -1,6 +1,7 @@
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { InvalidAttribute, NotFound } from '../core/errors.js';
+import { Errors, InvalidAttribute } from '../core/errors.js';
+import { requirePersonalAccess } from '../access/require-access.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { checkEmail } from './email.js';
@@ -17,7 +18,7 @@ export class UsersService {
   constructor(private readonly users: UsersRepository) {}
 
   async create(principal: Principal, input: { username: string; email: string }): Promise<Resource> {
-    if (principal.kind !== 'site-admin') throw new NotFound('not found');
+    requirePersonalAccess(principal, 'administer-site');
     const problem = nameProblem(input.username);
     if (problem) throw new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username'));
     if (isReservedUsername(input.username)) throw new InvalidAttribute('/data/attributes/username', RESERVED_USERNAME_DETAIL);
@@ -43,7 +44,7 @@ export class UsersService {
   }
 
   async list(principal: Principal, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
-    if (principal.kind !== 'site-admin') throw new NotFound('not found');
+    requirePersonalAccess(principal, 'administer-site');
     const { rows, total } = await this.users.list(page.offset, page.size);
     return { data: rows.map((row) => userResource(row, { showEmail: true })), total };
   }
@@ -66,7 +67,7 @@ export class UsersService {
         break;
     }
     const user = await this.users.findById(userId);
-    if (!user) throw new NotFound('user not found');
+    if (!user) throw Errors.userNotFound();
     const resource = userResource(user, { showEmail: true });
     (resource.attributes as Record<string, unknown>)['is-site-admin'] = principal.kind === 'site-admin';
     return resource;

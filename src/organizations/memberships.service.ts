@@ -1,7 +1,7 @@
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { MembershipStatus } from '../db/schema.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Errors, InvalidAttribute } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../core/ids.js';
@@ -9,16 +9,13 @@ import type { Principal } from '../core/principal.js';
 import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
 import { userResource } from '../http/serializers/users.serializer.js';
+import { requireAccess, requirePersonalAccess } from '../access/require-access.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { MembershipTeamsPort } from './membership-teams-port.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
 import { membershipResource } from '../http/serializers/memberships.serializer.js';
-import type { OrganizationGate } from './organization-gate.js';
+import type { OrganizationGate } from '../access/organization-gate.js';
 import { checkEmail } from '../identity/email.js';
-
-function canManageMembers(standing: OrganizationStanding): boolean {
-  return standing.isOwner || standing.access['manage-membership'];
-}
 
 /** Inviting users into an organization, accepting, listing and removing (CONTRACT 3). */
 export class MembershipsService {
@@ -34,8 +31,7 @@ export class MembershipsService {
    * invitation email), so the invitation can be accepted once that person has a token.
    */
   async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<Resource> {
-    const { organization, standing, featureSet } = await this.gate.enter(principal, organizationName);
-    if (!canManageMembers(standing)) throw new NotFound(`organization '${organizationName}' not found`);
+    const { organization, standing, featureSet } = await this.gate.enterFor(principal, organizationName, 'organization', 'invite-member', { name: organizationName });
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
       if (!(await this.teams.canInviteInto(organization.name, standing, featureSet, teamId))) {
@@ -56,9 +52,8 @@ export class MembershipsService {
 
   async accept(principal: Principal, membershipId: string): Promise<Resource> {
     const membership = await this.memberships.findById(membershipId);
-    if (!membership || principal.kind !== 'user' || principal.userId !== membership.user_id) {
-      throw new NotFound('organization membership not found');
-    }
+    if (!membership) throw Errors.membershipNotFound();
+    requirePersonalAccess(principal, 'accept-invitation', membership.user_id);
     if (membership.status !== 'active') await this.memberships.activate(membership.id);
     // As a member now: its teams are shown as any listing shows them (not those the edition hides).
     const { standing } = await this.gate.enter(principal, membership.organization_name);
@@ -100,15 +95,14 @@ export class MembershipsService {
    */
   async delete(principal: Principal, membershipId: string): Promise<void> {
     const { membership, standing } = await this.visibleMembership(principal, membershipId);
-    if (!canManageMembers(standing)) throw new NotFound('organization membership not found');
     const ownersId = await this.teams.ownersTeamId(membership.organization_name);
-    const inOwners = ownersId !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(ownersId);
-    if (inOwners && !standing.isOwner) throw new Forbidden('only owners may remove a member of the owners team from the organization');
+    const inOwnersTeam = ownersId !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(ownersId);
+    requireAccess(standing, 'membership', 'delete', { inOwnersTeam });
     // Under the owners team's lock, which every removal of an owner takes: two owners leaving at once cannot
     // each count the other as the one who stays. `active` holds active memberships only, as they are now.
     await this.teams.withOwnersLocked(membership.organization_name, async (trx, active) => {
       if (active.length === 1 && active[0]!.membershipId === membership.id) {
-        throw new Forbidden('the last active member of the owners team cannot leave the organization');
+        throw Errors.lastOwnerCannotLeave();
       }
       await this.memberships.delete(membership.id, trx);
     });
@@ -116,14 +110,9 @@ export class MembershipsService {
 
   private async visibleMembership(principal: Principal, membershipId: string) {
     const membership = await this.memberships.findById(membershipId);
-    if (!membership) throw new NotFound('organization membership not found');
-    try {
-      const { standing } = await this.gate.enter(principal, membership.organization_name);
-      return { membership, standing };
-    } catch (error) {
-      if (error instanceof NotFound) throw new NotFound('organization membership not found');
-      throw error;
-    }
+    if (!membership) throw Errors.membershipNotFound();
+    const { standing } = await this.gate.enterFor(principal, membership.organization_name, 'membership', 'read', {});
+    return { membership, standing };
   }
 
   private async resources(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<Resource[]> {

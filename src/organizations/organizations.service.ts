@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { InvalidAttribute, NotFound, Unprocessable } from '../core/errors.js';
+import { Errors, InvalidAttribute, Unprocessable } from '../core/errors.js';
+import { requirePersonalAccess } from '../access/require-access.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../core/ids.js';
@@ -13,7 +14,7 @@ import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf } from '..
 import { checkEmail } from '../identity/email.js';
 import type { MembershipsRepository } from './memberships.repository.js';
 import type { OrganizationCreatedHook } from './organization-created-hook.js';
-import type { OrganizationGate } from './organization-gate.js';
+import type { OrganizationGate } from '../access/organization-gate.js';
 import type { OrganizationsRepository } from './organizations.repository.js';
 import { entitlementSetResource, featureSetResource, organizationResource } from '../http/serializers/organizations.serializer.js';
 
@@ -32,9 +33,7 @@ export class OrganizationsService {
 
   /** Creates the organization with its owners team; a user creating it becomes its first owner. */
   async create(principal: Principal, input: { name: string; email: string }): Promise<Resource> {
-    if (principal.kind !== 'user' && principal.kind !== 'site-admin') {
-      throw new NotFound('only users and site admins create organizations');
-    }
+    requirePersonalAccess(principal, 'create-organization');
     const problem = nameProblem(input.name);
     if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
     checkEmail(input.email, '/data/attributes/email');
@@ -107,15 +106,15 @@ export class OrganizationsService {
   }
 
   listFeatureSets(principal: Principal, q: string | undefined): Resource[] {
-    this.requireSiteAdmin(principal);
+    requirePersonalAccess(principal, 'administer-site');
     const needle = q?.toLowerCase();
     return FEATURE_SETS.filter((set) => !needle || set.name.toLowerCase().includes(needle)).map(featureSetResource);
   }
 
   async subscribe(principal: Principal, name: string, featureSetId: string): Promise<Resource> {
-    this.requireSiteAdmin(principal);
+    requirePersonalAccess(principal, 'administer-site');
     const organization = await this.organizations.findByName(name);
-    if (!organization) throw new NotFound(`organization '${name}' not found`);
+    if (!organization) throw Errors.organizationNotFound(name);
     const featureSet = featureSetById(featureSetId) ?? featureSetByName(featureSetId);
     if (!featureSet) throw new Unprocessable(`feature set '${featureSetId}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' });
     await this.organizations.update(organization.name, { feature_set: featureSet.name, updated_at: nowIso() });
@@ -128,9 +127,5 @@ export class OrganizationsService {
         'feature-set': { data: { id: featureSet.id, type: 'feature-sets' } },
       },
     };
-  }
-
-  private requireSiteAdmin(principal: Principal): void {
-    if (principal.kind !== 'site-admin') throw new NotFound('not found');
   }
 }

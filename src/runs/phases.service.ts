@@ -1,9 +1,9 @@
-import { NotFound } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { Principal } from '../core/principal.js';
-import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
+import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import type { ArtifactAccess } from './artifact-access.js';
+import type { ArtifactAccess } from '../access/artifact-access.js';
 import { applyResource, planResource } from '../http/serializers/phases.serializer.js';
 import type { PhaseRow, PhaseTable, RunsRepository } from './runs.repository.js';
 
@@ -30,15 +30,15 @@ export class PhasesService {
     const organizationName = plan ? await this.organizationOfRun(plan.run_id) : undefined;
     const target = plan && organizationName ? { organizationName, runIds: async () => [plan.run_id] } : undefined;
     await this.artifactAccess.authorize(token, target, 'plan');
-    if (!plan!.json_output) throw new NotFound('the plan has no JSON output yet');
+    if (!plan!.json_output) throw Errors.planHasNoJson();
     return plan!.json_output;
   }
 
-  private async visiblePhase(principal: Principal, table: PhaseTable, id: string, what: string): Promise<PhaseRow> {
+  private async visiblePhase(principal: Principal, table: PhaseTable, id: string, what: 'plan' | 'apply'): Promise<PhaseRow> {
     const phase = await this.runs.findPhase(table, id);
     const run = phase ? await this.runs.findRun(phase.run_id) : undefined;
     const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
-    if (!phase || !workspace) throw new NotFound(`${what} not found`);
+    if (!phase || !workspace) throw what === 'plan' ? Errors.planNotFound() : Errors.applyNotFound();
     await this.workspaceGate.enterOrganizationOf(principal, workspace, what);
     return phase;
   }

@@ -1,20 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { OrganizationStanding } from '../access/organization-standing.js';
-import { canQueueRuns } from '../access/workspace-permissions.js';
+import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';
-import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Conflict, Errors, InvalidAttribute } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { uniqueResources } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import type { Principal } from '../core/principal.js';
-import type { OrganizationContext } from '../organizations/organization-gate.js';
+import type { OrganizationContext } from '../access/organization-gate.js';
 import { compareStages } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
-import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
+import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
 import { applyResource, planResource } from '../http/serializers/phases.serializer.js';
@@ -90,11 +90,7 @@ export class RunsService {
   async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
     if (input.workspaceId === undefined) throw new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required');
     const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
-    if (!canQueueRuns(context.standing)) {
-      throw new Forbidden(
-        !context.standing.actsAsPerson ? 'the organization token, and the tokens it minted, cannot create runs' : 'queueing runs needs the manage-workspaces permission',
-      );
-    }
+    requireAccess(context.standing, 'workspace', 'queue-run', {});
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
     const creator = runCreator(principal);
     const created = await this.runs.newRunScope((executor) => this.insertRun(executor, workspace, version, input.attributes, creator));
@@ -167,15 +163,13 @@ export class RunsService {
   /** apply, discard, cancel: 409 when the state machine does not allow it now; 403 without the right. */
   async act(principal: Principal, runId: string, action: RunAction): Promise<void> {
     const { context } = await this.visibleRun(principal, runId);
-    if (!canQueueRuns(context.standing)) {
-      throw new Forbidden(!context.standing.actsAsPerson ? 'the organization token, and the tokens it minted, cannot act on runs' : `only people who may queue runs can ${action} them`);
-    }
+    requireAccess(context.standing, 'run', 'act', { action });
     const { event, verb } = ACTION_EVENTS[action];
     // A compare-and-set that loses to run progress re-reads and decides again.
     for (let attempt = 0; attempt < 5; attempt++) {
       const done = await this.db.transaction().execute(async (trx) => {
         const run = await this.runs.findRun(runId, trx);
-        if (!run) throw new NotFound('run not found');
+        if (!run) throw Errors.runNotFound();
         const stages = await this.runs.taskStagesOf(runId, trx);
         const to = transition(run.status as RunStatus, event, runFacts({ status: run.status as RunStatus, planOnly: run.plan_only === 1, autoApply: false }, stages));
         if (!to) {
@@ -196,7 +190,7 @@ export class RunsService {
   async visibleRun(principal: Principal, runId: string): Promise<{ run: RunRow; workspace: WorkspaceRow; context: OrganizationContext }> {
     const run = await this.runs.findRun(runId);
     const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
-    if (!run || !workspace) throw new NotFound('run not found');
+    if (!run || !workspace) throw Errors.runNotFound();
     const context = await this.workspaceGate.enterOrganizationOf(principal, workspace, 'run');
     return { run, workspace, context };
   }

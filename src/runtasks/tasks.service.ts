@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { OrganizationStanding } from '../access/organization-standing.js';
-import { canManageRunTasks, canReadRunTasks, canReadWorkspaces } from '../access/workspace-permissions.js';
+import { allows, requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Conflict, Errors, InvalidAttribute } from '../core/errors.js';
 import { uniqueResources, type Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
-import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
+import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
 import { categoryProblem, descriptionProblem, runTaskLimitProblem, taskUrlProblem } from './run-task-rules.js';
 import type { TaskVerifier } from './task-verification.js';
@@ -95,11 +95,6 @@ class ChangedMeanwhile extends Error {
   }
 }
 
-/** Members see run tasks; changing them needs manage-run-tasks (403 for a member who can see them). */
-function requireTaskManager(standing: OrganizationStanding): void {
-  if (!canManageRunTasks(standing)) throw new Forbidden('managing run tasks needs the manage-run-tasks permission');
-}
-
 /** Run tasks of an organization (type `tasks`, CONTRACT 6, 7). */
 export class TasksService {
   constructor(
@@ -111,8 +106,7 @@ export class TasksService {
   ) {}
 
   async list(principal: Principal, organizationName: string, page: PageRequest, include: Set<TaskInclude> = new Set()): Promise<TaskDocuments & { total: number }> {
-    const { organization, standing } = await this.gate.enter(principal, organizationName);
-    if (!canReadRunTasks(standing)) throw new NotFound(`organization '${organizationName}' not found`);
+    const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'list-run-tasks', { name: organizationName });
     const { rows, total } = await this.tasks.list(organization.name, page.offset, page.size);
     return { ...(await this.documents(rows, include, standing)), total };
   }
@@ -124,10 +118,7 @@ export class TasksService {
   }
 
   async create(principal: Principal, organizationName: string, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<Resource> {
-    const { organization, featureSet, standing } = await this.gate.enter(principal, organizationName);
-    // Creating is not in the table of who may do what for anyone but task managers, and what is not there
-    // is 404: unlike an existing task the member can see, there is nothing here they could be refused.
-    if (!canManageRunTasks(standing)) throw new NotFound(`organization '${organizationName}' not found`);
+    const { organization, featureSet } = await this.gate.enterFor(principal, organizationName, 'organization', 'create-run-task', { name: organizationName });
     checkAttributes(input);
     const limitProblem = (existing: number) => runTaskLimitProblem(featureSet, existing);
     // Refuse early, before contacting the task; checked again under the organization lock below.
@@ -170,7 +161,7 @@ export class TasksService {
    */
   async update(principal: Principal, taskId: string, input: TaskAttributesInput): Promise<Resource> {
     const { row, context } = await this.visibleTask(principal, taskId);
-    requireTaskManager(context.standing);
+    requireAccess(context.standing, 'run-task', 'manage', {});
     checkAttributes(input);
     let seen = row;
     let verified: UrlToVerify | undefined;
@@ -194,7 +185,7 @@ export class TasksService {
         seen = error.current;
         continue;
       }
-      if (!stored) throw new NotFound('run task not found');
+      if (!stored) throw Errors.runTaskNotFound();
       return (await this.resources([stored]))[0]!;
     }
   }
@@ -202,7 +193,7 @@ export class TasksService {
   /** 422 while attached to any workspace: detach it first (CONTRACT 7). */
   async delete(principal: Principal, taskId: string): Promise<void> {
     const { row, context } = await this.visibleTask(principal, taskId);
-    requireTaskManager(context.standing);
+    requireAccess(context.standing, 'run-task', 'manage', {});
     if (!(await this.tasks.deleteIfDetached(row.id))) {
       const attached = new Set((await this.tasks.attachmentsOf([row.id])).map((attachment) => attachment.workspace_id)).size;
       throw new InvalidAttribute('/data', `the run task is attached to ${attached} workspace${attached === 1 ? '' : 's'}; detach it before deleting it`);
@@ -212,15 +203,8 @@ export class TasksService {
   /** The task and the caller's organization context, or 404 when it does not exist or the caller may not see it. */
   async visibleTask(principal: Principal, taskId: string): Promise<{ row: TaskRow; context: OrganizationContext }> {
     const row = await this.tasks.findById(taskId);
-    if (!row) throw new NotFound('run task not found');
-    let context: OrganizationContext;
-    try {
-      context = await this.gate.enter(principal, row.organization_name);
-    } catch (error) {
-      if (error instanceof NotFound) throw new NotFound('run task not found');
-      throw error;
-    }
-    if (!canReadRunTasks(context.standing)) throw new NotFound('run task not found');
+    if (!row) throw Errors.runTaskNotFound();
+    const context = await this.gate.enterFor(principal, row.organization_name, 'run-task', 'read', {});
     return { row, context };
   }
 
@@ -234,7 +218,7 @@ export class TasksService {
     const data = rows.map((row) => taskResource(row, attachments.filter((attachment) => attachment.task_id === row.id).map((attachment) => attachment.id)));
     const included: Resource[] = [];
     if (include.has('workspace-tasks') || include.has('workspace-tasks.workspace')) included.push(...attachments.map(workspaceTaskResource));
-    if (include.has('workspace-tasks.workspace') && standing && canReadWorkspaces(standing)) {
+    if (include.has('workspace-tasks.workspace') && allows(standing, 'workspace', 'read', {})) {
       for (const workspaceId of new Set(attachments.map((attachment) => attachment.workspace_id))) {
         const workspace = await this.workspaces.findById(workspaceId);
         if (workspace) included.push(workspaceResource(workspace, standing));

@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { OrganizationStanding } from '../access/organization-standing.js';
-import { canManageRunTasks } from '../access/workspace-permissions.js';
+import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
 import type { Database, TaskStageName } from '../db/schema.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Errors, InvalidAttribute } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
-import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
+import type { WorkspaceGate } from '../access/workspace-gate.js';
 import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
 import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskChanges, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
@@ -24,10 +24,6 @@ export interface WorkspaceTaskAttributesInput {
 
 const ATTRIBUTE = '/data/attributes';
 const TASK_POINTER = '/data/relationships/task/data/id';
-
-function requireAttacher(standing: OrganizationStanding): void {
-  if (!canManageRunTasks(standing)) throw new Forbidden('attaching run tasks needs the manage-run-tasks permission');
-}
 
 function stagesOrThrow(input: WorkspaceTaskAttributesInput, fallback?: WorkspaceTask): TaskStageName[] {
   const result = resolveStages(input, fallback?.stages);
@@ -62,7 +58,7 @@ export class WorkspaceTasksService {
 
   async create(principal: Principal, workspaceId: string, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<Resource> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
-    requireAttacher(context.standing);
+    requireAccess(context.standing, 'workspace', 'attach-run-task', {});
     if (input['enforcement-level'] === undefined) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, 'enforcement-level is required');
     const enforcement = enforcementOrThrow(input['enforcement-level']);
     const stages = stagesOrThrow(input);
@@ -102,7 +98,7 @@ export class WorkspaceTasksService {
    */
   async update(principal: Principal, workspaceId: string, id: string, input: WorkspaceTaskAttributesInput): Promise<Resource> {
     const { row, standing } = await this.visible(principal, workspaceId, id);
-    requireAttacher(standing);
+    requireAccess(standing, 'workspace', 'attach-run-task', {});
     const stored = await this.workspaceTasks.modify(row.id, (current) => {
       const changes: WorkspaceTaskChanges = {};
       if (input['enforcement-level'] !== undefined) changes.enforcement_level = enforcementOrThrow(input['enforcement-level']);
@@ -110,20 +106,20 @@ export class WorkspaceTasksService {
       if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
       return changes;
     });
-    if (!stored) throw new NotFound('workspace task not found');
+    if (!stored) throw Errors.workspaceTaskNotFound();
     return workspaceTaskResource(stored);
   }
 
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
     const { row, standing } = await this.visible(principal, workspaceId, id);
-    requireAttacher(standing);
+    requireAccess(standing, 'workspace', 'attach-run-task', {});
     await this.workspaceTasks.delete(row.id);
   }
 
   async visible(principal: Principal, workspaceId: string, id: string): Promise<{ row: WorkspaceTask; standing: OrganizationStanding }> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     const row = await this.workspaceTasks.find(workspace.id, id);
-    if (!row) throw new NotFound('workspace task not found');
+    if (!row) throw Errors.workspaceTaskNotFound();
     return { row, standing: context.standing };
   }
 }

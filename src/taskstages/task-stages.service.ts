@@ -1,10 +1,12 @@
 import type { OrganizationStanding } from '../access/organization-standing.js';
-import { canReadRuns, taskStagePermissions } from '../access/task-stage-permissions.js';
-import { Conflict, Forbidden, NotFound } from '../core/errors.js';
+import { taskStagePermissions } from '../access/task-stage-permissions.js';
+import { requireAccess } from '../access/require-access.js';
+import { HIDDEN_AS } from '../access/access-table.js';
+import { Conflict, Errors } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import type { Principal } from '../core/principal.js';
-import type { OrganizationGate } from '../organizations/organization-gate.js';
+import type { OrganizationGate } from '../access/organization-gate.js';
 import type { TaskStageDocuments } from '../http/serializers/task-stage-documents.js';
 import type { TaskStageRunner } from './task-stage-runner.js';
 import type { TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
@@ -88,8 +90,8 @@ export class TaskStagesService implements TaskStageDocuments {
 
   async override(principal: Principal, stageId: string, comment: string | null): Promise<DocumentParts> {
     const { stage, standing } = await this.visibleStage(principal, stageId);
+    requireAccess(standing, 'task-stage', 'override', {});
     const permissions = taskStagePermissions(standing);
-    if (!permissions['can-override']) throw new Forbidden('you are not allowed to override this task stage');
     if (stage.status !== 'awaiting_override') throw new Conflict(`the task stage is ${stage.status}, not awaiting_override`);
     const updated = await this.runner.override(stage.id, principalLabel(principal), comment);
     if (!updated) {
@@ -120,29 +122,21 @@ export class TaskStagesService implements TaskStageDocuments {
   /** The stage and the caller's standing, or 404 (also used before a request body is validated). */
   async visibleStage(principal: Principal, stageId: string): Promise<{ stage: TaskStageRow; standing: OrganizationStanding }> {
     const stage = await this.stages.findStage(stageId);
-    if (!stage) throw new NotFound('task stage not found');
-    return { stage, standing: await this.standingForRun(principal, stage.run_id, 'task stage') };
+    if (!stage) throw Errors.taskStageNotFound();
+    return { stage, standing: await this.standingForRun(principal, stage.run_id, 'task-stage') };
   }
 
   private async visibleResult(principal: Principal, resultId: string): Promise<TaskResultRow> {
     const result = await this.stages.findResult(resultId);
-    if (!result) throw new NotFound('task result not found');
-    await this.standingForRun(principal, result.run_id, 'task result');
+    if (!result) throw Errors.taskResultNotFound();
+    await this.standingForRun(principal, result.run_id, 'task-result');
     return result;
   }
 
   /** The caller's standing in the run's organization, or 404 when the run is missing or not theirs to read. */
-  private async standingForRun(principal: Principal, runId: string, what: string): Promise<OrganizationStanding> {
+  private async standingForRun(principal: Principal, runId: string, thing: 'run' | 'task-stage' | 'task-result'): Promise<OrganizationStanding> {
     const place = await this.stages.placeOfRun(runId);
-    if (!place) throw new NotFound(`${what} not found`);
-    let standing: OrganizationStanding;
-    try {
-      standing = (await this.gate.enter(principal, place.organizationName)).standing;
-    } catch (error) {
-      if (error instanceof NotFound) throw new NotFound(`${what} not found`);
-      throw error;
-    }
-    if (!canReadRuns(standing)) throw new NotFound(`${what} not found`);
-    return standing;
+    if (!place) throw HIDDEN_AS[thing]({});
+    return (await this.gate.enterFor(principal, place.organizationName, thing, 'read', {})).standing;
   }
 }

@@ -1,6 +1,6 @@
 import { editionHasTeam, type FeatureSet } from '../access/editions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
-import { teamPermissions } from '../access/team-permissions.js';
+import { allows } from '../access/require-access.js';
 import type { MembershipTeamsPort } from '../organizations/membership-teams-port.js';
 import type { TeamsRepository } from './teams.repository.js';
 import type { TeamsService } from './teams.service.js';
@@ -19,7 +19,7 @@ export class MembershipTeams implements MembershipTeamsPort {
       team !== undefined &&
       team.organizationName === organizationName &&
       editionHasTeam(featureSet, team) &&
-      teamPermissions(standing, team)['can-update-membership']
+      allows(standing, 'team', 'manage-members', team)
     );
   }
 

@@ -1,6 +1,6 @@
-import { teamPermissions } from '../access/team-permissions.js';
+import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Errors, InvalidAttribute } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { UsersRepository } from '../identity/users.repository.js';
 import { editionHasTeam } from '../access/editions.js';
@@ -47,10 +47,10 @@ export class TeamMembersService {
 
   private async manageableTeam(principal: Principal, teamId: string, change: 'add' | 'remove' = 'remove'): Promise<Team> {
     const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
-    if (!teamPermissions(standing, row)['can-update-membership']) throw new NotFound('team not found');
+    requireAccess(standing, 'team', 'manage-members', row);
     // Owners may still empty a team the edition does not have, not grant through it (CONTRACT 6).
     if (change === 'add' && !editionHasTeam(context.featureSet, row)) {
-      throw new Forbidden("the organization's edition does not include teams other than owners");
+      throw Errors.editionLacksTeams();
     }
     return row;
   }
@@ -67,7 +67,7 @@ export class TeamMembersService {
     await this.teams.withOwnersLocked(team.organizationName, async (trx, active) => {
       const remaining = active.filter((member) => !membershipIds.includes(member.membershipId));
       if (active.length > 0 && remaining.length === 0) {
-        throw new Forbidden('the last active member of the owners team cannot be removed');
+        throw Errors.lastOwnerCannotBeRemoved();
       }
       await this.teams.removeMemberships(team.id, membershipIds, trx);
     });

@@ -1,5 +1,4 @@
-import { teamPermissions } from '../access/team-permissions.js';
-import { NotFound } from '../core/errors.js';
+import { requireAccess } from '../access/require-access.js';
 import type { Principal } from '../core/principal.js';
 import type { TeamTokenPort } from '../identity/team-token-port.js';
 import type { TeamsRepository } from './teams.repository.js';
@@ -14,8 +13,12 @@ export class TeamTokenAccess implements TeamTokenPort {
 
   async manageableTeam(principal: Principal, teamId: string) {
     const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
-    if (!teamPermissions(standing, row)['can-update-api-token']) throw new NotFound('team not found');
+    requireAccess(standing, 'team', 'manage-tokens', row);
     return { team: row, standing, featureSet: context.featureSet };
+  }
+
+  findById(teamId: string) {
+    return this.teams.findById(teamId);
   }
 
   async setServiceAccount(teamId: string, userId: string): Promise<void> {

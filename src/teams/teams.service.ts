@@ -1,10 +1,11 @@
 import {
-  canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, seesAllTeams, teamPermissions,
+  seesAllTeams, teamPermissions, type TeamFacts,
 } from '../access/team-permissions.js';
+import { allows, requireAccess } from '../access/require-access.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Errors, InvalidAttribute } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../core/ids.js';
@@ -13,7 +14,7 @@ import type { UserRow, UsersRepository } from '../identity/users.repository.js';
 import { userResource } from '../http/serializers/users.serializer.js';
 import type { MembershipsRepository } from '../organizations/memberships.repository.js';
 import { membershipResource } from '../http/serializers/memberships.serializer.js';
-import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
+import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import {
   mergeOrganizationAccess, noAccess, type AccessChange, type OrganizationAccess,
 } from '../access/organization-access.js';
@@ -118,13 +119,10 @@ export class TeamsService {
     input: TeamAttributesInput & { name: string },
     include: Set<TeamInclude>,
   ): Promise<TeamDocumentParts> {
-    const context = await this.gate.enter(principal, organizationName);
-    if (!context.featureSet.teams || !canCreateTeams(context.standing)) {
-      throw new NotFound(`organization '${organizationName}' not found`);
-    }
-    // Granting any right on create is changing organization access (CONTRACT 4); all-false is no grant.
+    // Granting any right on create is changing organization access; all-false is no grant.
     const grants = Object.values(input['organization-access'] ?? {}).some((value) => value === true);
-    if (grants && !canGrantOrganizationAccess(context.standing)) throw new NotFound(`organization '${organizationName}' not found`);
+    const action = grants ? 'create-team-with-access' : 'create-team';
+    const context = await this.gate.enterFor(principal, organizationName, 'organization', action, { name: organizationName });
     checkName(input.name);
     const access = rejectViolations(mergeOrganizationAccess(noAccess(), input['organization-access'] ?? {}));
     const now = nowIso();
@@ -162,33 +160,23 @@ export class TeamsService {
       if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
       throw error;
     }
-    if (!stored) throw new NotFound('team not found');
+    if (!stored) throw Errors.teamNotFound();
     return this.document(stored, standing, include);
   }
 
   /** What an update writes to the team as it is stored now, or the reason it is refused. */
   private changesFor(standing: OrganizationStanding, row: Team, input: TeamAttributesInput): TeamChanges {
-    const permissions = teamPermissions(standing, row);
     const isOwners = row.isOwners;
     const changes: TeamChanges = {};
     const tokenSetting = memberTokenManagement(input);
 
-    // A concurrent change of visibility may have hidden the team since it was first read.
-    if (!canSeeTeam(standing, row)) throw new NotFound('team not found');
+    // Asked again of the row as stored now: a concurrent change of visibility may have hidden the team.
+    requireAccess(standing, 'team', 'read', row);
     const wantsTeamSettings =
       input.name !== undefined || input['sso-team-id'] !== undefined || input.visibility !== undefined || tokenSetting !== undefined;
     const wantsAccess = input['organization-access'] !== undefined;
-    if (wantsTeamSettings && !permissions['can-update-visibility']) {
-      // CONTRACT 4: whoever may change the other teams they see sees this one too, so the owners rule is a 403.
-      if (isOwners && permissionsBesideOwnersRule(standing, row)['can-update-visibility']) {
-        throw new Forbidden('only owners may change the owners team');
-      }
-      // Seed 5.5: lacking the right to change a team reads as "not found".
-      throw new NotFound('team not found');
-    }
-    // The owners team's access is fixed (422 below), but only for callers who could otherwise change access.
-    const mayChangeAccess = isOwners ? canGrantOrganizationAccess(standing) : permissions['can-update-organization-access'];
-    if (wantsAccess && !mayChangeAccess) throw new NotFound('team not found');
+    if (wantsTeamSettings) requireAccess(standing, 'team', 'update-settings', row);
+    if (wantsAccess) requireAccess(standing, 'team', 'update-access', row);
 
     if (input.name !== undefined && input.name !== row.name) {
       checkName(input.name);
@@ -214,28 +202,16 @@ export class TeamsService {
 
   async delete(principal: Principal, teamId: string): Promise<void> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    const permissions = teamPermissions(standing, row);
-    if (!permissions['can-destroy']) {
-      // Whoever could delete any other visible team learns why this one is refused.
-      if (row.isOwners && permissionsBesideOwnersRule(standing, row)['can-destroy']) throw new InvalidAttribute('/data', 'the owners team cannot be deleted');
-      throw new NotFound('team not found');
-    }
+    requireAccess(standing, 'team', 'delete', row);
     await this.teams.delete(row.id);
   }
 
   /** The team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
   async visibleTeam(principal: Principal, teamId: string): Promise<{ row: Team; standing: OrganizationStanding; context: OrganizationContext }> {
     const row = await this.teams.findById(teamId);
-    if (!row) throw new NotFound('team not found');
-    let context: OrganizationContext;
-    try {
-      context = await this.gate.enter(principal, row.organizationName);
-    } catch (error) {
-      if (error instanceof NotFound) throw new NotFound('team not found');
-      throw error;
-    }
-    // The edition's rule is canSeeTeam's too: owners still see the teams an edition without teams hides.
-    if (!canSeeTeam(context.standing, row)) throw new NotFound('team not found');
+    if (!row) throw Errors.teamNotFound();
+    // The edition's rule is the table's too: owners still see the teams an edition without teams hides.
+    const context = await this.gate.enterFor(principal, row.organizationName, 'team', 'read', row);
     return { row, standing: context.standing, context };
   }
 
@@ -295,8 +271,8 @@ export class TeamsService {
 
   /** Which of these teams the caller may see: a membership's other teams must not reveal secret ones. */
   async visibleTeamIdsAmong(standing: OrganizationStanding, teamIds: string[]): Promise<Set<string>> {
-    const teams = await this.teams.findManyByIds(teamIds);
-    return new Set(teams.filter((team) => canSeeTeam(standing, team)).map((team) => team.id));
+    const rows = await this.teams.findManyByIds(teamIds);
+    return new Set(rows.filter((row) => allows(standing, 'team', 'read', row)).map((row) => row.id));
   }
 
 }

@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { canQueueRuns } from '../access/workspace-permissions.js';
+import { requireAccess } from '../access/require-access.js';
 import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { nowIso } from '../core/clock.js';
 import { withTimestamps } from '../core/status-timestamps.js';
-import { Conflict, NotFound, Unprocessable } from '../core/errors.js';
+import { Conflict, Errors, Unprocessable } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { hashToken } from '../identity/token-secrets.js';
-import type { ArtifactAccess } from '../runs/artifact-access.js';
+import type { ArtifactAccess } from '../access/artifact-access.js';
 import { tarGzProblem } from './archive-check.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from './configuration-versions.repository.js';
 import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
-import type { WorkspaceGate } from './workspace-gate.js';
+import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
-import { requireWorkspaceManager } from './workspaces.service.js';
 
 export interface ConfigurationVersionInput {
   'auto-queue-runs'?: boolean;
@@ -68,7 +68,7 @@ export class ConfigurationVersionsService {
 
   async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<Resource> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
-    requireWorkspaceManager(context.standing);
+    requireAccess(context.standing, 'workspace', 'manage', {});
     // 32 random bytes: as strong as an API token; only its hash is stored.
     const uploadToken = randomBytes(32).toString('base64url');
     const now = nowIso();
@@ -92,10 +92,8 @@ export class ConfigurationVersionsService {
 
   async show(principal: Principal, id: string): Promise<Resource> {
     const row = await this.versions.findById(id);
-    if (!row) throw new NotFound('configuration version not found');
-    await this.workspaceGate.enter(principal, row.workspace_id).catch((error: unknown) => {
-      throw error instanceof NotFound ? new NotFound('configuration version not found') : error;
-    });
+    if (!row) throw Errors.configurationVersionNotFound();
+    await this.workspaceGate.enter(principal, row.workspace_id, 'configuration-version');
     return configurationVersionResource(row);
   }
 
@@ -105,7 +103,7 @@ export class ConfigurationVersionsService {
    */
   async authorizeUpload(uploadToken: string): Promise<AuthorizedUpload> {
     const row = uploadToken.length <= 200 ? await this.versions.findByUploadTokenHash(hashToken(uploadToken)) : undefined;
-    if (!row) throw new NotFound('upload URL not found');
+    if (!row) throw Errors.uploadUrlNotFound();
     if (row.status !== 'pending') throw new Conflict('this configuration version has already been uploaded');
     return { row, [AUTHORIZED]: true };
   }
@@ -134,8 +132,8 @@ export class ConfigurationVersionsService {
     const target = row && workspace
       ? { organizationName: workspace.organization_name, runIds: () => this.versions.runIdsUsing(row.id, RUNS_CHECKED_FOR_TASK_TOKENS) }
       : undefined;
-    await this.artifactAccess.authorize(token, target, 'configuration version');
-    if (row!.status !== 'uploaded' || row!.archive_size === null) throw new NotFound('the configuration version has not been uploaded yet');
+    await this.artifactAccess.authorize(token, target, 'configuration-version');
+    if (row!.status !== 'uploaded' || row!.archive_size === null) throw Errors.configurationNotUploaded();
     return { size: row!.archive_size, chunks: this.versions.archiveChunks(row!.id) };
   }
 }

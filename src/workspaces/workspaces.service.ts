@@ -1,15 +1,14 @@
-import type { OrganizationStanding } from '../access/organization-standing.js';
-import { canManageWorkspaces, canReadWorkspaces } from '../access/workspace-permissions.js';
+import { allows, requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
+import { Errors, InvalidAttribute } from '../core/errors.js';
 import type { Resource } from '../http/jsonapi.js';
 import type { PageRequest } from '../http/pagination.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
-import type { OrganizationGate } from '../organizations/organization-gate.js';
+import type { OrganizationGate } from '../access/organization-gate.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
-import type { WorkspaceGate } from './workspace-gate.js';
+import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
 import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
 
@@ -18,16 +17,6 @@ export interface WorkspaceAttributesInput {
   'auto-apply'?: boolean;
   description?: string | null;
   'working-directory'?: string | null;
-}
-
-/**
- * A caller who can see the collection but lacks the right to change it gets 403; one who cannot even
- * see it gets 404 (CONTRACT 3, 4).
- */
-export function requireWorkspaceManager(standing: OrganizationStanding): void {
-  if (canManageWorkspaces(standing)) return;
-  if (canReadWorkspaces(standing)) throw new Forbidden('managing workspaces needs the manage-workspaces permission');
-  throw new NotFound('workspace not found');
 }
 
 /** Workspaces (CONTRACT 7): create, show by id or name, list, delete with everything in them. */
@@ -39,11 +28,7 @@ export class WorkspacesService {
   ) {}
 
   async create(principal: Principal, organizationName: string, input: WorkspaceAttributesInput): Promise<Resource> {
-    const { organization, standing } = await this.gate.enter(principal, organizationName);
-    if (!canManageWorkspaces(standing)) {
-      if (canReadWorkspaces(standing)) throw new Forbidden('creating workspaces needs the manage-workspaces permission');
-      throw new NotFound(`organization '${organizationName}' not found`);
-    }
+    const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'create-workspace', { name: organizationName });
     const problem = nameProblem(input.name);
     if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
     const now = nowIso();
@@ -74,15 +59,16 @@ export class WorkspacesService {
 
   async showByName(principal: Principal, organizationName: string, name: string): Promise<Resource> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
-    const row = canReadWorkspaces(standing) ? await this.workspaces.findByName(organization.name, name) : undefined;
-    if (!row) throw new NotFound('workspace not found');
+    requireAccess(standing, 'workspace', 'read', {});
+    const row = await this.workspaces.findByName(organization.name, name);
+    if (!row) throw Errors.workspaceNotFound();
     return workspaceResource(row, standing);
   }
 
   /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
   async list(principal: Principal, organizationName: string, options: { search?: string; page: PageRequest }): Promise<{ data: Resource[]; total: number }> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
-    if (!canReadWorkspaces(standing)) return { data: [], total: 0 };
+    if (!allows(standing, 'workspace', 'read', {})) return { data: [], total: 0 };
     const { rows, total } = await this.workspaces.list(
       { organizationName: organization.name, search: options.search },
       options.page.offset,
@@ -93,7 +79,7 @@ export class WorkspacesService {
 
   async delete(principal: Principal, workspaceId: string): Promise<void> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
-    requireWorkspaceManager(context.standing);
+    requireAccess(context.standing, 'workspace', 'manage', {});
     await this.workspaces.delete(workspace.id);
   }
 }

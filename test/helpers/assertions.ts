@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ApiResponse } from './api-client.js';
-import { ERROR_TITLES } from '../../src/core/errors.js';
+import { ERROR_TITLES } from '../../src/http/error-document.js';
 
 /** A JSON:API error document with the given status and the catalogue title; returns the first error. */
 export function assertError(response: ApiResponse, status: number, detail?: RegExp): { status: string; title: string; detail?: string; source?: Record<string, string> } {

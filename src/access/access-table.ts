@@ -1,0 +1,161 @@
+import { Errors, type ApiError } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
+import type { OrganizationStanding } from './organization-standing.js';
+import { canReadRuns, taskStagePermissions } from './task-stage-permissions.js';
+import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, teamPermissions, type TeamFacts } from './team-permissions.js';
+import { canManageRunTasks, canManageWorkspaces, canQueueRuns, canReadRunTasks, canReadWorkspaces } from './workspace-permissions.js';
+import { allow, allowOrDeny, allowOrHide, deny, hide, type Verdict } from './verdict.js';
+
+/**
+ * WHO MAY DO WHAT: the one table. For each thing (the rows' first key) and action, a rule that takes the
+ * caller's standing in the thing's organization and answers allow, hide (404) or deny (403).
+ *
+ * Two rules hold for every row, and live here alone:
+ *  - a caller who may not see a thing gets 404, never 403: it must not learn that the thing exists;
+ *  - what the table does not allow is 404 too; a 403 is only for a caller who can see the thing and
+ *    is refused this one action (each `allowOrDeny` below says which error explains why).
+ * The rights themselves (who counts as owner, which organization-access key grants what) are the
+ * functions of team-permissions.ts, workspace-permissions.ts and task-stage-permissions.ts.
+ *
+ * A caller outside the organization (an outsider's standing, or no organization at all) is hidden from
+ * everything before any row is asked: see require-access.ts.
+ */
+
+/** What a rule needs to know about the thing, per kind of thing. */
+export interface ThingFacts {
+  organization: { name: string };
+  membership: { inOwnersTeam?: boolean };
+  team: TeamFacts;
+  /** A team token, found by its own id. */
+  'team-token': TeamFacts;
+  workspace: Record<string, never>;
+  'configuration-version': Record<string, never>;
+  'run-task': Record<string, never>;
+  run: { action?: string };
+  plan: Record<string, never>;
+  apply: Record<string, never>;
+  'task-stage': Record<string, never>;
+  'task-result': Record<string, never>;
+}
+export type Thing = keyof ThingFacts;
+
+type Rule<F> = (standing: OrganizationStanding, facts: F) => Verdict;
+
+/** What a hidden thing looks like: exactly what a missing one looks like. */
+export const HIDDEN_AS: { [T in Thing]: (facts: ThingFacts[T]) => ApiError } = {
+  organization: (facts) => Errors.organizationNotFound(facts.name),
+  membership: () => Errors.membershipNotFound(),
+  team: () => Errors.teamNotFound(),
+  'team-token': () => Errors.tokenNotFound(),
+  workspace: () => Errors.workspaceNotFound(),
+  'configuration-version': () => Errors.configurationVersionNotFound(),
+  'run-task': () => Errors.runTaskNotFound(),
+  run: () => Errors.runNotFound(),
+  plan: () => Errors.planNotFound(),
+  apply: () => Errors.applyNotFound(),
+  'task-stage': () => Errors.taskStageNotFound(),
+  'task-result': () => Errors.taskResultNotFound(),
+};
+
+const manageMembers = (s: OrganizationStanding) => s.isOwner || s.access['manage-membership'];
+/** A team's refusals are 403 only where the owners-team rule is the sole reason (the caller may change teams like it). */
+const teamAction = (key: keyof ReturnType<typeof teamPermissions>, refusal: () => ApiError): Rule<TeamFacts> => (s, team) => {
+  if (teamPermissions(s, team)[key]) return allow;
+  return team.isOwners && permissionsBesideOwnersRule(s, team)[key] ? deny(refusal()) : hide;
+};
+
+export const ACCESS_TABLE = {
+  organization: {
+    /** Any active member, any token of the organization, a site admin. */
+    read: () => allow,
+    /** Settings, entitlements and the organization token: owners only. */
+    administer: (s) => allowOrHide(s.isOwner),
+    'invite-member': (s) => allowOrHide(manageMembers(s)),
+    /** Not for organizations whose edition has no teams. */
+    'create-team': (s) => allowOrHide(s.teamsEntitled && canCreateTeams(s)),
+    /** Creating a team with any organization-access key set. */
+    'create-team-with-access': (s) => allowOrHide(s.teamsEntitled && canCreateTeams(s) && canGrantOrganizationAccess(s)),
+    'list-run-tasks': (s) => allowOrHide(canReadRunTasks(s)),
+    /** Nothing here a member could be refused: without the right, the action is simply not in the table. */
+    'create-run-task': (s) => allowOrHide(canManageRunTasks(s)),
+    'create-workspace': (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.createWorkspacesNeeded),
+  },
+  membership: {
+    read: () => allow,
+    /** Removing a member of the owners team would demote an owner: only owners do that. */
+    delete: (s, m) => (!manageMembers(s) ? hide : m.inOwnersTeam && !s.isOwner ? deny(Errors.onlyOwnersRemoveOwners()) : allow),
+  },
+  team: {
+    /** Members see teams visible to the organization and the secret teams they belong to. */
+    read: (s, team) => allowOrHide(canSeeTeam(s, team)),
+    /** Name, SSO id, visibility, member token management. */
+    'update-settings': teamAction('can-update-visibility', Errors.onlyOwnersChangeOwnersTeam),
+    /** The owners team's access is fixed (a 422 later), but only for callers who could change access at all. */
+    'update-access': (s, team) =>
+      allowOrHide(team.isOwners ? canSeeTeam(s, team) && canGrantOrganizationAccess(s) : teamPermissions(s, team)['can-update-organization-access']),
+    delete: teamAction('can-destroy', Errors.ownersTeamCannotBeDeleted),
+    'manage-members': (s, team) => allowOrHide(teamPermissions(s, team)['can-update-membership']),
+    'manage-tokens': (s, team) => allowOrHide(teamPermissions(s, team)['can-update-api-token']),
+  },
+  'team-token': {
+    manage: (s, team) => allowOrHide(teamPermissions(s, team)['can-update-api-token']),
+  },
+  workspace: {
+    read: (s) => allowOrHide(canReadWorkspaces(s)),
+    manage: (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
+    'queue-run': (s) =>
+      allowOrDeny(canQueueRuns(s), canReadWorkspaces(s), s.actsAsPerson ? Errors.queueRunsNeeded : Errors.notAPersonForRuns),
+    'attach-run-task': (s) => allowOrDeny(canManageRunTasks(s), canReadWorkspaces(s), Errors.attachRunTasksNeeded),
+  },
+  'configuration-version': {
+    read: (s) => allowOrHide(canReadWorkspaces(s)),
+  },
+  'run-task': {
+    read: (s) => allowOrHide(canReadRunTasks(s)),
+    manage: (s) => allowOrDeny(canManageRunTasks(s), canReadRunTasks(s), Errors.manageRunTasksNeeded),
+  },
+  run: {
+    read: (s) => allowOrHide(canReadRuns(s)),
+    /** Apply, discard, cancel. */
+    act: (s, run) =>
+      allowOrDeny(canQueueRuns(s), canReadRuns(s), () =>
+        s.actsAsPerson ? Errors.runActionNeedsQueueRight(run.action ?? 'act on') : Errors.notAPersonForRunActions(),
+      ),
+  },
+  plan: { read: (s) => allowOrHide(canReadRuns(s)) },
+  apply: { read: (s) => allowOrHide(canReadRuns(s)) },
+  'task-stage': {
+    read: (s) => allowOrHide(canReadRuns(s)),
+    override: (s) => allowOrDeny(taskStagePermissions(s)['can-override'], canReadRuns(s), Errors.overrideNotAllowed),
+  },
+  'task-result': { read: (s) => allowOrHide(canReadRuns(s)) },
+} satisfies { [T in Thing]: Record<string, Rule<ThingFacts[T]>> };
+
+export type ActionOn<T extends Thing> = keyof (typeof ACCESS_TABLE)[T] & string;
+
+/**
+ * Things outside any organization, decided by who the caller is alone. Same two rules: what is not
+ * allowed is hidden.
+ */
+export const PERSONAL_TABLE = {
+  /** Creating organizations: people (users, site admins), not tokens of an organization or a team. */
+  'create-organization': (p: Principal) => allowOrHide(p.kind === 'user' || p.kind === 'site-admin'),
+  /** Users and the site's settings. */
+  'administer-site': (p: Principal) => allowOrHide(p.kind === 'site-admin'),
+  /** A user's own tokens (or any user's, for a site admin): listed and created through the user... */
+  'manage-user-tokens': (p: Principal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
+  /** ...or one of them, by the token's id. */
+  'manage-user-token': (p: Principal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
+  /** Only the invited user accepts an invitation. */
+  'accept-invitation': (p: Principal, userId: string) => allowOrHide(p.kind === 'user' && p.userId === userId),
+} satisfies Record<string, (principal: Principal, userId: string) => Verdict>;
+
+export type PersonalAction = keyof typeof PERSONAL_TABLE;
+
+export const PERSONAL_HIDDEN_AS: Record<PersonalAction, () => ApiError> = {
+  'create-organization': Errors.onlyPeopleCreateOrganizations,
+  'administer-site': Errors.notFound,
+  'manage-user-tokens': Errors.userNotFound,
+  'manage-user-token': Errors.tokenNotFound,
+  'accept-invitation': Errors.membershipNotFound,
+};

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { ACCESS_TABLE, PERSONAL_TABLE, type ActionOn, type Thing, type ThingFacts } from '../../src/access/access-table.js';
+import { ORGANIZATION_ACCESS_KEYS, noAccess, type OrganizationAccessKey } from '../../src/access/organization-access.js';
+import { outsider, standingFromTeams, type OrganizationStanding } from '../../src/access/organization-standing.js';
+import { requireAccess, requirePersonalAccess, verdictFor } from '../../src/access/require-access.js';
+import type { TeamFacts } from '../../src/access/team-permissions.js';
+import { ApiError } from '../../src/core/errors.js';
+import type { Principal } from '../../src/core/principal.js';
+
+/**
+ * Every row of the access table, for every kind of caller: A allow, H hide (404), D deny (403 or the
+ * owners team's 422). A change of who may do what shows up here as a changed letter.
+ */
+const ORG = 'acme';
+const user = (id: string): Principal => ({ kind: 'user', tokenId: `at-${id}`, userId: id, username: id });
+const teamToken = (teamId: string, actsAsPerson: boolean): Principal =>
+  ({ kind: 'team', tokenId: `at-${teamId}`, organizationName: ORG, teamId, serviceAccountUserId: null, actsAsPerson });
+
+function member(id: string, keys: OrganizationAccessKey[], options: { teamsEntitled?: boolean } = {}): OrganizationStanding {
+  const access = noAccess();
+  for (const key of keys) access[key] = true;
+  return standingFromTeams(user(id), ORG, { activeMember: true, teams: [{ id: `team-${id}`, isOwners: false, access }], ...options });
+}
+const owners = { id: 'team-owners', isOwners: true, access: noAccess() };
+
+/** The columns, in order. */
+const CALLERS: Record<string, OrganizationStanding | undefined> = {
+  admin: standingFromTeams({ kind: 'site-admin', tokenId: 'at-admin' }, ORG, { activeMember: false, teams: [] }),
+  owner: standingFromTeams(user('owner'), ORG, { activeMember: true, teams: [owners] }),
+  orgToken: standingFromTeams({ kind: 'organization', tokenId: 'at-org', organizationName: ORG }, ORG, { activeMember: false, teams: [] }),
+  ownersToken: standingFromTeams(teamToken('team-owners', true), ORG, { activeMember: true, teams: [owners] }),
+  mintedOwnersToken: standingFromTeams(teamToken('team-owners', false), ORG, { activeMember: true, teams: [owners] }),
+  manageTeams: member('mt', ['manage-teams', 'manage-membership']),
+  manageAccess: member('ma', ['manage-organization-access', 'manage-teams', 'manage-membership']),
+  manageMembership: member('mm', ['manage-membership']),
+  secretTeams: member('st', ['access-secret-teams', 'manage-teams', 'manage-membership']),
+  manageRunTasks: member('mr', ['manage-run-tasks']),
+  policyOverrides: member('po', ['manage-policy-overrides']),
+  readWorkspaces: member('rw', ['read-workspaces']),
+  manageWorkspaces: member('mw', ['manage-workspaces', 'read-workspaces']),
+  plain: member('pm', []),
+  withoutTeamsEdition: member('fe', ['manage-teams', 'manage-membership', 'manage-workspaces', 'read-workspaces'], { teamsEntitled: false }),
+  otherOrgToken: standingFromTeams({ kind: 'organization', tokenId: 'at-other', organizationName: 'other' }, ORG, { activeMember: false, teams: [] }),
+  outsider: outsider(user('out'), ORG),
+  noOrganization: undefined,
+};
+
+const visibleTeam: TeamFacts = { id: 'team-visible', isOwners: false, visibility: 'organization', allowMemberTokenManagement: true };
+const secretTeam: TeamFacts = { id: 'team-secret', isOwners: false, visibility: 'secret', allowMemberTokenManagement: true };
+const ownersTeam: TeamFacts = { id: 'team-owners', isOwners: true, visibility: 'secret', allowMemberTokenManagement: true };
+
+type Row = { [T in Thing]: [T, ActionOn<T>, ThingFacts[T], string, string] }[Thing];
+const row = <T extends Thing>(thing: T, action: ActionOn<T>, facts: ThingFacts[T], label: string, expected: string): Row =>
+  [thing, action, facts, label, expected] as unknown as Row;
+
+// Columns, in groups: [admin owner orgToken ownersToken mintedOwnersToken] [manageTeams manageAccess manageMembership secretTeams]
+// [manageRunTasks policyOverrides readWorkspaces manageWorkspaces] [plain withoutTeamsEdition] [otherOrgToken outsider noOrganization]
+const ROWS: Row[] = [
+  row('organization', 'read', { name: ORG }, '', 'AAAAA AAAA AAAA AA HHH'),
+  row('organization', 'administer', { name: ORG }, '', 'AAAAA HHHH HHHH HH HHH'),
+  row('organization', 'invite-member', { name: ORG }, '', 'AAAAA AAAA HHHH HH HHH'),
+  row('organization', 'create-team', { name: ORG }, '', 'AAAAA AAHA HHHH HH HHH'),
+  row('organization', 'create-team-with-access', { name: ORG }, '', 'AAAAA HAHH HHHH HH HHH'),
+  row('organization', 'list-run-tasks', { name: ORG }, '', 'AAAAA AAAA AAAA AA HHH'),
+  row('organization', 'create-run-task', { name: ORG }, '', 'AAAAA HHHH AHHH HH HHH'),
+  row('organization', 'create-workspace', { name: ORG }, '', 'AAAAA HHHH DDDA HH HHH'),
+  row('membership', 'read', {}, '', 'AAAAA AAAA AAAA AA HHH'),
+  row('membership', 'delete', { inOwnersTeam: false }, 'a member outside the owners team', 'AAAAA AAAA HHHH HH HHH'),
+  row('membership', 'delete', { inOwnersTeam: true }, 'a member of the owners team', 'AAAAA DDDD HHHH HH HHH'),
+  row('team', 'read', visibleTeam, 'a team visible to the organization', 'AAAAA AAAA AAAA AH HHH'),
+  row('team', 'update-settings', visibleTeam, 'a team visible to the organization', 'AAAAA AAHA HHHH HH HHH'),
+  row('team', 'update-access', visibleTeam, 'a team visible to the organization', 'AAAAA HAHH HHHH HH HHH'),
+  row('team', 'delete', visibleTeam, 'a team visible to the organization', 'AAAAA AAHA HHHH HH HHH'),
+  row('team', 'manage-members', visibleTeam, 'a team visible to the organization', 'AAAAA AAAA HHHH HH HHH'),
+  row('team', 'manage-tokens', visibleTeam, 'a team visible to the organization', 'AAAAA AAHA HHHH HH HHH'),
+  row('team-token', 'manage', visibleTeam, 'a team visible to the organization', 'AAAAA AAHA HHHH HH HHH'),
+  row('team', 'read', secretTeam, 'a secret team', 'AAAAA HHHA HHHH HH HHH'),
+  row('team', 'update-settings', secretTeam, 'a secret team', 'AAAAA HHHA HHHH HH HHH'),
+  row('team', 'update-access', secretTeam, 'a secret team', 'AAAAA HHHH HHHH HH HHH'),
+  row('team', 'delete', secretTeam, 'a secret team', 'AAAAA HHHA HHHH HH HHH'),
+  row('team', 'manage-members', secretTeam, 'a secret team', 'AAAAA HHHA HHHH HH HHH'),
+  row('team', 'manage-tokens', secretTeam, 'a secret team', 'AAAAA HHHA HHHH HH HHH'),
+  row('team-token', 'manage', secretTeam, 'a secret team', 'AAAAA HHHA HHHH HH HHH'),
+  row('team', 'read', ownersTeam, 'the owners team', 'AAAAA HHHA HHHH HH HHH'),
+  row('team', 'update-settings', ownersTeam, 'the owners team', 'AAAAA HHHD HHHH HH HHH'),
+  row('team', 'update-access', ownersTeam, 'the owners team', 'AAAAA HHHH HHHH HH HHH'),
+  row('team', 'delete', ownersTeam, 'the owners team', 'DDDDD HHHD HHHH HH HHH'),
+  row('team', 'manage-members', ownersTeam, 'the owners team', 'AAAAA HHHH HHHH HH HHH'),
+  row('team', 'manage-tokens', ownersTeam, 'the owners team', 'AAAAA HHHH HHHH HH HHH'),
+  row('team-token', 'manage', ownersTeam, 'the owners team', 'AAAAA HHHH HHHH HH HHH'),
+  row('workspace', 'read', {}, '', 'AAAAA HHHH AAAA HH HHH'),
+  row('workspace', 'manage', {}, '', 'AAAAA HHHH DDDA HH HHH'),
+  row('workspace', 'queue-run', {}, '', 'AADAD HHHH DDDA HH HHH'),
+  row('workspace', 'attach-run-task', {}, '', 'AAAAA HHHH ADDD HH HHH'),
+  row('configuration-version', 'read', {}, '', 'AAAAA HHHH AAAA HH HHH'),
+  row('run-task', 'read', {}, '', 'AAAAA AAAA AAAA AA HHH'),
+  row('run-task', 'manage', {}, '', 'AAAAA DDDD ADDD DD HHH'),
+  row('run', 'read', {}, '', 'AAAAA HHHH AAAA HH HHH'),
+  row('run', 'act', { action: 'apply' }, '', 'AADAD HHHH DDDA HH HHH'),
+  row('plan', 'read', {}, '', 'AAAAA HHHH AAAA HH HHH'),
+  row('apply', 'read', {}, '', 'AAAAA HHHH AAAA HH HHH'),
+  row('task-stage', 'read', {}, '', 'AAAAA HHHH AAAA HH HHH'),
+  row('task-stage', 'override', {}, '', 'AADAD HHHH ADDD HH HHH'),
+  row('task-result', 'read', {}, '', 'AAAAA HHHH AAAA HH HHH'),
+];
+
+function letter(standing: OrganizationStanding | undefined, [thing, action, facts]: Row): string {
+  return { allow: 'A', hide: 'H', deny: 'D' }[verdictFor(standing, thing, action as never, facts as never).kind];
+}
+
+describe('the access table', () => {
+  it('has a tested answer for every row', () => {
+    const tested = new Set(ROWS.map(([thing, action]) => `${thing} ${action}`));
+    for (const [thing, actions] of Object.entries(ACCESS_TABLE)) {
+      for (const action of Object.keys(actions)) assert.ok(tested.has(`${thing} ${action}`), `${thing} ${action} is not tested`);
+    }
+  });
+
+  for (const entry of ROWS) {
+    const [thing, action, , label, expected] = entry;
+    it(`${thing} ${action}${label ? ` (${label})` : ''}`, () => {
+      const actual = Object.values(CALLERS).map((standing) => letter(standing, entry)).join('');
+      assert.equal(actual, expected.replace(/ /g, ''), `columns: ${Object.keys(CALLERS).join(' ')}`);
+    });
+  }
+
+  it('hides everything from a caller outside the organization, whatever its rights', () => {
+    fc.assert(
+      fc.property(fc.subarray([...ORGANIZATION_ACCESS_KEYS]), fc.boolean(), fc.integer({ min: 0, max: ROWS.length - 1 }), (keys, isOwners, index) => {
+        const access = noAccess();
+        for (const key of keys) access[key] = true;
+        const standing = standingFromTeams(user('gone'), ORG, { activeMember: false, teams: [{ id: 'team-x', isOwners, access }] });
+        assert.equal(letter(standing, ROWS[index]!), 'H');
+      }),
+    );
+  });
+
+  it('requireAccess throws the thing\'s own "not found" when hidden and the row\'s refusal when denied', () => {
+    assert.throws(() => requireAccess(CALLERS.outsider, 'organization', 'read', { name: ORG }), (error: ApiError) =>
+      error.status === 404 && error.message === "organization 'acme' not found");
+    assert.throws(() => requireAccess(CALLERS.plain, 'team', 'read', secretTeam), (error: ApiError) => error.status === 404 && error.message === 'team not found');
+    assert.throws(() => requireAccess(CALLERS.readWorkspaces, 'workspace', 'manage', {}), (error: ApiError) =>
+      error.status === 403 && error.message === 'managing workspaces needs the manage-workspaces permission');
+    assert.throws(() => requireAccess(CALLERS.secretTeams, 'team', 'delete', ownersTeam), (error: ApiError) =>
+      error.status === 422 && error.message === 'the owners team cannot be deleted');
+    assert.throws(() => requireAccess(CALLERS.orgToken, 'run', 'act', { action: 'apply' }), (error: ApiError) =>
+      error.status === 403 && error.message === 'the organization token, and the tokens it minted, cannot act on runs');
+    assert.throws(() => requireAccess(CALLERS.readWorkspaces, 'run', 'act', { action: 'discard' }), (error: ApiError) =>
+      error.status === 403 && error.message === 'only people who may queue runs can discard them');
+    requireAccess(CALLERS.owner, 'team', 'delete', visibleTeam);
+  });
+
+  it('things outside organizations: decided by who the caller is', () => {
+    const admin: Principal = { kind: 'site-admin', tokenId: 'at-admin' };
+    const alice = user('alice');
+    const orgToken: Principal = { kind: 'organization', tokenId: 'at-org', organizationName: ORG };
+    const token = teamToken('team-x', true);
+    const expected: Record<keyof typeof PERSONAL_TABLE, [Principal, string, boolean][]> = {
+      'create-organization': [[admin, '', true], [alice, '', true], [orgToken, '', false], [token, '', false]],
+      'administer-site': [[admin, '', true], [alice, '', false], [orgToken, '', false], [token, '', false]],
+      'manage-user-tokens': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
+      'manage-user-token': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
+      'accept-invitation': [[admin, 'bob', false], [alice, 'alice', true], [alice, 'bob', false], [token, 'alice', false]],
+    };
+    for (const [action, cases] of Object.entries(expected) as [keyof typeof PERSONAL_TABLE, [Principal, string, boolean][]][]) {
+      for (const [principal, userId, allowed] of cases) {
+        const run = () => requirePersonalAccess(principal, action, userId);
+        if (allowed) run();
+        else assert.throws(run, (error: ApiError) => error.status === 404, `${action} ${principal.kind} ${userId}`);
+      }
+    }
+  });
+});
