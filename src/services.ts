@@ -30,7 +30,6 @@ import { RunProgress } from './runs/run-progress.js';
 import { RunTransitions } from './runs/run-transitions.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { RunsService } from './runs/runs.service.js';
-import type { TaskStageDocuments } from './http/serializers/task-stage-documents.js';
 import { TaskVerifier } from './runtasks/task-verification.js';
 import { TaskDestinations } from './outbound/task-destinations.js';
 import { TasksRepository } from './runtasks/tasks.repository.js';
@@ -83,8 +82,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const deliveries = new DeliveryRepository(db, handle.dialect);
   const taskAccessTokens = new TaskResultTokens(deliveries);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, (): RunProgress => runProgress);
-  const taskStagesService: TaskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, (): RunsService => runsService);
-  const taskStageDocuments: TaskStageDocuments = taskStagesService;
+  const taskStagesService: TaskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner);
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const runTransitions = new RunTransitions(runs);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
@@ -94,7 +92,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   stopFunctions.push(() => taskDestinations.close());
   const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.(), taskDestinations.dispatcher);
   taskDelivery.register();
-  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, taskStageDocuments);
+  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress);
 
   return {
     config,

@@ -1,9 +1,24 @@
 import type { Principal } from '../core/principal.js';
+import type { AuthorizedCallback } from '../delivery/callbacks.service.js';
+import type { TaskAccess } from '../runtasks/tasks.service.js';
+import type { VisibleStage } from '../taskstages/task-stages.service.js';
+import type { TeamAccess } from '../teams/teams.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authentication hook; null only on public routes. */
     principal: Principal | null;
+    /**
+     * The team a `PATCH /teams/:id` found visible before its body was parsed (404 before 422), so the
+     * handler does not look it up a second time.
+     */
+    visibleTeam?: TeamAccess;
+    /** Likewise the run task of a `PATCH /tasks/:id` (looked up in preValidation). */
+    visibleTask?: TaskAccess;
+    /** Likewise the task stage of an override (looked up in preValidation). */
+    visibleStage?: VisibleStage;
+    /** A run task callback's access token, accepted in onRequest before the body is read. */
+    authorizedCallback?: AuthorizedCallback;
   }
   interface FastifyContextConfig {
     /** Routes that authenticate differently (ping, uploads, run task callbacks) or not at all. */

@@ -2,7 +2,6 @@ import { teamPermissions } from '../access/team-permissions.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
 import { editionHasTeam } from '../organizations/editions.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
@@ -12,8 +11,13 @@ import type { Principal } from '../core/principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import { generateToken, hashToken } from './token-secrets.js';
 import type { TokenRow, TokensRepository } from './tokens.repository.js';
-import { tokenResource } from '../http/serializers/tokens.serializer.js';
 import type { UsersRepository } from './users.repository.js';
+
+/** A token just created, with its secret: the only moment the secret exists outside its hash. */
+export interface IssuedToken {
+  row: TokenRow;
+  secret: string;
+}
 
 export interface TeamTokenInput {
   description?: string | null;
@@ -67,22 +71,22 @@ export class TokensService {
     return { row, secret };
   }
 
-  async createUserToken(principal: Principal, userId: string, description: string | null): Promise<Resource> {
+  async createUserToken(principal: Principal, userId: string, description: string | null): Promise<IssuedToken> {
     const allowed = principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === userId);
     const user = allowed ? await this.users.findById(userId) : undefined;
     if (!user || user.is_service_account === 1) throw new NotFound('user not found');
     const { row, secret } = this.newRow('user', { user_id: user.id, description, created_by_id: user.id });
     await this.tokens.insert(row);
-    return tokenResource(row, secret);
+    return { row, secret };
   }
 
-  async listUserTokens(principal: Principal, userId: string): Promise<Resource[]> {
+  async listUserTokens(principal: Principal, userId: string): Promise<TokenRow[]> {
     const allowed = principal.kind === 'site-admin' || (principal.kind === 'user' && principal.userId === userId);
     if (!allowed) throw new NotFound('user not found');
-    return (await this.tokens.listForUser(userId)).map((row) => tokenResource(row));
+    return this.tokens.listForUser(userId);
   }
 
-  async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<Resource> {
+  async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<IssuedToken> {
     const { organization } = await this.gate.enterAsOwner(principal, organizationName);
     const serviceAccount = await ensureServiceAccount(this.users, { kind: 'organization', organizationName: organization.name });
     const { row, secret } = this.newRow('organization', {
@@ -91,7 +95,7 @@ export class TokensService {
       expired_at: parseExpiry(expiredAt),
     });
     await this.tokens.replaceSingle(row, { organizationName: organization.name });
-    return tokenResource(row, secret);
+    return { row, secret };
   }
 
   async deleteOrganizationToken(principal: Principal, organizationName: string): Promise<void> {
@@ -100,7 +104,7 @@ export class TokensService {
   }
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
-  async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<Resource> {
+  async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<IssuedToken> {
     const { row: team, standing, context } = await this.manageableTeamWithStanding(principal, teamId);
     // Owners may still revoke such a team's tokens, but a new one would authenticate nothing (CONTRACT 6).
     if (!editionHasTeam(context.featureSet, team)) throw new Forbidden("the organization's edition does not include teams other than owners");
@@ -133,12 +137,12 @@ export class TokensService {
       }
       throw error;
     }
-    return tokenResource(row, secret);
+    return { row, secret };
   }
 
-  async listTeamTokens(principal: Principal, teamId: string): Promise<Resource[]> {
+  async listTeamTokens(principal: Principal, teamId: string): Promise<TokenRow[]> {
     const team = await this.manageableTeam(principal, teamId);
-    return (await this.tokens.listForTeam(team.id)).map((row) => tokenResource(row));
+    return this.tokens.listForTeam(team.id);
   }
 
   async deleteLegacyTeamToken(principal: Principal, teamId: string): Promise<void> {
@@ -146,8 +150,8 @@ export class TokensService {
     await this.tokens.deleteLegacyTeamToken(team.id);
   }
 
-  async showToken(principal: Principal, tokenId: string): Promise<Resource> {
-    return tokenResource(await this.ownedToken(principal, tokenId));
+  async showToken(principal: Principal, tokenId: string): Promise<TokenRow> {
+    return this.ownedToken(principal, tokenId);
   }
 
   async deleteToken(principal: Principal, tokenId: string): Promise<void> {

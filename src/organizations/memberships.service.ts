@@ -2,22 +2,27 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { MembershipStatus } from '../db/schema.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
-import { userResource } from '../http/serializers/users.serializer.js';
 import type { TeamsRepository } from '../teams/teams.repository.js';
 import { teamFacts, type TeamsService } from '../teams/teams.service.js';
 import { teamPermissions } from '../access/team-permissions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
 import { editionHasTeam } from './editions.js';
-import { membershipResource } from '../http/serializers/memberships.serializer.js';
+import type { MembershipView } from './membership-view.js';
 import type { OrganizationGate } from './organization-gate.js';
 import { checkEmail } from './organizations.service.js';
+
+export type { MembershipView };
+
+/** A page of memberships and, once each, the users they belong to (for `include=user`). */
+export interface MembershipList extends Page<MembershipView> {
+  users: UserRow[];
+}
 
 function canManageMembers(standing: OrganizationStanding): boolean {
   return standing.isOwner || standing.access['manage-membership'];
@@ -37,7 +42,7 @@ export class MembershipsService {
    * Invites by email. An address nobody has registered gets a user record now (as HCP Terraform sends an
    * invitation email), so the invitation can be accepted once that person has a token.
    */
-  async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<Resource> {
+  async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<MembershipView> {
     const { organization, standing, featureSet } = await this.gate.enter(principal, organizationName);
     if (!canManageMembers(standing)) throw new NotFound(`organization '${organizationName}' not found`);
     checkEmail(email, '/data/attributes/email');
@@ -63,10 +68,10 @@ export class MembershipsService {
       throw error;
     }
     for (const teamId of teamIds) await this.teams.addMemberships(teamId, [row.id], row.created_at);
-    return membershipResource(row, user, teamIds);
+    return { membership: row, user, teamIds };
   }
 
-  async accept(principal: Principal, membershipId: string): Promise<Resource> {
+  async accept(principal: Principal, membershipId: string): Promise<MembershipView> {
     const membership = await this.memberships.findById(membershipId);
     if (!membership || principal.kind !== 'user' || principal.userId !== membership.user_id) {
       throw new NotFound('organization membership not found');
@@ -75,15 +80,15 @@ export class MembershipsService {
     // As a member now: its teams are shown as any listing shows them (not those the edition hides).
     const { standing } = await this.gate.enter(principal, membership.organization_name);
     const user = await this.users.findById(membership.user_id);
-    const [resource] = await this.resources([{ ...membership, status: 'active' }], new Map(user ? [[user.id, user]] : []), standing);
-    return resource!;
+    const [view] = await this.views([{ ...membership, status: 'active' }], new Map(user ? [[user.id, user]] : []), standing);
+    return view!;
   }
 
   async list(
     principal: Principal,
     organizationName: string,
-    options: { q?: string; status?: string; emails?: string[]; page: PageRequest; includeUser: boolean },
-  ): Promise<{ data: Resource[]; included: Resource[]; total: number }> {
+    options: { q?: string; status?: string; emails?: string[]; page: PageRequest },
+  ): Promise<MembershipList> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
     if (options.status !== undefined && options.status !== 'invited' && options.status !== 'active') {
       throw new InvalidAttribute('filter[status]', "filter[status] must be 'invited' or 'active'");
@@ -94,16 +99,14 @@ export class MembershipsService {
       options.page.size,
     );
     const users = new Map((await this.users.findManyByIds(rows.map((row) => row.user_id))).map((user) => [user.id, user]));
-    const data = await this.resources(rows, users, standing);
-    const included = options.includeUser ? [...users.values()].map((user) => userResource(user, { showEmail: true })) : [];
-    return { data, included, total };
+    return { ...pageOf(options.page, await this.views(rows, users, standing), total), users: [...users.values()] };
   }
 
-  async show(principal: Principal, membershipId: string): Promise<Resource> {
+  async show(principal: Principal, membershipId: string): Promise<MembershipView> {
     const { membership, standing } = await this.visibleMembership(principal, membershipId);
     const user = await this.users.findById(membership.user_id);
-    const [resource] = await this.resources([membership], new Map(user ? [[user.id, user]] : []), standing);
-    return resource!;
+    const [view] = await this.views([membership], new Map(user ? [[user.id, user]] : []), standing);
+    return view!;
   }
 
   /**
@@ -138,12 +141,14 @@ export class MembershipsService {
     }
   }
 
-  private async resources(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<Resource[]> {
+  private async views(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<MembershipView[]> {
     const teamIdsByMembership = await this.memberships.teamIdsOf(rows.map((row) => row.id));
     const visible = await this.teamsService.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
-    return rows.map((row) =>
-      membershipResource(row, users.get(row.user_id), (teamIdsByMembership.get(row.id) ?? []).filter((id) => visible.has(id))),
-    );
+    return rows.map((row) => ({
+      membership: row,
+      user: users.get(row.user_id),
+      teamIds: (teamIdsByMembership.get(row.id) ?? []).filter((id) => visible.has(id)),
+    }));
   }
 
   private async createInvitedUser(email: string): Promise<UserRow> {

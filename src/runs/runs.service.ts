@@ -4,21 +4,16 @@ import { canQueueRuns } from '../access/workspace-permissions.js';
 import { nowIso } from '../core/clock.js';
 import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';
 import { Conflict, Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import { uniqueResources } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../organizations/organization-gate.js';
 import { TASK_STAGE_ORDER } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
-import { parseStages } from '../http/serializers/workspace-tasks.serializer.js';
+import { parseStages } from '../runtasks/workspace-task-stages.js';
 import { newJobRow, type Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
-import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
-import { applyResource, planResource } from '../http/serializers/phases.serializer.js';
 import { newRunRows } from './new-run-rows.js';
 import { runCreator } from './run-creator.js';
 import type { RunProgress } from './run-progress.js';
@@ -26,8 +21,7 @@ import { runFacts } from './run-next-step.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import type { RunTransitions } from './run-transitions.js';
 import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
-import { runResource, type RunView } from '../http/serializers/runs.serializer.js';
-import type { TaskStageDocuments } from '../http/serializers/task-stage-documents.js';
+import type { RunList, RunRelated, RunResult, RunView } from './run-view.js';
 
 /** What a run document shows of a run's plan, apply and task stages. */
 interface RunRelations {
@@ -70,11 +64,10 @@ export class RunsService {
     private readonly workspaceGate: WorkspaceGate,
     private readonly transitions: RunTransitions,
     private readonly progress: RunProgress,
-    private readonly stageDocuments: TaskStageDocuments,
   ) {}
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
-  async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
+  async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<RunResult> {
     if (input.workspaceId === undefined) throw new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required');
     const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
     if (!canQueueRuns(context.standing)) {
@@ -89,8 +82,8 @@ export class RunsService {
       ? await this.insertRun(this.db, workspace, version, input.attributes, creator)
       : await this.db.transaction().execute((trx) => this.insertRun(trx, workspace, version, input.attributes, creator));
     // The run as created, with the relations it was created with: nothing to read again.
-    const { data, included } = await this.documents([created.run], workspace, context, include, created);
-    return { data: data[0]!, included };
+    const { views, related } = await this.views([created.run], workspace, include, created);
+    return { run: views[0]!, standing: context.standing, related };
   }
 
   /**
@@ -147,16 +140,17 @@ export class RunsService {
     return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages };
   }
 
-  async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
+  async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<RunResult> {
     const { run, workspace, context } = await this.visibleRun(principal, runId);
-    return this.document(run, workspace, context, include);
+    const { views, related } = await this.views([run], workspace, include);
+    return { run: views[0]!, standing: context.standing, related };
   }
 
-  async list(principal: Principal, workspaceId: string, page: PageRequest, include: Set<RunInclude>): Promise<{ data: Resource[]; included: Resource[]; total: number }> {
+  async list(principal: Principal, workspaceId: string, page: PageRequest, include: Set<RunInclude>): Promise<RunList> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     const { rows, total } = await this.runs.listRuns(workspace.id, page.offset, page.size);
-    const { data, included } = await this.documents(rows, workspace, context, include);
-    return { data, included, total };
+    const { views, related } = await this.views(rows, workspace, include);
+    return { ...pageOf(page, views, total), standing: context.standing, related };
   }
 
   /** apply, discard, cancel: 409 when the state machine does not allow it now; 403 without the right. */
@@ -211,42 +205,42 @@ export class RunsService {
     return version;
   }
 
-  private async document(run: RunRow, workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>) {
-    const { data, included } = await this.documents([run], workspace, context, include);
-    return { data: data[0]!, included };
-  }
-
   /**
    * Runs of one workspace with their relationships (a handful of queries, whatever the page size), or
    * with the relations the caller already holds (`known`: a run just created).
    */
-  private async documents(rows: RunRow[], workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>, known?: RunRelations) {
+  private async views(
+    rows: RunRow[],
+    workspace: WorkspaceRow,
+    include: Set<RunInclude>,
+    known?: RunRelations,
+  ): Promise<{ views: RunView[]; related: RunRelated }> {
     const runIds = rows.map((row) => row.id);
     const { plans, applies, stages } = known ?? (await this.relationsOf(runIds));
-    const standing: OrganizationStanding = context.standing;
-    const data = rows.map((row) => {
+    const views = rows.map((row): RunView => {
       const plan = plans.find((candidate) => candidate.run_id === row.id);
-      const view: RunView = {
+      return {
         row,
         planId: plan?.id ?? null,
         applyId: applies.find((candidate) => candidate.run_id === row.id)?.id ?? null,
         hasChanges: plan?.has_changes === 1,
         stages: byRunOrder(stages.filter((stage) => stage.run_id === row.id)),
       };
-      return runResource(view, standing);
     });
-    const included: Resource[] = [];
-    if (include.has('plan')) included.push(...plans.map(planResource));
-    if (include.has('apply')) included.push(...applies.map(applyResource));
-    if (include.has('workspace') && rows.length > 0) included.push(workspaceResource(workspace, standing));
+    const related: RunRelated = {
+      plans: include.has('plan') ? plans : [],
+      applies: include.has('apply') ? applies : [],
+      workspace: include.has('workspace') && rows.length > 0 ? workspace : undefined,
+      versions: [],
+    };
     if (include.has('configuration-version')) {
       for (const id of new Set(rows.map((row) => row.configuration_version_id).filter((id): id is string => id !== null))) {
         const version = await this.versions.findById(id);
-        if (version) included.push(configurationVersionResource(version));
+        if (version) related.versions.push(version);
       }
     }
-    if (include.has('task-stages')) included.push(...(await this.stageDocuments.forRuns(standing, runIds)));
-    return { data, included: uniqueResources(included) };
+    // include=task-stages is read by the HTTP layer from the task stage side, which sits above runs.
+    return { views, related };
   }
 
   private async relationsOf(runIds: string[]): Promise<RunRelations> {

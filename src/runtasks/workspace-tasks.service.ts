@@ -5,15 +5,14 @@ import { nowIso } from '../core/clock.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { WorkspaceGate } from '../workspaces/workspace-gate.js';
 import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
 import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskRow, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
-import { parseStages, workspaceTaskResource } from '../http/serializers/workspace-tasks.serializer.js';
+import { parseStages } from './workspace-task-stages.js';
 
 export interface WorkspaceTaskAttributesInput {
   'enforcement-level'?: string;
@@ -49,17 +48,17 @@ export class WorkspaceTasksService {
     private readonly workspaceGate: WorkspaceGate,
   ) {}
 
-  async list(principal: Principal, workspaceId: string, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+  async list(principal: Principal, workspaceId: string, page: PageRequest): Promise<Page<WorkspaceTaskRow>> {
     const { workspace } = await this.workspaceGate.enter(principal, workspaceId);
     const { rows, total } = await this.workspaceTasks.list(workspace.id, page.offset, page.size);
-    return { data: rows.map(workspaceTaskResource), total };
+    return pageOf(page, rows, total);
   }
 
-  async show(principal: Principal, workspaceId: string, id: string): Promise<Resource> {
-    return workspaceTaskResource((await this.visible(principal, workspaceId, id)).row);
+  async show(principal: Principal, workspaceId: string, id: string): Promise<WorkspaceTaskRow> {
+    return (await this.visible(principal, workspaceId, id)).row;
   }
 
-  async create(principal: Principal, workspaceId: string, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<Resource> {
+  async create(principal: Principal, workspaceId: string, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<WorkspaceTaskRow> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     requireAttacher(context.standing);
     if (input['enforcement-level'] === undefined) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, 'enforcement-level is required');
@@ -92,14 +91,14 @@ export class WorkspaceTasksService {
       if (isForeignKeyViolation(error)) throw new InvalidAttribute(TASK_POINTER, `run task '${taskId}' not found`);
       throw error;
     }
-    return workspaceTaskResource(row);
+    return row;
   }
 
   /**
    * Changes only what was sent; sending neither `stages` nor `stage` keeps the stages. Decided on the row as
    * stored under the write's lock, so the answer shows what was stored.
    */
-  async update(principal: Principal, workspaceId: string, id: string, input: WorkspaceTaskAttributesInput): Promise<Resource> {
+  async update(principal: Principal, workspaceId: string, id: string, input: WorkspaceTaskAttributesInput): Promise<WorkspaceTaskRow> {
     const { row, standing } = await this.visible(principal, workspaceId, id);
     requireAttacher(standing);
     const stored = await this.workspaceTasks.modify(row.id, (current) => {
@@ -110,7 +109,7 @@ export class WorkspaceTasksService {
       return changes;
     });
     if (!stored) throw new NotFound('workspace task not found');
-    return workspaceTaskResource(stored);
+    return stored;
   }
 
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {

@@ -5,14 +5,11 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { UserRow, UsersRepository } from '../identity/users.repository.js';
-import { userResource } from '../http/serializers/users.serializer.js';
 import type { MembershipsRepository } from '../organizations/memberships.repository.js';
-import { membershipResource } from '../http/serializers/memberships.serializer.js';
 import type { OrganizationContext, OrganizationGate } from '../organizations/organization-gate.js';
 import {
   fullAccess, mergeOrganizationAccess, noAccess, parseStoredAccess, type AccessChange, type OrganizationAccess,
@@ -20,7 +17,7 @@ import {
 import { TeamInserts } from './team-inserts.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
 import type { TeamRow, TeamsRepository } from './teams.repository.js';
-import { teamResource, type TeamView } from '../http/serializers/teams.serializer.js';
+import type { TeamDetails, TeamRelated, TeamView } from './team-view.js';
 
 export type TeamInclude = 'users' | 'organization-memberships';
 export const TEAM_INCLUDES: readonly TeamInclude[] = ['users', 'organization-memberships'];
@@ -34,15 +31,22 @@ export interface TeamAttributesInput {
   'allow-team-token-management'?: boolean;
 }
 
-export interface TeamDocumentParts {
-  data: Resource;
-  included: Resource[];
+/** A team the caller may see, with the caller's standing in its organization. */
+export interface TeamAccess {
+  row: TeamRow;
+  standing: OrganizationStanding;
+  context: OrganizationContext;
 }
 
-export interface TeamListResult {
-  data: Resource[];
-  included: Resource[];
-  total: number;
+/** A team and the related records asked for. */
+export interface TeamResult {
+  team: TeamDetails;
+  related: TeamRelated;
+}
+
+/** A page of teams and the related records asked for, across the page. */
+export interface TeamList extends Page<TeamDetails> {
+  related: TeamRelated;
 }
 
 const ATTRIBUTE = '/data/attributes';
@@ -91,7 +95,7 @@ export class TeamsService {
     principal: Principal,
     organizationName: string,
     options: { q?: string; names?: string[]; page: PageRequest; include: Set<TeamInclude> },
-  ): Promise<TeamListResult> {
+  ): Promise<TeamList> {
     const context = await this.gate.enter(principal, organizationName);
     const { standing } = context;
     const { rows, total } = await this.teams.list(
@@ -109,15 +113,18 @@ export class TeamsService {
     );
     const views = await this.views(rows);
     return {
-      data: views.map((view) => teamResource(view, teamPermissions(standing, teamFacts(view.row)))),
-      included: await this.included(views, options.include, standing),
-      total,
+      ...pageOf(
+        options.page,
+        views.map((view) => ({ view, permissions: teamPermissions(standing, teamFacts(view.row)) })),
+        total,
+      ),
+      related: await this.related(views, options.include, standing),
     };
   }
 
-  async show(principal: Principal, teamId: string, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
+  async show(principal: Principal, teamId: string, include: Set<TeamInclude>): Promise<TeamResult> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    return this.document(row, standing, include);
+    return this.result(row, standing, include);
   }
 
   async create(
@@ -125,7 +132,7 @@ export class TeamsService {
     organizationName: string,
     input: TeamAttributesInput & { name: string },
     include: Set<TeamInclude>,
-  ): Promise<TeamDocumentParts> {
+  ): Promise<TeamResult> {
     const context = await this.gate.enter(principal, organizationName);
     if (!context.featureSet.teams || !canCreateTeams(context.standing)) {
       throw new NotFound(`organization '${organizationName}' not found`);
@@ -152,16 +159,17 @@ export class TeamsService {
     };
     if ((await this.inserts.insert(row)) === 'name-taken') throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
     // A team that did not exist a moment ago has no members and no token: nothing to look up.
-    return this.document(row, context.standing, include, { row, access, members: [], serviceAccountUserId: null });
+    return this.result(row, context.standing, include, { row, access, members: [], serviceAccountUserId: null });
   }
 
   /**
    * Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). The rights, the
    * rules and the merge of organization-access are applied to the row as stored under the write's lock, so
-   * concurrent updates never lose one another's keys and the answer shows what was stored.
+   * concurrent updates never lose one another's keys and the answer shows what was stored. `found` is the
+   * caller's visibleTeam, looked up before the request body was read (a hidden team is 404, never 422).
    */
-  async update(principal: Principal, teamId: string, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
-    const { row, standing } = await this.visibleTeam(principal, teamId);
+  async update(found: TeamAccess, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamResult> {
+    const { row, standing } = found;
     let stored: TeamRow | undefined;
     try {
       stored = await this.teams.modify(row.id, (current) => this.changesFor(standing, current, input));
@@ -170,7 +178,7 @@ export class TeamsService {
       throw error;
     }
     if (!stored) throw new NotFound('team not found');
-    return this.document(stored, standing, include);
+    return this.result(stored, standing, include);
   }
 
   /** What an update writes to the team as it is stored now, or the reason it is refused. */
@@ -233,7 +241,7 @@ export class TeamsService {
   }
 
   /** The team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
-  async visibleTeam(principal: Principal, teamId: string): Promise<{ row: TeamRow; standing: OrganizationStanding; context: OrganizationContext }> {
+  async visibleTeam(principal: Principal, teamId: string): Promise<TeamAccess> {
     const row = await this.teams.findById(teamId);
     if (!row) throw new NotFound('team not found');
     let context: OrganizationContext;
@@ -248,11 +256,11 @@ export class TeamsService {
     return { row, standing: context.standing, context };
   }
 
-  private async document(row: TeamRow, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamDocumentParts> {
-    const view = known ?? (await this.views([row]))[0];
+  private async result(row: TeamRow, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamResult> {
+    const view = known ?? (await this.views([row]))[0]!;
     return {
-      data: teamResource(view!, teamPermissions(standing, teamFacts(row))),
-      included: await this.included([view!], include, standing),
+      team: { view, permissions: teamPermissions(standing, teamFacts(row)) },
+      related: await this.related([view], include, standing),
     };
   }
 
@@ -268,8 +276,8 @@ export class TeamsService {
     }));
   }
 
-  private async included(views: TeamView[], include: Set<TeamInclude>, standing: OrganizationStanding): Promise<Resource[]> {
-    const included: Resource[] = [];
+  private async related(views: TeamView[], include: Set<TeamInclude>, standing: OrganizationStanding): Promise<TeamRelated> {
+    const related: TeamRelated = { users: [], emailsVisible: standing.isMember, memberships: [] };
     // Both includes need member users: each user is read once per request.
     const usersRead = new Map<string, UserRow>();
     const usersByIds = async (ids: string[]): Promise<UserRow[]> => {
@@ -285,7 +293,7 @@ export class TeamsService {
       }
       const users = await usersByIds([...ids]);
       users.sort((a, b) => a.username_lower.localeCompare(b.username_lower));
-      included.push(...users.map((user) => userResource(user, { showEmail: standing.isMember })));
+      related.users = users;
     }
     if (include.has('organization-memberships')) {
       const membershipIds = [...new Set(views.flatMap((view) => view.members.map((member) => member.membershipId)))];
@@ -297,10 +305,10 @@ export class TeamsService {
       const visibleTeamIds = await this.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
       for (const membership of memberships) {
         const teamIds = (teamIdsByMembership.get(membership.id) ?? []).filter((id) => visibleTeamIds.has(id));
-        included.push(membershipResource(membership, users.get(membership.user_id), teamIds));
+        related.memberships.push({ membership, user: users.get(membership.user_id), teamIds });
       }
     }
-    return included;
+    return related;
   }
 
   /** Which of these teams the caller may see: a membership's other teams must not reveal secret ones. */

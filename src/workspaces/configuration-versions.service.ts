@@ -5,14 +5,12 @@ import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { nowIso } from '../core/clock.js';
 import { Conflict, NotFound, Unprocessable } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { hashToken } from '../identity/token-secrets.js';
 import type { ArtifactAccess } from '../runs/artifact-access.js';
 import { tarGzProblem } from './archive-check.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from './configuration-versions.repository.js';
-import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
 import type { WorkspaceGate } from './workspace-gate.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
 import { requireWorkspaceManager } from './workspaces.service.js';
@@ -20,6 +18,12 @@ import { requireWorkspaceManager } from './workspaces.service.js';
 export interface ConfigurationVersionInput {
   'auto-queue-runs'?: boolean;
   speculative?: boolean;
+}
+
+/** A configuration version just created, with the one-time URL its archive is uploaded to. */
+export interface CreatedConfigurationVersion {
+  row: ConfigurationVersionRow;
+  uploadUrl: string;
 }
 
 /** Path of the public upload route; the token in it is the only credential (CONTRACT 7). */
@@ -65,7 +69,7 @@ export class ConfigurationVersionsService {
     private readonly runQueuer: UploadRunQueuer,
   ) {}
 
-  async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<Resource> {
+  async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<CreatedConfigurationVersion> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     requireWorkspaceManager(context.standing);
     // 32 random bytes: as strong as an API token; only its hash is stored.
@@ -86,16 +90,16 @@ export class ConfigurationVersionsService {
       updated_at: now,
     };
     await this.versions.insert(row);
-    return configurationVersionResource(row, `${this.baseUrl}${UPLOAD_PATH_PREFIX}${uploadToken}`);
+    return { row, uploadUrl: `${this.baseUrl}${UPLOAD_PATH_PREFIX}${uploadToken}` };
   }
 
-  async show(principal: Principal, id: string): Promise<Resource> {
+  async show(principal: Principal, id: string): Promise<ConfigurationVersionRow> {
     const row = await this.versions.findById(id);
     if (!row) throw new NotFound('configuration version not found');
     await this.workspaceGate.enter(principal, row.workspace_id).catch((error: unknown) => {
       throw error instanceof NotFound ? new NotFound('configuration version not found') : error;
     });
-    return configurationVersionResource(row);
+    return row;
   }
 
   /**

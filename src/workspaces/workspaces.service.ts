@@ -3,15 +3,19 @@ import { canManageWorkspaces, canReadWorkspaces } from '../access/workspace-perm
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Forbidden, InvalidAttribute, NotFound } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../organizations/organization-gate.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
 import type { WorkspaceGate } from './workspace-gate.js';
-import type { WorkspacesRepository } from './workspaces.repository.js';
-import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
+import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
+
+/** A workspace and the caller's standing in its organization (for its permissions). */
+export interface WorkspaceView {
+  workspace: WorkspaceRow;
+  standing: OrganizationStanding;
+}
 
 export interface WorkspaceAttributesInput {
   name: string;
@@ -38,7 +42,7 @@ export class WorkspacesService {
     private readonly workspaceGate: WorkspaceGate,
   ) {}
 
-  async create(principal: Principal, organizationName: string, input: WorkspaceAttributesInput): Promise<Resource> {
+  async create(principal: Principal, organizationName: string, input: WorkspaceAttributesInput): Promise<WorkspaceView> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
     if (!canManageWorkspaces(standing)) {
       if (canReadWorkspaces(standing)) throw new Forbidden('creating workspaces needs the manage-workspaces permission');
@@ -64,31 +68,31 @@ export class WorkspacesService {
       if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
       throw error;
     }
-    return workspaceResource(row, standing);
+    return { workspace: row, standing };
   }
 
-  async show(principal: Principal, workspaceId: string): Promise<Resource> {
+  async show(principal: Principal, workspaceId: string): Promise<WorkspaceView> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
-    return workspaceResource(workspace, context.standing);
+    return { workspace, standing: context.standing };
   }
 
-  async showByName(principal: Principal, organizationName: string, name: string): Promise<Resource> {
+  async showByName(principal: Principal, organizationName: string, name: string): Promise<WorkspaceView> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
     const row = canReadWorkspaces(standing) ? await this.workspaces.findByName(organization.name, name) : undefined;
     if (!row) throw new NotFound('workspace not found');
-    return workspaceResource(row, standing);
+    return { workspace: row, standing };
   }
 
   /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
-  async list(principal: Principal, organizationName: string, options: { search?: string; page: PageRequest }): Promise<{ data: Resource[]; total: number }> {
+  async list(principal: Principal, organizationName: string, options: { search?: string; page: PageRequest }): Promise<Page<WorkspaceView>> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
-    if (!canReadWorkspaces(standing)) return { data: [], total: 0 };
+    if (!canReadWorkspaces(standing)) return pageOf(options.page, [], 0);
     const { rows, total } = await this.workspaces.list(
       { organizationName: organization.name, search: options.search },
       options.page.offset,
       options.page.size,
     );
-    return { data: rows.map((row) => workspaceResource(row, standing)), total };
+    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing })), total);
   }
 
   async delete(principal: Principal, workspaceId: string): Promise<void> {

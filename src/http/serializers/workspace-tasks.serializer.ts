@@ -1,10 +1,6 @@
-import type { TaskStageName } from '../../db/schema.js';
 import type { Resource } from '../jsonapi.js';
+import { parseStages } from '../../runtasks/workspace-task-stages.js';
 import type { WorkspaceTaskRow } from '../../runtasks/workspace-tasks.repository.js';
-
-export function parseStages(json: string): TaskStageName[] {
-  return JSON.parse(json) as TaskStageName[];
-}
 
 /** Type `workspace-tasks`; `stage` is the legacy single-stage attribute, echoed as the first stage. */
 export function workspaceTaskResource(row: WorkspaceTaskRow): Resource {
