@@ -1,5 +1,7 @@
 import type { Principal } from '../core/principal.js';
 import type { AuthorizedCallback } from '../delivery/callbacks.service.js';
+import type { AuthorizedUpload } from '../workspaces/configuration-versions.service.js';
+import type { SpooledBody } from './spooled-body.js';
 import type { TaskAccess } from '../runtasks/tasks.service.js';
 import type { VisibleStage } from '../taskstages/task-stages.service.js';
 import type { TeamAccess } from '../teams/teams.service.js';
@@ -19,6 +21,10 @@ declare module 'fastify' {
     visibleStage?: VisibleStage;
     /** A run task callback's access token, accepted in onRequest before the body is read. */
     authorizedCallback?: AuthorizedCallback;
+    /** A configuration version's upload URL, accepted in onRequest before the body is read. */
+    authorizedUpload?: AuthorizedUpload;
+    /** The upload's body, spooled to a temporary file by the upload scope's content parser. */
+    spooledUpload?: SpooledBody;
   }
   interface FastifyContextConfig {
     /** Routes that authenticate differently (ping, uploads, run task callbacks) or not at all. */

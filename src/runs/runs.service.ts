@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { OrganizationStanding } from '../access/organization-standing.js';
 import { canQueueRuns } from '../access/workspace-permissions.js';
 import { nowIso } from '../core/clock.js';
 import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';

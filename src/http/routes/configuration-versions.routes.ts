@@ -5,10 +5,10 @@ import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../caller.js';
 import { sendDocument } from '../reply.js';
 import { IdParam, resourceBody } from '../schemas.js';
-import { spoolBody, type SpooledBody } from '../spooled-body.js';
+import { spoolBody } from '../spooled-body.js';
+import { NotFound } from '../../core/errors.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
-import type { AuthorizedUpload } from '../../workspaces/configuration-versions.service.js';
 import { configurationVersionResource } from '../serializers/configuration-versions.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 
@@ -58,11 +58,14 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
   // body is read; the body then goes to a temporary file, never into memory, and from there into the
   // database in pieces. Logged at warn only: its URL is a secret.
   await app.register(async (scope: TypedApp) => {
-    const authorizedUploads = new WeakMap<FastifyRequest, AuthorizedUpload>();
+    scope.decorateRequest('authorizedUpload', undefined);
+    scope.decorateRequest('spooledUpload', undefined);
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) =>
-      spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length']),
-    );
+    // The spooled body is kept on the request, typed, for the handler (and is also what Fastify calls the body).
+    scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
+      request.spooledUpload = await spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length']);
+      return request.spooledUpload;
+    });
     scope.put(
       '/configuration-versions/uploads/:upload_token',
       {
@@ -70,13 +73,15 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
         logLevel: 'warn',
         schema: { params: Type.Object({ upload_token: Type.String({ maxLength: 255 }) }), hide: true },
         onRequest: async (request) => {
-          authorizedUploads.set(request, await versions.authorizeUpload(request.params.upload_token));
+          request.authorizedUpload = await versions.authorizeUpload(request.params.upload_token);
         },
       },
       async (request, reply) => {
-        const body = request.body as SpooledBody | undefined;
+        const body = request.spooledUpload;
+        const authorized = request.authorizedUpload;
         try {
-          await versions.upload(authorizedUploads.get(request)!, body ?? EMPTY_UPLOAD);
+          if (!authorized) throw new NotFound('upload URL not found');
+          await versions.upload(authorized, body ?? EMPTY_UPLOAD);
         } finally {
           await body?.dispose();
         }
