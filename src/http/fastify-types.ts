@@ -5,6 +5,7 @@ import type { SpooledBody } from './spooled-body.js';
 import type { TaskAccess } from '../runtasks/tasks.service.js';
 import type { VisibleStage } from '../taskstages/task-stages.service.js';
 import type { TeamAccess } from '../teams/teams.service.js';
+import type { VisibleWorkspaceTask } from '../runtasks/workspace-tasks.service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,6 +20,8 @@ declare module 'fastify' {
     visibleTask?: TaskAccess;
     /** Likewise the task stage of an override (looked up in preValidation). */
     visibleStage?: VisibleStage;
+    /** Likewise the attachment of a `PATCH /workspaces/:id/tasks/:id` (looked up in preValidation). */
+    visibleWorkspaceTask?: VisibleWorkspaceTask;
     /** A run task callback's access token, accepted in onRequest before the body is read. */
     authorizedCallback?: AuthorizedCallback;
     /** A configuration version's upload URL, accepted in onRequest before the body is read. */

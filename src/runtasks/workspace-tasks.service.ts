@@ -14,6 +14,12 @@ import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskRow, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
 import { parseStages } from './workspace-task-stages.js';
 
+/** An attachment the caller may see, with the caller's standing in the workspace's organization. */
+export interface VisibleWorkspaceTask {
+  row: WorkspaceTaskRow;
+  standing: OrganizationStanding;
+}
+
 export interface WorkspaceTaskAttributesInput {
   'enforcement-level'?: string;
   stages?: string[];
@@ -96,10 +102,11 @@ export class WorkspaceTasksService {
 
   /**
    * Changes only what was sent; sending neither `stages` nor `stage` keeps the stages. Decided on the row as
-   * stored under the write's lock, so the answer shows what was stored.
+   * stored under the write's lock, so the answer shows what was stored. `found` is the caller's `visible`,
+   * looked up before the request body was validated (an unknown attachment is 404 first).
    */
-  async update(principal: Principal, workspaceId: string, id: string, input: WorkspaceTaskAttributesInput): Promise<WorkspaceTaskRow> {
-    const { row, standing } = await this.visible(principal, workspaceId, id);
+  async update(found: VisibleWorkspaceTask, input: WorkspaceTaskAttributesInput): Promise<WorkspaceTaskRow> {
+    const { row, standing } = found;
     requireAttacher(standing);
     const stored = await this.workspaceTasks.modify(row.id, (current) => {
       const changes: Partial<WorkspaceTaskRow> = {};
@@ -118,7 +125,7 @@ export class WorkspaceTasksService {
     await this.workspaceTasks.delete(row.id);
   }
 
-  async visible(principal: Principal, workspaceId: string, id: string): Promise<{ row: WorkspaceTaskRow; standing: OrganizationStanding }> {
+  async visible(principal: Principal, workspaceId: string, id: string): Promise<VisibleWorkspaceTask> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     const row = await this.workspaceTasks.find(workspace.id, id);
     if (!row) throw new NotFound('workspace task not found');

@@ -7,6 +7,7 @@ import { JsonApiQuery, resourceBody } from '../schemas.js';
 import { workspaceTaskResource } from '../serializers/workspace-tasks.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
+import { NotFound } from '../../core/errors.js';
 
 const attributes = Type.Object({
   'enforcement-level': Type.Optional(Type.String({ maxLength: 100 })),
@@ -25,6 +26,7 @@ const AttachmentParams = Type.Object({ workspace_id: Type.String({ maxLength: 25
 /** Workspace run task attachments, type `workspace-tasks` (CONTRACT 7). */
 export async function workspaceTasksRoutes(app: TypedApp, services: Services): Promise<void> {
   const { workspaceTasksService, config } = services;
+  app.decorateRequest('visibleWorkspaceTask', undefined);
 
   app.get(
     '/workspaces/:workspace_id/tasks',
@@ -61,12 +63,13 @@ export async function workspaceTasksRoutes(app: TypedApp, services: Services): P
       schema: { params: AttachmentParams, body: UpdateBody, tags: ['workspace-tasks'], summary: 'Update a workspace run task' },
       preValidation: async (request) => {
         const params = request.params;
-        await workspaceTasksService.visible(callerOf(request), params.workspace_id, params.workspace_task_id);
+        request.visibleWorkspaceTask = await workspaceTasksService.visible(callerOf(request), params.workspace_id, params.workspace_task_id);
       },
     },
     async (request, reply) => {
-      const { workspace_id, workspace_task_id } = request.params;
-      const row = await workspaceTasksService.update(callerOf(request), workspace_id, workspace_task_id, request.body.data.attributes ?? {});
+      const found = request.visibleWorkspaceTask;
+      if (!found) throw new NotFound('workspace task not found');
+      const row = await workspaceTasksService.update(found, request.body.data.attributes ?? {});
       return sendDocument(reply, 200, { data: workspaceTaskResource(row) });
     },
   );
