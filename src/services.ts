@@ -96,8 +96,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.(), taskDestinations.dispatcher);
   taskDelivery.register();
   const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress);
-  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, runsService);
-  runsService.plugTaskStageDocuments(taskStagesService);
+  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner);
 
   return {
     config,

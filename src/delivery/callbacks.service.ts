@@ -1,12 +1,10 @@
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { Conflict, Errors, InvalidAttribute, Unauthorized } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
 import { httpUrlProblem } from '../runtasks/run-task-rules.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { ResultReport, TaskStageRunner } from '../taskstages/task-stage-runner.js';
-import type { TaskStagesRepository } from '../taskstages/task-stages.repository.js';
-import { taskResultResource } from '../http/serializers/task-stages.serializer.js';
+import type { TaskResultRow, TaskStagesRepository } from '../taskstages/task-stages.repository.js';
 import type { TaskResultTokens } from './access-tokens.js';
 
 export interface OutcomeInput {
@@ -73,7 +71,7 @@ export class TaskCallbacks {
     return { resultId, [AUTHORIZED]: true };
   }
 
-  async callback(authorized: AuthorizedCallback, input: CallbackInput): Promise<Resource> {
+  async callback(authorized: AuthorizedCallback, input: CallbackInput): Promise<TaskResultRow> {
     const { resultId } = authorized;
     checkReportedLinks(input);
     const report: ResultReport = {};
@@ -96,6 +94,6 @@ export class TaskCallbacks {
     if (finished.outcome === 'missing') throw Errors.taskResultNotFound();
     if (finished.outcome === 'final') throw new Conflict(`the task result is already ${finished.result.status}`);
     // The row as the callback's transaction wrote it: no second read.
-    return taskResultResource(finished.result);
+    return finished.result;
   }
 }

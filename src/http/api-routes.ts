@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { TypedApp } from './typed-app.js';
 import { tokensRoutes } from './routes/tokens.routes.js';
 import { usersRoutes } from './routes/users.routes.js';
 import { membershipsRoutes } from './routes/memberships.routes.js';
@@ -16,7 +16,7 @@ import { configurationVersionsRoutes } from './routes/configuration-versions.rou
 import { workspacesRoutes } from './routes/workspaces.routes.js';
 
 /** Every /api/v2 route, by area. */
-export async function registerApiRoutes(api: FastifyInstance, services: Services): Promise<void> {
+export async function registerApiRoutes(api: TypedApp, services: Services): Promise<void> {
   await usersRoutes(api, services);
   await tokensRoutes(api, services);
   await organizationsRoutes(api, services);

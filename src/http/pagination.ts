@@ -1,11 +1,8 @@
 import { Unprocessable } from '../core/errors.js';
+import { pageRequest, type PageRequest } from '../core/page.js';
 import type { Query } from './querystring.js';
 
-export interface PageRequest {
-  number: number;
-  size: number;
-  offset: number;
-}
+export type { PageRequest };
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -34,7 +31,7 @@ export function parsePage(query: Query): PageRequest {
     }
     number = parsed;
   }
-  return { number, size, offset: (number - 1) * size };
+  return pageRequest(number, size);
 }
 
 export interface PaginationMeta {
@@ -46,7 +43,7 @@ export interface PaginationMeta {
   'total-count': number;
 }
 
-export function paginationMeta(page: PageRequest, totalCount: number): PaginationMeta {
+export function paginationMeta(page: { number: number; size: number }, totalCount: number): PaginationMeta {
   const totalPages = Math.max(1, Math.ceil(totalCount / page.size));
   return {
     'current-page': page.number,

@@ -2,7 +2,6 @@ import { requireAccess, requirePersonalAccess } from '../access/require-access.j
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
 import { editionHasTeam } from '../access/editions.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
 import { newId } from '../core/ids.js';
@@ -11,8 +10,13 @@ import { ensureServiceAccount } from './service-accounts.js';
 import { generateToken, hashToken } from './token-secrets.js';
 import type { TeamTokenPort } from './team-token-port.js';
 import type { TokenRow, TokensRepository } from './tokens.repository.js';
-import { tokenResource } from '../http/serializers/tokens.serializer.js';
 import type { UsersRepository } from './users.repository.js';
+
+/** A token just created, with its secret: the only moment the secret exists outside its hash. */
+export interface IssuedToken {
+  row: TokenRow;
+  secret: string;
+}
 
 export interface TeamTokenInput {
   description?: string | null;
@@ -65,21 +69,21 @@ export class TokensService {
     return { row, secret };
   }
 
-  async createUserToken(principal: Principal, userId: string, description: string | null): Promise<Resource> {
+  async createUserToken(principal: Principal, userId: string, description: string | null): Promise<IssuedToken> {
     requirePersonalAccess(principal, 'manage-user-tokens', userId);
     const user = await this.users.findById(userId);
     if (!user || user.is_service_account === 1) throw Errors.userNotFound();
     const { row, secret } = this.newRow('user', { user_id: user.id, description, created_by_id: user.id });
     await this.tokens.insert(row);
-    return tokenResource(row, secret);
+    return { row, secret };
   }
 
-  async listUserTokens(principal: Principal, userId: string): Promise<Resource[]> {
+  async listUserTokens(principal: Principal, userId: string): Promise<TokenRow[]> {
     requirePersonalAccess(principal, 'manage-user-tokens', userId);
-    return (await this.tokens.listForUser(userId)).map((row) => tokenResource(row));
+    return this.tokens.listForUser(userId);
   }
 
-  async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<Resource> {
+  async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<IssuedToken> {
     const { organization } = await this.gate.enterAsOwner(principal, organizationName);
     const serviceAccount = await ensureServiceAccount(this.users, { kind: 'organization', organizationName: organization.name });
     const { row, secret } = this.newRow('organization', {
@@ -88,7 +92,7 @@ export class TokensService {
       expired_at: parseExpiry(expiredAt),
     });
     await this.tokens.replaceSingle(row, { organizationName: organization.name });
-    return tokenResource(row, secret);
+    return { row, secret };
   }
 
   async deleteOrganizationToken(principal: Principal, organizationName: string): Promise<void> {
@@ -97,7 +101,7 @@ export class TokensService {
   }
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
-  async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<Resource> {
+  async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<IssuedToken> {
     const { team, standing, featureSet } = await this.teams.manageableTeam(principal, teamId);
     // Owners may still revoke such a team's tokens, but a new one would authenticate nothing (CONTRACT 6).
     if (!editionHasTeam(featureSet, team)) throw Errors.editionLacksTeams();
@@ -130,12 +134,12 @@ export class TokensService {
       }
       throw error;
     }
-    return tokenResource(row, secret);
+    return { row, secret };
   }
 
-  async listTeamTokens(principal: Principal, teamId: string): Promise<Resource[]> {
+  async listTeamTokens(principal: Principal, teamId: string): Promise<TokenRow[]> {
     const team = await this.manageableTeam(principal, teamId);
-    return (await this.tokens.listForTeam(team.id)).map((row) => tokenResource(row));
+    return this.tokens.listForTeam(team.id);
   }
 
   async deleteLegacyTeamToken(principal: Principal, teamId: string): Promise<void> {
@@ -143,8 +147,8 @@ export class TokensService {
     await this.tokens.deleteLegacyTeamToken(team.id);
   }
 
-  async showToken(principal: Principal, tokenId: string): Promise<Resource> {
-    return tokenResource(await this.ownedToken(principal, tokenId));
+  async showToken(principal: Principal, tokenId: string): Promise<TokenRow> {
+    return this.ownedToken(principal, tokenId);
   }
 
   async deleteToken(principal: Principal, tokenId: string): Promise<void> {

@@ -2,22 +2,26 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
 import { requirePersonalAccess } from '../access/require-access.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { checkEmail } from './email.js';
 import { nameProblem } from '../core/team-name.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { isReservedUsername, RESERVED_USERNAME_DETAIL } from './service-account-names.js';
 import { ensureServiceAccount } from './service-accounts.js';
-import type { UsersRepository } from './users.repository.js';
-import { userResource } from '../http/serializers/users.serializer.js';
+import type { UserRow, UsersRepository } from './users.repository.js';
+
+/** Who the caller is, as a user (`GET /account/details`). */
+export interface AccountDetails {
+  user: UserRow;
+  isSiteAdmin: boolean;
+}
 
 /** Site-admin user management and "who am I" (CONTRACT 3). */
 export class UsersService {
   constructor(private readonly users: UsersRepository) {}
 
-  async create(principal: Principal, input: { username: string; email: string }): Promise<Resource> {
+  async create(principal: Principal, input: { username: string; email: string }): Promise<UserRow> {
     requirePersonalAccess(principal, 'administer-site');
     const problem = nameProblem(input.username);
     if (problem) throw new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username'));
@@ -40,17 +44,17 @@ export class UsersService {
       const pointer = (await this.users.findByUsername(input.username)) ? 'username' : 'email';
       throw new InvalidAttribute(`/data/attributes/${pointer}`, `${pointer === 'username' ? 'Username' : 'Email'} has already been taken`);
     }
-    return userResource(row, { showEmail: true });
+    return row;
   }
 
-  async list(principal: Principal, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+  async list(principal: Principal, page: PageRequest): Promise<Page<UserRow>> {
     requirePersonalAccess(principal, 'administer-site');
     const { rows, total } = await this.users.list(page.offset, page.size);
-    return { data: rows.map((row) => userResource(row, { showEmail: true })), total };
+    return pageOf(page, rows, total);
   }
 
   /** The caller as a user; tokens that are not a person answer with their service account. */
-  async accountDetails(principal: Principal): Promise<Resource> {
+  async accountDetails(principal: Principal): Promise<AccountDetails> {
     let userId: string;
     switch (principal.kind) {
       case 'user':
@@ -68,8 +72,6 @@ export class UsersService {
     }
     const user = await this.users.findById(userId);
     if (!user) throw Errors.userNotFound();
-    const resource = userResource(user, { showEmail: true });
-    (resource.attributes as Record<string, unknown>)['is-site-admin'] = principal.kind === 'site-admin';
-    return resource;
+    return { user, isSiteAdmin: principal.kind === 'site-admin' };
   }
 }

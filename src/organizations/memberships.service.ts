@@ -2,20 +2,25 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { MembershipStatus } from '../db/schema.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
-import { userResource } from '../http/serializers/users.serializer.js';
 import { requireAccess, requirePersonalAccess } from '../access/require-access.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { MembershipTeamsPort } from './membership-teams-port.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
-import { membershipResource } from '../http/serializers/memberships.serializer.js';
+import type { MembershipView } from './membership-view.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
 import { checkEmail } from '../identity/email.js';
+
+export type { MembershipView };
+
+/** A page of memberships and, once each, the users they belong to (for `include=user`). */
+export interface MembershipList extends Page<MembershipView> {
+  users: UserRow[];
+}
 
 /** Inviting users into an organization, accepting, listing and removing (CONTRACT 3). */
 export class MembershipsService {
@@ -30,7 +35,7 @@ export class MembershipsService {
    * Invites by email. An address nobody has registered gets a user record now (as HCP Terraform sends an
    * invitation email), so the invitation can be accepted once that person has a token.
    */
-  async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<Resource> {
+  async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<MembershipView> {
     const { organization, standing, featureSet } = await this.gate.enterFor(principal, organizationName, 'organization', 'invite-member', { name: organizationName });
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
@@ -47,10 +52,10 @@ export class MembershipsService {
       throw error;
     }
     for (const teamId of teamIds) await this.teams.addMembership(teamId, row.id, row.created_at);
-    return membershipResource(row, user, teamIds);
+    return { membership: row, user, teamIds };
   }
 
-  async accept(principal: Principal, membershipId: string): Promise<Resource> {
+  async accept(principal: Principal, membershipId: string): Promise<MembershipView> {
     const membership = await this.memberships.findById(membershipId);
     if (!membership) throw Errors.membershipNotFound();
     requirePersonalAccess(principal, 'accept-invitation', membership.user_id);
@@ -58,15 +63,15 @@ export class MembershipsService {
     // As a member now: its teams are shown as any listing shows them (not those the edition hides).
     const { standing } = await this.gate.enter(principal, membership.organization_name);
     const user = await this.users.findById(membership.user_id);
-    const [resource] = await this.resources([{ ...membership, status: 'active' }], new Map(user ? [[user.id, user]] : []), standing);
-    return resource!;
+    const [view] = await this.views([{ ...membership, status: 'active' }], new Map(user ? [[user.id, user]] : []), standing);
+    return view!;
   }
 
   async list(
     principal: Principal,
     organizationName: string,
-    options: { q?: string; status?: string; emails?: string[]; page: PageRequest; includeUser: boolean },
-  ): Promise<{ data: Resource[]; included: Resource[]; total: number }> {
+    options: { q?: string; status?: string; emails?: string[]; page: PageRequest },
+  ): Promise<MembershipList> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
     if (options.status !== undefined && options.status !== 'invited' && options.status !== 'active') {
       throw new InvalidAttribute('filter[status]', "filter[status] must be 'invited' or 'active'");
@@ -77,16 +82,14 @@ export class MembershipsService {
       options.page.size,
     );
     const users = new Map((await this.users.findManyByIds(rows.map((row) => row.user_id))).map((user) => [user.id, user]));
-    const data = await this.resources(rows, users, standing);
-    const included = options.includeUser ? [...users.values()].map((user) => userResource(user, { showEmail: true })) : [];
-    return { data, included, total };
+    return { ...pageOf(options.page, await this.views(rows, users, standing), total), users: [...users.values()] };
   }
 
-  async show(principal: Principal, membershipId: string): Promise<Resource> {
+  async show(principal: Principal, membershipId: string): Promise<MembershipView> {
     const { membership, standing } = await this.visibleMembership(principal, membershipId);
     const user = await this.users.findById(membership.user_id);
-    const [resource] = await this.resources([membership], new Map(user ? [[user.id, user]] : []), standing);
-    return resource!;
+    const [view] = await this.views([membership], new Map(user ? [[user.id, user]] : []), standing);
+    return view!;
   }
 
   /**
@@ -115,12 +118,14 @@ export class MembershipsService {
     return { membership, standing };
   }
 
-  private async resources(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<Resource[]> {
+  private async views(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<MembershipView[]> {
     const teamIdsByMembership = await this.memberships.teamIdsOf(rows.map((row) => row.id));
     const visible = await this.teams.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
-    return rows.map((row) =>
-      membershipResource(row, users.get(row.user_id), (teamIdsByMembership.get(row.id) ?? []).filter((id) => visible.has(id))),
-    );
+    return rows.map((row) => ({
+      membership: row,
+      user: users.get(row.user_id),
+      teamIds: (teamIdsByMembership.get(row.id) ?? []).filter((id) => visible.has(id)),
+    }));
   }
 
   private async createInvitedUser(email: string): Promise<UserRow> {

@@ -4,19 +4,30 @@ import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { Errors, InvalidAttribute, Unprocessable } from '../core/errors.js';
 import { requirePersonalAccess } from '../access/require-access.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { StandingRepository } from '../access/standing.repository.js';
 import { nameProblem } from '../core/team-name.js';
-import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf } from '../access/editions.js';
+import { FEATURE_SETS, featureSetById, featureSetByName, featureSetOf, type FeatureSet } from '../access/editions.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
 import { checkEmail } from '../identity/email.js';
 import type { MembershipsRepository } from './memberships.repository.js';
 import type { OrganizationCreatedHook } from './organization-created-hook.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
-import type { OrganizationsRepository } from './organizations.repository.js';
-import { entitlementSetResource, featureSetResource, organizationResource } from '../http/serializers/organizations.serializer.js';
+import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
+
+/** An organization as the caller sees it: the row and the caller's standing in it (for its permissions). */
+export interface OrganizationView {
+  organization: OrganizationRow;
+  standing: OrganizationStanding;
+}
+
+/** An organization with the feature set it is on (its entitlements, its subscription). */
+export interface OrganizationEdition {
+  organization: OrganizationRow;
+  featureSet: FeatureSet;
+}
 
 /** Organizations, their editions and entitlements (CONTRACT 3, 6). */
 export class OrganizationsService {
@@ -32,7 +43,7 @@ export class OrganizationsService {
   ) {}
 
   /** Creates the organization with its owners team; a user creating it becomes its first owner. */
-  async create(principal: Principal, input: { name: string; email: string }): Promise<Resource> {
+  async create(principal: Principal, input: { name: string; email: string }): Promise<OrganizationView> {
     requirePersonalAccess(principal, 'create-organization');
     const problem = nameProblem(input.name);
     if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
@@ -66,24 +77,24 @@ export class OrganizationsService {
     return this.show(principal, input.name);
   }
 
-  async list(principal: Principal, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+  async list(principal: Principal, page: PageRequest): Promise<Page<OrganizationView>> {
     let names: string[] | undefined;
     if (principal.kind === 'user') names = await this.organizations.namesForUser(principal.userId);
     else if (principal.kind !== 'site-admin') names = [principal.organizationName];
     const { rows, total } = await this.organizations.list({ names }, page.offset, page.size);
-    const data: Resource[] = [];
+    const views: OrganizationView[] = [];
     for (const row of rows) {
-      data.push(organizationResource(row, await this.standings.standingIn(principal, row.name, { teamsEntitled: featureSetOf(row).teams })));
+      views.push({ organization: row, standing: await this.standings.standingIn(principal, row.name, { teamsEntitled: featureSetOf(row).teams }) });
     }
-    return { data, total };
+    return pageOf(page, views, total);
   }
 
-  async show(principal: Principal, name: string): Promise<Resource> {
+  async show(principal: Principal, name: string): Promise<OrganizationView> {
     const { organization, standing } = await this.gate.enter(principal, name);
-    return organizationResource(organization, standing);
+    return { organization, standing };
   }
 
-  async update(principal: Principal, name: string, input: { name?: string; email?: string }): Promise<Resource> {
+  async update(principal: Principal, name: string, input: { name?: string; email?: string }): Promise<OrganizationView> {
     const { organization } = await this.gate.enterAsOwner(principal, name);
     if (input.name !== undefined && input.name !== organization.name) {
       throw new InvalidAttribute('/data/attributes/name', 'renaming an organization is not supported');
@@ -100,32 +111,24 @@ export class OrganizationsService {
     await this.organizations.delete(organization.name);
   }
 
-  async entitlements(principal: Principal, name: string): Promise<Resource> {
+  async entitlements(principal: Principal, name: string): Promise<OrganizationEdition> {
     const { organization, featureSet } = await this.gate.enter(principal, name);
-    return entitlementSetResource(organization, featureSet);
+    return { organization, featureSet };
   }
 
-  listFeatureSets(principal: Principal, q: string | undefined): Resource[] {
+  listFeatureSets(principal: Principal, q: string | undefined): FeatureSet[] {
     requirePersonalAccess(principal, 'administer-site');
     const needle = q?.toLowerCase();
-    return FEATURE_SETS.filter((set) => !needle || set.name.toLowerCase().includes(needle)).map(featureSetResource);
+    return FEATURE_SETS.filter((set) => !needle || set.name.toLowerCase().includes(needle));
   }
 
-  async subscribe(principal: Principal, name: string, featureSetId: string): Promise<Resource> {
+  async subscribe(principal: Principal, name: string, featureSetId: string): Promise<OrganizationEdition> {
     requirePersonalAccess(principal, 'administer-site');
     const organization = await this.organizations.findByName(name);
     if (!organization) throw Errors.organizationNotFound(name);
     const featureSet = featureSetById(featureSetId) ?? featureSetByName(featureSetId);
     if (!featureSet) throw new Unprocessable(`feature set '${featureSetId}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' });
     await this.organizations.update(organization.name, { feature_set: featureSet.name, updated_at: nowIso() });
-    return {
-      id: `sub-${organization.name}`,
-      type: 'subscriptions',
-      attributes: { 'is-active': true, 'is-public-free-tier': featureSet.name === 'Free' },
-      relationships: {
-        organization: { data: { id: organization.name, type: 'organizations' } },
-        'feature-set': { data: { id: featureSet.id, type: 'feature-sets' } },
-      },
-    };
+    return { organization, featureSet };
   }
 }

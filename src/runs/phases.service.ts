@@ -1,10 +1,8 @@
 import { Errors } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
 import type { Principal } from '../core/principal.js';
 import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { ArtifactAccess } from '../access/artifact-access.js';
-import { applyResource, planResource } from '../http/serializers/phases.serializer.js';
 import type { PhaseRow, PhaseTable, RunsRepository } from './runs.repository.js';
 
 /** Plans and applies of runs, and the plan JSON run tasks download (CONTRACT 7, 9). */
@@ -16,12 +14,12 @@ export class PhasesService {
     private readonly artifactAccess: ArtifactAccess,
   ) {}
 
-  async showPlan(principal: Principal, id: string): Promise<Resource> {
-    return planResource(await this.visiblePhase(principal, 'plans', id, 'plan'));
+  async showPlan(principal: Principal, id: string): Promise<PhaseRow> {
+    return this.visiblePhase(principal, 'plans', id, 'plan');
   }
 
-  async showApply(principal: Principal, id: string): Promise<Resource> {
-    return applyResource(await this.visiblePhase(principal, 'applies', id, 'apply'));
+  async showApply(principal: Principal, id: string): Promise<PhaseRow> {
+    return this.visiblePhase(principal, 'applies', id, 'apply');
   }
 
   /** For a reader's API token, or the access token a run task got for a result of this plan's run. */

@@ -4,20 +4,15 @@ import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';
 import { Conflict, Errors, InvalidAttribute } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import { uniqueResources } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../access/organization-gate.js';
 import { compareStages } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
-import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
 import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
-import { applyResource, planResource } from '../http/serializers/phases.serializer.js';
 import { newRunRows } from './new-run-rows.js';
 import { runCreator } from './run-creator.js';
 import type { RunProgress } from './run-progress.js';
@@ -25,8 +20,7 @@ import { runFacts } from './run-next-step.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import type { RunTransitions } from './run-transitions.js';
 import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
-import { runResource, type RunView } from '../http/serializers/runs.serializer.js';
-import type { TaskStageDocuments } from '../http/serializers/task-stage-documents.js';
+import type { RunList, RunRelated, RunResult, RunView } from './run-view.js';
 
 /** What a run document shows of a run's plan, apply and task stages. */
 interface RunRelations {
@@ -71,23 +65,8 @@ export class RunsService {
     private readonly progress: RunProgress,
   ) {}
 
-  /**
-   * The task stage side (src/taskstages, above runs) plugs in what `include=task-stages` shows, at wiring
-   * time (services.ts): it needs this service to show runs, so it cannot be passed to the constructor.
-   */
-  private stageDocuments?: TaskStageDocuments;
-
-  plugTaskStageDocuments(documents: TaskStageDocuments): void {
-    this.stageDocuments = documents;
-  }
-
-  private pluggedStageDocuments(): TaskStageDocuments {
-    if (!this.stageDocuments) throw new Error('task stage documents are not plugged in (services.ts)');
-    return this.stageDocuments;
-  }
-
   /** Creates a run for the caller (see insertRun for what a run is made of). */
-  async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
+  async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<RunResult> {
     if (input.workspaceId === undefined) throw new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required');
     const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
     requireAccess(context.standing, 'workspace', 'queue-run', {});
@@ -95,8 +74,8 @@ export class RunsService {
     const creator = runCreator(principal);
     const created = await this.runs.newRunScope((executor) => this.insertRun(executor, workspace, version, input.attributes, creator));
     // The run as created, with the relations it was created with: nothing to read again.
-    const { data, included } = await this.documents([created.run], workspace, context, include, created);
-    return { data: data[0]!, included };
+    const { views, related } = await this.views([created.run], workspace, include, created);
+    return { run: views[0]!, standing: context.standing, related };
   }
 
   /**
@@ -148,16 +127,17 @@ export class RunsService {
     return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages };
   }
 
-  async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<{ data: Resource; included: Resource[] }> {
+  async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<RunResult> {
     const { run, workspace, context } = await this.visibleRun(principal, runId);
-    return this.document(run, workspace, context, include);
+    const { views, related } = await this.views([run], workspace, include);
+    return { run: views[0]!, standing: context.standing, related };
   }
 
-  async list(principal: Principal, workspaceId: string, page: PageRequest, include: Set<RunInclude>): Promise<{ data: Resource[]; included: Resource[]; total: number }> {
+  async list(principal: Principal, workspaceId: string, page: PageRequest, include: Set<RunInclude>): Promise<RunList> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     const { rows, total } = await this.runs.listRuns(workspace.id, page.offset, page.size);
-    const { data, included } = await this.documents(rows, workspace, context, include);
-    return { data, included, total };
+    const { views, related } = await this.views(rows, workspace, include);
+    return { ...pageOf(page, views, total), standing: context.standing, related };
   }
 
   /** apply, discard, cancel: 409 when the state machine does not allow it now; 403 without the right. */
@@ -210,42 +190,42 @@ export class RunsService {
     return version;
   }
 
-  private async document(run: RunRow, workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>) {
-    const { data, included } = await this.documents([run], workspace, context, include);
-    return { data: data[0]!, included };
-  }
-
   /**
    * Runs of one workspace with their relationships (a handful of queries, whatever the page size), or
    * with the relations the caller already holds (`known`: a run just created).
    */
-  private async documents(rows: RunRow[], workspace: WorkspaceRow, context: OrganizationContext, include: Set<RunInclude>, known?: RunRelations) {
+  private async views(
+    rows: RunRow[],
+    workspace: WorkspaceRow,
+    include: Set<RunInclude>,
+    known?: RunRelations,
+  ): Promise<{ views: RunView[]; related: RunRelated }> {
     const runIds = rows.map((row) => row.id);
     const { plans, applies, stages } = known ?? (await this.relationsOf(runIds));
-    const standing: OrganizationStanding = context.standing;
-    const data = rows.map((row) => {
+    const views = rows.map((row): RunView => {
       const plan = plans.find((candidate) => candidate.run_id === row.id);
-      const view: RunView = {
+      return {
         row,
         planId: plan?.id ?? null,
         applyId: applies.find((candidate) => candidate.run_id === row.id)?.id ?? null,
         hasChanges: plan?.has_changes === 1,
         stages: byRunOrder(stages.filter((stage) => stage.run_id === row.id)),
       };
-      return runResource(view, standing);
     });
-    const included: Resource[] = [];
-    if (include.has('plan')) included.push(...plans.map(planResource));
-    if (include.has('apply')) included.push(...applies.map(applyResource));
-    if (include.has('workspace') && rows.length > 0) included.push(workspaceResource(workspace, standing));
+    const related: RunRelated = {
+      plans: include.has('plan') ? plans : [],
+      applies: include.has('apply') ? applies : [],
+      workspace: include.has('workspace') && rows.length > 0 ? workspace : undefined,
+      versions: [],
+    };
     if (include.has('configuration-version')) {
       for (const id of new Set(rows.map((row) => row.configuration_version_id).filter((id): id is string => id !== null))) {
         const version = await this.versions.findById(id);
-        if (version) included.push(configurationVersionResource(version));
+        if (version) related.versions.push(version);
       }
     }
-    if (include.has('task-stages')) included.push(...(await this.pluggedStageDocuments().forRuns(standing, runIds)));
-    return { data, included: uniqueResources(included) };
+    // include=task-stages is read by the HTTP layer from the task stage side, which sits above runs.
+    return { views, related };
   }
 
   private async relationsOf(runIds: string[]): Promise<RunRelations> {

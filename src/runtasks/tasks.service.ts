@@ -5,8 +5,7 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { Conflict, Errors, InvalidAttribute } from '../core/errors.js';
-import { uniqueResources, type Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
@@ -14,18 +13,45 @@ import { nameKey, nameProblem } from '../core/team-name.js';
 import { categoryProblem, descriptionProblem, runTaskLimitProblem, taskUrlProblem } from './run-task-rules.js';
 import type { TaskVerifier } from './task-verification.js';
 import type { TaskChanges, TaskRow, TasksRepository } from './tasks.repository.js';
-import { taskResource } from '../http/serializers/tasks.serializer.js';
-import { workspaceTaskResource } from '../http/serializers/workspace-tasks.serializer.js';
-import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
-import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
+import type { WorkspaceTask } from './workspace-task.js';
+import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 
 /** go-tfe's RunTaskIncludeOpt values. */
 export type TaskInclude = 'workspace-tasks' | 'workspace-tasks.workspace';
 export const TASK_INCLUDES: readonly TaskInclude[] = ['workspace-tasks', 'workspace-tasks.workspace'];
 
-export interface TaskDocuments {
-  data: Resource[];
-  included: Resource[];
+/** A run task the caller may see, with the caller's organization context. */
+export interface TaskAccess {
+  row: TaskRow;
+  context: OrganizationContext;
+}
+
+/** A run task and the ids of its attachments to workspaces. */
+export interface TaskView {
+  task: TaskRow;
+  attachmentIds: string[];
+}
+
+/** What `include=workspace-tasks[.workspace]` asked for: attachments, and the workspaces the caller may read. */
+export interface TaskRelated {
+  attachments: WorkspaceTask[];
+  workspaces: WorkspaceRow[];
+  /** Whose standing the workspaces are shown with (their permissions); set whenever `workspaces` is not empty. */
+  standing: OrganizationStanding | undefined;
+}
+
+interface TaskViews {
+  views: TaskView[];
+  related: TaskRelated;
+}
+
+export interface TaskResult {
+  task: TaskView;
+  related: TaskRelated;
+}
+
+export interface TaskList extends Page<TaskView> {
+  related: TaskRelated;
 }
 
 export interface TaskAttributesInput {
@@ -105,19 +131,20 @@ export class TasksService {
     private readonly workspaces: WorkspacesRepository,
   ) {}
 
-  async list(principal: Principal, organizationName: string, page: PageRequest, include: Set<TaskInclude> = new Set()): Promise<TaskDocuments & { total: number }> {
+  async list(principal: Principal, organizationName: string, page: PageRequest, include: Set<TaskInclude> = new Set()): Promise<TaskList> {
     const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'list-run-tasks', { name: organizationName });
     const { rows, total } = await this.tasks.list(organization.name, page.offset, page.size);
-    return { ...(await this.documents(rows, include, standing)), total };
+    const { views, related } = await this.views(rows, include, standing);
+    return { ...pageOf(page, views, total), related };
   }
 
-  async show(principal: Principal, taskId: string, include: Set<TaskInclude> = new Set()): Promise<{ data: Resource; included: Resource[] }> {
+  async show(principal: Principal, taskId: string, include: Set<TaskInclude> = new Set()): Promise<TaskResult> {
     const { row, context } = await this.visibleTask(principal, taskId);
-    const { data, included } = await this.documents([row], include, context.standing);
-    return { data: data[0]!, included };
+    const { views, related } = await this.views([row], include, context.standing);
+    return { task: views[0]!, related };
   }
 
-  async create(principal: Principal, organizationName: string, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<Resource> {
+  async create(principal: Principal, organizationName: string, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<TaskView> {
     const { organization, featureSet } = await this.gate.enterFor(principal, organizationName, 'organization', 'create-run-task', { name: organizationName });
     checkAttributes(input);
     const limitProblem = (existing: number) => runTaskLimitProblem(featureSet, existing);
@@ -149,7 +176,7 @@ export class TasksService {
       if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
       throw error;
     }
-    return (await this.resources([row]))[0]!;
+    return (await this.plainViews([row]))[0]!;
   }
 
   /**
@@ -157,10 +184,11 @@ export class TasksService {
    * saved. The changes are decided on the row as stored under the write's lock, so concurrent updates
    * never undo one another and the answer shows what was stored. Verification waits on the network, so it
    * runs before the lock; should the row have changed meanwhile such that another URL or key would be
-   * stored, that one is verified in turn.
+   * stored, that one is verified in turn. `found` is the caller's visibleTask, looked up before the request
+   * body was validated (an unknown task is 404 first).
    */
-  async update(principal: Principal, taskId: string, input: TaskAttributesInput): Promise<Resource> {
-    const { row, context } = await this.visibleTask(principal, taskId);
+  async update(found: TaskAccess, input: TaskAttributesInput): Promise<TaskView> {
+    const { row, context } = found;
     requireAccess(context.standing, 'run-task', 'manage', {});
     checkAttributes(input);
     let seen = row;
@@ -186,7 +214,7 @@ export class TasksService {
         continue;
       }
       if (!stored) throw Errors.runTaskNotFound();
-      return (await this.resources([stored]))[0]!;
+      return (await this.plainViews([stored]))[0]!;
     }
   }
 
@@ -201,29 +229,32 @@ export class TasksService {
   }
 
   /** The task and the caller's organization context, or 404 when it does not exist or the caller may not see it. */
-  async visibleTask(principal: Principal, taskId: string): Promise<{ row: TaskRow; context: OrganizationContext }> {
+  async visibleTask(principal: Principal, taskId: string): Promise<TaskAccess> {
     const row = await this.tasks.findById(taskId);
     if (!row) throw Errors.runTaskNotFound();
     const context = await this.gate.enterFor(principal, row.organization_name, 'run-task', 'read', {});
     return { row, context };
   }
 
-  private async resources(rows: TaskRow[]): Promise<Resource[]> {
-    return (await this.documents(rows, new Set(), undefined)).data;
+  private async plainViews(rows: TaskRow[]): Promise<TaskView[]> {
+    return (await this.views(rows, new Set(), undefined)).views;
   }
 
-  /** Tasks with their attachments; `included` holds them (and their workspaces, for callers who may read workspaces). */
-  private async documents(rows: TaskRow[], include: Set<TaskInclude>, standing: OrganizationStanding | undefined): Promise<TaskDocuments> {
+  /** Tasks with their attachments; `related` holds them (and their workspaces, for callers who may read workspaces). */
+  private async views(rows: TaskRow[], include: Set<TaskInclude>, standing: OrganizationStanding | undefined): Promise<TaskViews> {
     const attachments = await this.tasks.attachmentsOf(rows.map((row) => row.id));
-    const data = rows.map((row) => taskResource(row, attachments.filter((attachment) => attachment.task_id === row.id).map((attachment) => attachment.id)));
-    const included: Resource[] = [];
-    if (include.has('workspace-tasks') || include.has('workspace-tasks.workspace')) included.push(...attachments.map(workspaceTaskResource));
+    const views = rows.map((row) => ({
+      task: row,
+      attachmentIds: attachments.filter((attachment) => attachment.task_id === row.id).map((attachment) => attachment.id),
+    }));
+    const related: TaskRelated = { attachments: [], workspaces: [], standing };
+    if (include.has('workspace-tasks') || include.has('workspace-tasks.workspace')) related.attachments = attachments;
     if (include.has('workspace-tasks.workspace') && allows(standing, 'workspace', 'read', {})) {
       for (const workspaceId of new Set(attachments.map((attachment) => attachment.workspace_id))) {
         const workspace = await this.workspaces.findById(workspaceId);
-        if (workspace) included.push(workspaceResource(workspace, standing));
+        if (workspace) related.workspaces.push(workspace);
       }
     }
-    return { data, included: uniqueResources(included) };
+    return { views, related };
   }
 }

@@ -5,8 +5,7 @@ import { nowIso } from '../core/clock.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
 import type { Database, TaskStageName } from '../db/schema.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { WorkspaceGate } from '../access/workspace-gate.js';
@@ -14,7 +13,12 @@ import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type Enf
 import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskChanges, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
 import type { WorkspaceTask } from './workspace-task.js';
-import { workspaceTaskResource } from '../http/serializers/workspace-tasks.serializer.js';
+
+/** An attachment the caller may see, with the caller's standing in the workspace's organization. */
+export interface VisibleWorkspaceTask {
+  row: WorkspaceTask;
+  standing: OrganizationStanding;
+}
 
 export interface WorkspaceTaskAttributesInput {
   'enforcement-level'?: string;
@@ -46,17 +50,17 @@ export class WorkspaceTasksService {
     private readonly workspaceGate: WorkspaceGate,
   ) {}
 
-  async list(principal: Principal, workspaceId: string, page: PageRequest): Promise<{ data: Resource[]; total: number }> {
+  async list(principal: Principal, workspaceId: string, page: PageRequest): Promise<Page<WorkspaceTask>> {
     const { workspace } = await this.workspaceGate.enter(principal, workspaceId);
     const { rows, total } = await this.workspaceTasks.list(workspace.id, page.offset, page.size);
-    return { data: rows.map(workspaceTaskResource), total };
+    return pageOf(page, rows, total);
   }
 
-  async show(principal: Principal, workspaceId: string, id: string): Promise<Resource> {
-    return workspaceTaskResource((await this.visible(principal, workspaceId, id)).row);
+  async show(principal: Principal, workspaceId: string, id: string): Promise<WorkspaceTask> {
+    return (await this.visible(principal, workspaceId, id)).row;
   }
 
-  async create(principal: Principal, workspaceId: string, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<Resource> {
+  async create(principal: Principal, workspaceId: string, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<WorkspaceTask> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     requireAccess(context.standing, 'workspace', 'attach-run-task', {});
     if (input['enforcement-level'] === undefined) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, 'enforcement-level is required');
@@ -89,15 +93,16 @@ export class WorkspaceTasksService {
       if (isForeignKeyViolation(error)) throw new InvalidAttribute(TASK_POINTER, `run task '${taskId}' not found`);
       throw error;
     }
-    return workspaceTaskResource(row);
+    return row;
   }
 
   /**
    * Changes only what was sent; sending neither `stages` nor `stage` keeps the stages. Decided on the row as
-   * stored under the write's lock, so the answer shows what was stored.
+   * stored under the write's lock, so the answer shows what was stored. `found` is the caller's `visible`,
+   * looked up before the request body was validated (an unknown attachment is 404 first).
    */
-  async update(principal: Principal, workspaceId: string, id: string, input: WorkspaceTaskAttributesInput): Promise<Resource> {
-    const { row, standing } = await this.visible(principal, workspaceId, id);
+  async update(found: VisibleWorkspaceTask, input: WorkspaceTaskAttributesInput): Promise<WorkspaceTask> {
+    const { row, standing } = found;
     requireAccess(standing, 'workspace', 'attach-run-task', {});
     const stored = await this.workspaceTasks.modify(row.id, (current) => {
       const changes: WorkspaceTaskChanges = {};
@@ -107,7 +112,7 @@ export class WorkspaceTasksService {
       return changes;
     });
     if (!stored) throw Errors.workspaceTaskNotFound();
-    return workspaceTaskResource(stored);
+    return stored;
   }
 
   async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
@@ -116,7 +121,7 @@ export class WorkspaceTasksService {
     await this.workspaceTasks.delete(row.id);
   }
 
-  async visible(principal: Principal, workspaceId: string, id: string): Promise<{ row: WorkspaceTask; standing: OrganizationStanding }> {
+  async visible(principal: Principal, workspaceId: string, id: string): Promise<VisibleWorkspaceTask> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     const row = await this.workspaceTasks.find(workspace.id, id);
     if (!row) throw Errors.workspaceTaskNotFound();

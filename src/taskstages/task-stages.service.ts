@@ -3,31 +3,33 @@ import { taskStagePermissions } from '../access/task-stage-permissions.js';
 import { requireAccess } from '../access/require-access.js';
 import { HIDDEN_AS } from '../access/access-table.js';
 import { Conflict, Errors } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
+import type { TaskStagePermissions } from '../access/task-stage-permissions.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
-import type { TaskStageDocuments } from '../http/serializers/task-stage-documents.js';
 import type { TaskStageRunner } from './task-stage-runner.js';
-import type { TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
-import { outcomeResource, taskResultResource, taskStageResource } from '../http/serializers/task-stages.serializer.js';
+import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 
 export type TaskStageInclude = 'run' | 'run.workspace' | 'task-results' | 'policy-evaluations';
 export const TASK_STAGE_INCLUDES: readonly TaskStageInclude[] = ['run', 'run.workspace', 'task-results', 'policy-evaluations'];
 
-/** The run side shows a run (and its workspace) as the caller sees it: `RunsService.show`. */
-export interface RunDocuments {
-  show(principal: Principal, runId: string, include: Set<'workspace'>): Promise<{ data: Resource; included: Resource[] }>;
+/** A task stage with the ids of its results and what the caller may do to it. */
+export interface TaskStageView {
+  stage: TaskStageRow;
+  resultIds: string[];
+  permissions: TaskStagePermissions;
 }
 
-export interface DocumentParts {
-  data: Resource;
-  included: Resource[];
+/** A task stage the caller may see, with the caller's standing in its organization. */
+export interface VisibleStage {
+  stage: TaskStageRow;
+  standing: OrganizationStanding;
 }
 
-export interface ListParts {
-  data: Resource[];
-  total: number;
+/** A task stage and its results (`include=run` is read from the run side by the HTTP layer). */
+export interface TaskStageDetails {
+  stage: TaskStageView;
+  results: TaskResultRow[];
 }
 
 /** Who overrode, as recorded with the override. */
@@ -49,47 +51,38 @@ function principalLabel(principal: Principal): string {
  * The caller is checked first: a run the caller may not read is 404 (seed 5.5); a visible stage the
  * caller may not override is 403 (CONTRACT 3).
  */
-export class TaskStagesService implements TaskStageDocuments {
+export class TaskStagesService {
   constructor(
     private readonly stages: TaskStagesRepository,
     private readonly gate: OrganizationGate,
     private readonly runner: TaskStageRunner,
-    private readonly runDocuments: RunDocuments,
   ) {}
 
-  async listForRun(principal: Principal, runId: string, page: PageRequest): Promise<ListParts> {
+  async listForRun(principal: Principal, runId: string, page: PageRequest): Promise<Page<TaskStageView>> {
     const standing = await this.standingForRun(principal, runId, 'run');
     const { rows, total } = await this.stages.stagesOfRun(runId, page.offset, page.size);
-    return { data: await this.stageResources(standing, rows), total };
+    return pageOf(page, await this.stageViews(standing, rows), total);
   }
 
-  async show(principal: Principal, stageId: string, include: Set<TaskStageInclude>): Promise<DocumentParts> {
+  async show(principal: Principal, stageId: string): Promise<TaskStageDetails> {
     const { stage, standing } = await this.visibleStage(principal, stageId);
     const results = await this.stages.resultsOfStages([stage.id]);
-    const included: Resource[] = [];
-    if (include.has('run') || include.has('run.workspace')) {
-      const run = await this.runDocuments.show(principal, stage.run_id, new Set(include.has('run.workspace') ? ['workspace'] : []));
-      // JSON:API: the run on the way to its workspace is included too.
-      included.push(run.data);
-      included.push(...run.included);
-    }
-    if (include.has('task-results')) included.push(...results.map(taskResultResource));
-    // include=policy-evaluations is accepted and adds nothing: there are none.
-    return { data: taskStageResource(stage, results.map((r) => r.id), taskStagePermissions(standing)), included };
+    return { stage: { stage, resultIds: results.map((r) => r.id), permissions: taskStagePermissions(standing) }, results };
   }
 
-  async showResult(principal: Principal, resultId: string): Promise<Resource> {
-    return taskResultResource(await this.visibleResult(principal, resultId));
+  async showResult(principal: Principal, resultId: string): Promise<TaskResultRow> {
+    return this.visibleResult(principal, resultId);
   }
 
-  async outcomes(principal: Principal, resultId: string, page: PageRequest): Promise<ListParts> {
+  async outcomes(principal: Principal, resultId: string, page: PageRequest): Promise<Page<OutcomeRow>> {
     const result = await this.visibleResult(principal, resultId);
     const { rows, total } = await this.stages.outcomes(result.id, page.offset, page.size);
-    return { data: rows.map(outcomeResource), total };
+    return pageOf(page, rows, total);
   }
 
-  async override(principal: Principal, stageId: string, comment: string | null): Promise<DocumentParts> {
-    const { stage, standing } = await this.visibleStage(principal, stageId);
+  /** `found` is the caller's visibleStage, looked up before the request body was validated (404 first). */
+  async override(principal: Principal, found: VisibleStage, comment: string | null): Promise<TaskStageView> {
+    const { stage, standing } = found;
     requireAccess(standing, 'task-stage', 'override', {});
     const permissions = taskStagePermissions(standing);
     if (stage.status !== 'awaiting_override') throw new Conflict(`the task stage is ${stage.status}, not awaiting_override`);
@@ -99,28 +92,26 @@ export class TaskStagesService implements TaskStageDocuments {
       throw new Conflict(`the task stage is ${now?.status ?? 'gone'}, not awaiting_override`);
     }
     const results = await this.stages.resultsOfStages([stage.id]);
-    return { data: taskStageResource(updated, results.map((r) => r.id), permissions), included: [] };
+    return { stage: updated, resultIds: results.map((r) => r.id), permissions };
   }
 
-  /** TaskStageDocuments (for `GET /runs/:id?include=task_stages`): the stages of these runs in run then stage order. */
-  async forRuns(standing: OrganizationStanding, runIds: readonly string[]): Promise<Resource[]> {
-    return this.stageResources(standing, await this.stages.stagesOfRuns(runIds));
+  /** For `GET /runs/:id?include=task_stages`: the stages of these runs in run then stage order, as `standing` sees them. */
+  async forRuns(standing: OrganizationStanding, runIds: readonly string[]): Promise<TaskStageView[]> {
+    return this.stageViews(standing, await this.stages.stagesOfRuns(runIds));
   }
 
-  private async stageResources(standing: OrganizationStanding, rows: TaskStageRow[]): Promise<Resource[]> {
+  private async stageViews(standing: OrganizationStanding, rows: TaskStageRow[]): Promise<TaskStageView[]> {
     const results = await this.stages.resultsOfStages(rows.map((row) => row.id));
     const permissions = taskStagePermissions(standing);
-    return rows.map((row) =>
-      taskStageResource(
-        row,
-        results.filter((result) => result.task_stage_id === row.id).map((result) => result.id),
-        permissions,
-      ),
-    );
+    return rows.map((row) => ({
+      stage: row,
+      resultIds: results.filter((result) => result.task_stage_id === row.id).map((result) => result.id),
+      permissions,
+    }));
   }
 
   /** The stage and the caller's standing, or 404 (also used before a request body is validated). */
-  async visibleStage(principal: Principal, stageId: string): Promise<{ stage: TaskStageRow; standing: OrganizationStanding }> {
+  async visibleStage(principal: Principal, stageId: string): Promise<VisibleStage> {
     const stage = await this.stages.findStage(stageId);
     if (!stage) throw Errors.taskStageNotFound();
     return { stage, standing: await this.standingForRun(principal, stage.run_id, 'task-stage') };

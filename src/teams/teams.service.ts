@@ -6,14 +6,11 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { UserRow, UsersRepository } from '../identity/users.repository.js';
-import { userResource } from '../http/serializers/users.serializer.js';
 import type { MembershipsRepository } from '../organizations/memberships.repository.js';
-import { membershipResource } from '../http/serializers/memberships.serializer.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import {
   mergeOrganizationAccess, noAccess, type AccessChange, type OrganizationAccess,
@@ -22,7 +19,7 @@ import { TeamInserts } from './team-inserts.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
 import type { TeamChanges, TeamRow, TeamsRepository } from './teams.repository.js';
 import { teamFromRow, type Team } from './team.js';
-import { teamResource, type TeamView } from '../http/serializers/teams.serializer.js';
+import type { TeamDetails, TeamRelated, TeamView } from './team-view.js';
 
 export type TeamInclude = 'users' | 'organization-memberships';
 export const TEAM_INCLUDES: readonly TeamInclude[] = ['users', 'organization-memberships'];
@@ -36,15 +33,22 @@ export interface TeamAttributesInput {
   'allow-team-token-management'?: boolean;
 }
 
-export interface TeamDocumentParts {
-  data: Resource;
-  included: Resource[];
+/** A team the caller may see, with the caller's standing in its organization. */
+export interface TeamAccess {
+  row: Team;
+  standing: OrganizationStanding;
+  context: OrganizationContext;
 }
 
-export interface TeamListResult {
-  data: Resource[];
-  included: Resource[];
-  total: number;
+/** A team and the related records asked for. */
+export interface TeamResult {
+  team: TeamDetails;
+  related: TeamRelated;
+}
+
+/** A page of teams and the related records asked for, across the page. */
+export interface TeamList extends Page<TeamDetails> {
+  related: TeamRelated;
 }
 
 const ATTRIBUTE = '/data/attributes';
@@ -84,7 +88,7 @@ export class TeamsService {
     principal: Principal,
     organizationName: string,
     options: { q?: string; names?: string[]; page: PageRequest; include: Set<TeamInclude> },
-  ): Promise<TeamListResult> {
+  ): Promise<TeamList> {
     const context = await this.gate.enter(principal, organizationName);
     const { standing } = context;
     const { teams, total } = await this.teams.list(
@@ -102,15 +106,18 @@ export class TeamsService {
     );
     const views = await this.views(teams);
     return {
-      data: views.map((view) => teamResource(view, teamPermissions(standing, view.team))),
-      included: await this.included(views, options.include, standing),
-      total,
+      ...pageOf(
+        options.page,
+        views.map((view) => ({ view, permissions: teamPermissions(standing, view.team) })),
+        total,
+      ),
+      related: await this.related(views, options.include, standing),
     };
   }
 
-  async show(principal: Principal, teamId: string, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
+  async show(principal: Principal, teamId: string, include: Set<TeamInclude>): Promise<TeamResult> {
     const { row, standing } = await this.visibleTeam(principal, teamId);
-    return this.document(row, standing, include);
+    return this.result(row, standing, include);
   }
 
   async create(
@@ -118,7 +125,7 @@ export class TeamsService {
     organizationName: string,
     input: TeamAttributesInput & { name: string },
     include: Set<TeamInclude>,
-  ): Promise<TeamDocumentParts> {
+  ): Promise<TeamResult> {
     // Granting any right on create is changing organization access; all-false is no grant.
     const grants = Object.values(input['organization-access'] ?? {}).some((value) => value === true);
     const action = grants ? 'create-team-with-access' : 'create-team';
@@ -143,16 +150,17 @@ export class TeamsService {
     if ((await this.inserts.insert(row)) === 'name-taken') throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
     const team = teamFromRow(row);
     // A team that did not exist a moment ago has no members and no token: nothing to look up.
-    return this.document(team, context.standing, include, { team, members: [], serviceAccountUserId: null });
+    return this.result(team, context.standing, include, { team, members: [], serviceAccountUserId: null });
   }
 
   /**
    * Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). The rights, the
    * rules and the merge of organization-access are applied to the row as stored under the write's lock, so
-   * concurrent updates never lose one another's keys and the answer shows what was stored.
+   * concurrent updates never lose one another's keys and the answer shows what was stored. `found` is the
+   * caller's visibleTeam, looked up before the request body was read (a hidden team is 404, never 422).
    */
-  async update(principal: Principal, teamId: string, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamDocumentParts> {
-    const { row, standing } = await this.visibleTeam(principal, teamId);
+  async update(found: TeamAccess, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamResult> {
+    const { row, standing } = found;
     let stored: Team | undefined;
     try {
       stored = await this.teams.modify(row.id, (current) => this.changesFor(standing, current, input));
@@ -161,7 +169,7 @@ export class TeamsService {
       throw error;
     }
     if (!stored) throw Errors.teamNotFound();
-    return this.document(stored, standing, include);
+    return this.result(stored, standing, include);
   }
 
   /** What an update writes to the team as it is stored now, or the reason it is refused. */
@@ -207,7 +215,7 @@ export class TeamsService {
   }
 
   /** The team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
-  async visibleTeam(principal: Principal, teamId: string): Promise<{ row: Team; standing: OrganizationStanding; context: OrganizationContext }> {
+  async visibleTeam(principal: Principal, teamId: string): Promise<TeamAccess> {
     const row = await this.teams.findById(teamId);
     if (!row) throw Errors.teamNotFound();
     // The edition's rule is the table's too: owners still see the teams an edition without teams hides.
@@ -215,11 +223,11 @@ export class TeamsService {
     return { row, standing: context.standing, context };
   }
 
-  private async document(team: Team, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamDocumentParts> {
-    const view = known ?? (await this.views([team]))[0];
+  private async result(team: Team, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamResult> {
+    const view = known ?? (await this.views([team]))[0]!;
     return {
-      data: teamResource(view!, teamPermissions(standing, team)),
-      included: await this.included([view!], include, standing),
+      team: { view, permissions: teamPermissions(standing, team) },
+      related: await this.related([view], include, standing),
     };
   }
 
@@ -234,8 +242,8 @@ export class TeamsService {
     }));
   }
 
-  private async included(views: TeamView[], include: Set<TeamInclude>, standing: OrganizationStanding): Promise<Resource[]> {
-    const included: Resource[] = [];
+  private async related(views: TeamView[], include: Set<TeamInclude>, standing: OrganizationStanding): Promise<TeamRelated> {
+    const related: TeamRelated = { users: [], emailsVisible: standing.isMember, memberships: [] };
     // Both includes need member users: each user is read once per request.
     const usersRead = new Map<string, UserRow>();
     const usersByIds = async (ids: string[]): Promise<UserRow[]> => {
@@ -251,7 +259,7 @@ export class TeamsService {
       }
       const users = await usersByIds([...ids]);
       users.sort((a, b) => a.username_lower.localeCompare(b.username_lower));
-      included.push(...users.map((user) => userResource(user, { showEmail: standing.isMember })));
+      related.users = users;
     }
     if (include.has('organization-memberships')) {
       const membershipIds = [...new Set(views.flatMap((view) => view.members.map((member) => member.membershipId)))];
@@ -263,10 +271,10 @@ export class TeamsService {
       const visibleTeamIds = await this.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
       for (const membership of memberships) {
         const teamIds = (teamIdsByMembership.get(membership.id) ?? []).filter((id) => visibleTeamIds.has(id));
-        included.push(membershipResource(membership, users.get(membership.user_id), teamIds));
+        related.memberships.push({ membership, user: users.get(membership.user_id), teamIds });
       }
     }
-    return included;
+    return related;
   }
 
   /** Which of these teams the caller may see: a membership's other teams must not reveal secret ones. */

@@ -7,20 +7,24 @@ import type { Executor } from '../jobs/job-queue.js';
 import { nowIso } from '../core/clock.js';
 import { withTimestamps } from '../core/status-timestamps.js';
 import { Conflict, Errors, Unprocessable } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { hashToken } from '../identity/token-secrets.js';
 import type { ArtifactAccess } from '../access/artifact-access.js';
 import { tarGzProblem } from './archive-check.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from './configuration-versions.repository.js';
-import { configurationVersionResource } from '../http/serializers/configuration-versions.serializer.js';
 import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
 
 export interface ConfigurationVersionInput {
   'auto-queue-runs'?: boolean;
   speculative?: boolean;
+}
+
+/** A configuration version just created, with the one-time URL its archive is uploaded to. */
+export interface CreatedConfigurationVersion {
+  row: ConfigurationVersionRow;
+  uploadUrl: string;
 }
 
 /** Path of the public upload route; the token in it is the only credential (CONTRACT 7). */
@@ -66,7 +70,7 @@ export class ConfigurationVersionsService {
     private readonly runQueuer: UploadRunQueuer,
   ) {}
 
-  async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<Resource> {
+  async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<CreatedConfigurationVersion> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     requireAccess(context.standing, 'workspace', 'manage', {});
     // 32 random bytes: as strong as an API token; only its hash is stored.
@@ -87,14 +91,14 @@ export class ConfigurationVersionsService {
       updated_at: now,
     };
     await this.versions.insert(row);
-    return configurationVersionResource(row, `${this.baseUrl}${UPLOAD_PATH_PREFIX}${uploadToken}`);
+    return { row, uploadUrl: `${this.baseUrl}${UPLOAD_PATH_PREFIX}${uploadToken}` };
   }
 
-  async show(principal: Principal, id: string): Promise<Resource> {
+  async show(principal: Principal, id: string): Promise<ConfigurationVersionRow> {
     const row = await this.versions.findById(id);
     if (!row) throw Errors.configurationVersionNotFound();
     await this.workspaceGate.enter(principal, row.workspace_id, 'configuration-version');
-    return configurationVersionResource(row);
+    return row;
   }
 
   /**

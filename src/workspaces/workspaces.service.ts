@@ -2,15 +2,20 @@ import { allows, requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
-import type { Resource } from '../http/jsonapi.js';
-import type { PageRequest } from '../http/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
+import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { WorkspaceGate } from '../access/workspace-gate.js';
-import type { WorkspacesRepository } from './workspaces.repository.js';
-import { workspaceResource } from '../http/serializers/workspaces.serializer.js';
+import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
+
+/** A workspace and the caller's standing in its organization (for its permissions). */
+export interface WorkspaceView {
+  workspace: WorkspaceRow;
+  standing: OrganizationStanding;
+}
 
 export interface WorkspaceAttributesInput {
   name: string;
@@ -27,7 +32,7 @@ export class WorkspacesService {
     private readonly workspaceGate: WorkspaceGate,
   ) {}
 
-  async create(principal: Principal, organizationName: string, input: WorkspaceAttributesInput): Promise<Resource> {
+  async create(principal: Principal, organizationName: string, input: WorkspaceAttributesInput): Promise<WorkspaceView> {
     const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'create-workspace', { name: organizationName });
     const problem = nameProblem(input.name);
     if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
@@ -49,32 +54,32 @@ export class WorkspacesService {
       if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
       throw error;
     }
-    return workspaceResource(row, standing);
+    return { workspace: row, standing };
   }
 
-  async show(principal: Principal, workspaceId: string): Promise<Resource> {
+  async show(principal: Principal, workspaceId: string): Promise<WorkspaceView> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
-    return workspaceResource(workspace, context.standing);
+    return { workspace, standing: context.standing };
   }
 
-  async showByName(principal: Principal, organizationName: string, name: string): Promise<Resource> {
+  async showByName(principal: Principal, organizationName: string, name: string): Promise<WorkspaceView> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
     requireAccess(standing, 'workspace', 'read', {});
     const row = await this.workspaces.findByName(organization.name, name);
     if (!row) throw Errors.workspaceNotFound();
-    return workspaceResource(row, standing);
+    return { workspace: row, standing };
   }
 
   /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
-  async list(principal: Principal, organizationName: string, options: { search?: string; page: PageRequest }): Promise<{ data: Resource[]; total: number }> {
+  async list(principal: Principal, organizationName: string, options: { search?: string; page: PageRequest }): Promise<Page<WorkspaceView>> {
     const { organization, standing } = await this.gate.enter(principal, organizationName);
-    if (!allows(standing, 'workspace', 'read', {})) return { data: [], total: 0 };
+    if (!allows(standing, 'workspace', 'read', {})) return pageOf(options.page, [], 0);
     const { rows, total } = await this.workspaces.list(
       { organizationName: organization.name, search: options.search },
       options.page.offset,
       options.page.size,
     );
-    return { data: rows.map((row) => workspaceResource(row, standing)), total };
+    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing })), total);
   }
 
   async delete(principal: Principal, workspaceId: string): Promise<void> {

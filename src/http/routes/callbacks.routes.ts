@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sendDocument } from '../reply.js';
 import { IdParam, NullableString } from '../schemas.js';
+import { taskResultResource } from '../serializers/task-stages.serializer.js';
+import type { TypedApp } from '../typed-app.js';
+import { Unauthorized } from '../../core/errors.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
-import type { AuthorizedCallback, CallbackInput, OutcomeInput } from '../../delivery/callbacks.service.js';
+import type { CallbackInput } from '../../delivery/callbacks.service.js';
 
 const Tag = Type.Object({ label: Type.String({ maxLength: 1000 }), level: Type.Optional(Type.String({ maxLength: 50 })) });
 
@@ -34,28 +36,21 @@ const CallbackBody = Type.Object({
   }),
 });
 
-interface CallbackRequestBody {
-  data: {
-    attributes: Omit<CallbackInput, 'outcomes'>;
-    relationships?: { outcomes?: { data: Array<{ attributes: OutcomeInput }> } };
-  };
-}
-
-/** What onRequest's authorization answered, for the handler of the same request. */
-const authorizedCallbacks = new WeakMap<FastifyRequest, AuthorizedCallback>();
 
 /** The run task callback. Public: it authenticates with the per-result access token, not an API token. */
-export async function callbacksRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function callbacksRoutes(app: TypedApp, services: Services): Promise<void> {
   const { taskCallbacks } = services;
+  app.decorateRequest('authorizedCallback', undefined);
 
-  app.patch<{ Params: { task_result_id: string }; Body: CallbackRequestBody }>(
+  app.patch(
     '/task-results/:task_result_id/callback',
     {
       config: { public: true },
       schema: { params: IdParam('task_result_id'), body: CallbackBody, tags: ['task-stages'], summary: 'Report a task result (run task callback)' },
-      // 404 / 401 / 409 are decided by the token and the result, before a byte of the body is read.
+      // 404 / 401 / 409 are decided by the token and the result, before a byte of the body is read; the
+      // authorization is kept on the request for the handler.
       onRequest: async (request) => {
-        authorizedCallbacks.set(request, await taskCallbacks.authorize(bearerToken(request), (request.params as { task_result_id: string }).task_result_id));
+        request.authorizedCallback = await taskCallbacks.authorize(bearerToken(request), request.params.task_result_id);
       },
     },
     async (request, reply) => {
@@ -64,8 +59,10 @@ export async function callbacksRoutes(app: FastifyInstance, services: Services):
       if (attributes.message !== undefined) input.message = attributes.message;
       if (attributes.url !== undefined) input.url = attributes.url;
       if (relationships?.outcomes) input.outcomes = relationships.outcomes.data.map((outcome) => outcome.attributes);
-      const data = await taskCallbacks.callback(authorizedCallbacks.get(request)!, input);
-      return sendDocument(reply, 200, { data });
+      const authorized = request.authorizedCallback;
+      if (!authorized) throw new Unauthorized('invalid access token for this task result');
+      const result = await taskCallbacks.callback(authorized, input);
+      return sendDocument(reply, 200, { data: taskResultResource(result) });
     },
   );
 }

@@ -1,14 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../caller.js';
 import { sendDocument } from '../reply.js';
 import { IdParam, resourceBody } from '../schemas.js';
-import { spoolBody, type SpooledBody } from '../spooled-body.js';
+import { spoolBody } from '../spooled-body.js';
+import { Errors } from '../../core/errors.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
-import type { AuthorizedUpload, ConfigurationVersionInput } from '../../workspaces/configuration-versions.service.js';
+import { configurationVersionResource } from '../serializers/configuration-versions.serializer.js';
+import type { TypedApp } from '../typed-app.js';
 
 export const UPLOAD_BODY_LIMIT = 100 * 1024 * 1024;
 
@@ -20,26 +22,26 @@ const CreateBody = resourceBody(
 const VersionParams = IdParam('configuration_version_id');
 
 /** Configuration versions (CONTRACT 7): create, show, upload through the unguessable URL, download. */
-export async function configurationVersionsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function configurationVersionsRoutes(app: TypedApp, services: Services): Promise<void> {
   const versions = services.configurationVersionsService;
 
-  app.post<{ Params: { workspace_id: string }; Body: { data: { attributes?: ConfigurationVersionInput } } }>(
+  app.post(
     '/workspaces/:workspace_id/configuration-versions',
     { schema: { params: IdParam('workspace_id'), body: CreateBody, tags: ['configuration-versions'], summary: 'Create a configuration version' } },
     async (request, reply) => {
-      const data = await versions.create(callerOf(request), request.params.workspace_id, request.body.data.attributes ?? {});
-      return sendDocument(reply, 201, { data });
+      const { row, uploadUrl } = await versions.create(callerOf(request), request.params.workspace_id, request.body.data.attributes ?? {});
+      return sendDocument(reply, 201, { data: configurationVersionResource(row, uploadUrl) });
     },
   );
 
-  app.get<{ Params: { configuration_version_id: string } }>(
+  app.get(
     '/configuration-versions/:configuration_version_id',
     { schema: { params: VersionParams, tags: ['configuration-versions'], summary: 'Show a configuration version' } },
-    async (request, reply) => sendDocument(reply, 200, { data: await versions.show(callerOf(request), request.params.configuration_version_id) }),
+    async (request, reply) => sendDocument(reply, 200, { data: configurationVersionResource(await versions.show(callerOf(request), request.params.configuration_version_id)) }),
   );
 
   // Public to the authentication hook: a run task's access token is not an API token (CONTRACT 9).
-  app.get<{ Params: { configuration_version_id: string } }>(
+  app.get(
     '/configuration-versions/:configuration_version_id/download',
     {
       config: { public: true },
@@ -55,26 +57,31 @@ export async function configurationVersionsRoutes(app: FastifyInstance, services
   // in its own scope so the JSON parsers of the API do not apply. Its token is checked before a byte of the
   // body is read; the body then goes to a temporary file, never into memory, and from there into the
   // database in pieces. Logged at warn only: its URL is a secret.
-  await app.register(async (scope) => {
-    const authorizedUploads = new WeakMap<FastifyRequest, AuthorizedUpload>();
+  await app.register(async (scope: TypedApp) => {
+    scope.decorateRequest('authorizedUpload', undefined);
+    scope.decorateRequest('spooledUpload', undefined);
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage) =>
-      spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length']),
-    );
-    scope.put<{ Params: { upload_token: string } }>(
+    // The spooled body is kept on the request, typed, for the handler (and is also what Fastify calls the body).
+    scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
+      request.spooledUpload = await spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length']);
+      return request.spooledUpload;
+    });
+    scope.put(
       '/configuration-versions/uploads/:upload_token',
       {
         config: { public: true },
         logLevel: 'warn',
         schema: { params: Type.Object({ upload_token: Type.String({ maxLength: 255 }) }), hide: true },
         onRequest: async (request) => {
-          authorizedUploads.set(request, await versions.authorizeUpload((request.params as { upload_token: string }).upload_token));
+          request.authorizedUpload = await versions.authorizeUpload(request.params.upload_token);
         },
       },
       async (request, reply) => {
-        const body = request.body as SpooledBody | undefined;
+        const body = request.spooledUpload;
+        const authorized = request.authorizedUpload;
         try {
-          await versions.upload(authorizedUploads.get(request)!, body ?? EMPTY_UPLOAD);
+          if (!authorized) throw Errors.uploadUrlNotFound();
+          await versions.upload(authorized, body ?? EMPTY_UPLOAD);
         } finally {
           await body?.dispose();
         }

@@ -1,12 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../caller.js';
 import { parseInclude } from '../include.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
-import { listParameter, type Query } from '../querystring.js';
+import { listParameter } from '../querystring.js';
 import { sendDocument, sendNoContent } from '../reply.js';
-import { IdParam, resourceBody } from '../schemas.js';
+import { IdParam, JsonApiQuery, resourceBody } from '../schemas.js';
+import { membershipResource } from '../serializers/memberships.serializer.js';
+import { userResource } from '../serializers/users.serializer.js';
+import type { TypedApp } from '../typed-app.js';
+import type { MembershipView } from '../../organizations/memberships.service.js';
 import type { Services } from '../../services.js';
 
 const InviteBody = resourceBody('organization-memberships', Type.Object({ email: Type.String({ maxLength: 1000 }) }), {
@@ -16,26 +19,27 @@ const InviteBody = resourceBody('organization-memberships', Type.Object({ email:
     ),
   }),
 });
-type InviteBody = { data: { attributes: { email: string }; relationships?: { teams?: { data: Array<{ id: string }> } } } };
 const MembershipParams = IdParam('membership_id');
 
+const membershipOf = (view: MembershipView) => membershipResource(view.membership, view.user, view.teamIds);
+
 /** Organization memberships: invite, accept, list with filters, show, delete (CONTRACT 3). */
-export async function membershipsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function membershipsRoutes(app: TypedApp, services: Services): Promise<void> {
   const memberships = services.membershipsService;
 
-  app.post<{ Params: { organization_name: string }; Body: InviteBody }>(
+  app.post(
     '/organizations/:organization_name/organization-memberships',
     { schema: { params: IdParam('organization_name'), body: InviteBody, tags: ['organization-memberships'] } },
     async (request, reply) => {
       const teamIds = request.body.data.relationships?.teams?.data.map((team) => team.id) ?? [];
       const data = await memberships.invite(callerOf(request), request.params.organization_name, request.body.data.attributes.email, teamIds);
-      return sendDocument(reply, 201, { data });
+      return sendDocument(reply, 201, { data: membershipOf(data) });
     },
   );
 
-  app.get<{ Params: { organization_name: string }; Querystring: Query }>(
+  app.get(
     '/organizations/:organization_name/organization-memberships',
-    { schema: { params: IdParam('organization_name'), tags: ['organization-memberships'] } },
+    { schema: { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['organization-memberships'] } },
     async (request, reply) => {
       const query = request.query;
       const include = parseInclude(query, ['user', 'teams'] as const);
@@ -45,25 +49,25 @@ export async function membershipsRoutes(app: FastifyInstance, services: Services
         status: query['filter[status]'] || undefined,
         emails: query['filter[email]'] !== undefined ? listParameter(query['filter[email]']) : undefined,
         page,
-        includeUser: include.has('user'),
       });
-      return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, page, result));
+      const included = include.has('user') ? result.users.map((user) => userResource(user, { showEmail: true })) : [];
+      return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, result, membershipOf, included));
     },
   );
 
-  app.get<{ Params: { membership_id: string } }>(
+  app.get(
     '/organization-memberships/:membership_id',
     { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: await memberships.show(callerOf(request), request.params.membership_id) }),
+    async (request, reply) => sendDocument(reply, 200, { data: membershipOf(await memberships.show(callerOf(request), request.params.membership_id)) }),
   );
 
-  app.post<{ Params: { membership_id: string } }>(
+  app.post(
     '/organization-memberships/:membership_id/actions/accept',
     { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: await memberships.accept(callerOf(request), request.params.membership_id) }),
+    async (request, reply) => sendDocument(reply, 200, { data: membershipOf(await memberships.accept(callerOf(request), request.params.membership_id)) }),
   );
 
-  app.delete<{ Params: { membership_id: string } }>(
+  app.delete(
     '/organization-memberships/:membership_id',
     { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
     async (request, reply) => {

@@ -1,11 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { slicePage } from '../../core/page.js';
 import { callerOf } from '../caller.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
-import type { Query } from '../querystring.js';
 import { sendDocument, sendNoContent } from '../reply.js';
-import { IdParam, OptionalString, resourceBody } from '../schemas.js';
+import { IdParam, JsonApiQuery, OptionalString, resourceBody } from '../schemas.js';
+import {
+  entitlementSetResource, featureSetResource, organizationResource, subscriptionResource,
+} from '../serializers/organizations.serializer.js';
+import type { TypedApp } from '../typed-app.js';
+import type { OrganizationView } from '../../organizations/organizations.service.js';
 import type { Services } from '../../services.js';
 
 const CreateOrganizationBody = resourceBody(
@@ -24,66 +28,68 @@ const SubscriptionBody = Type.Object({
   }),
 });
 const OrgParams = IdParam('organization_name');
-type OrgParams = { organization_name: string };
+
+const organizationOf = (view: OrganizationView) => organizationResource(view.organization, view.standing);
 
 /** Organizations, editions and entitlements (CONTRACT 3, 6). */
-export async function organizationsRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function organizationsRoutes(app: TypedApp, services: Services): Promise<void> {
   const organizations = services.organizationsService;
 
-  app.post<{ Body: { data: { attributes: { name: string; email: string } } } }>(
+  app.post(
     '/organizations',
     { schema: { body: CreateOrganizationBody, tags: ['organizations'] } },
-    async (request, reply) => sendDocument(reply, 201, { data: await organizations.create(callerOf(request), request.body.data.attributes) }),
+    async (request, reply) =>
+      sendDocument(reply, 201, { data: organizationOf(await organizations.create(callerOf(request), request.body.data.attributes)) }),
   );
-  app.get<{ Querystring: Query }>('/organizations', { schema: { tags: ['organizations'] } }, async (request, reply) => {
+  app.get('/organizations', { schema: { querystring: JsonApiQuery, tags: ['organizations'] } }, async (request, reply) => {
     const page = parsePage(request.query);
-    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, page, await organizations.list(callerOf(request), page)));
+    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, await organizations.list(callerOf(request), page), organizationOf));
   });
-  app.get<{ Params: OrgParams }>('/organizations/:organization_name', { schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) =>
-    sendDocument(reply, 200, { data: await organizations.show(callerOf(request), request.params.organization_name) }),
+  app.get('/organizations/:organization_name', { schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) =>
+    sendDocument(reply, 200, { data: organizationOf(await organizations.show(callerOf(request), request.params.organization_name)) }),
   );
-  app.patch<{ Params: OrgParams; Body: { data: { attributes?: { name?: string; email?: string } } } }>(
+  app.patch(
     '/organizations/:organization_name',
     {
       schema: { params: OrgParams, body: UpdateOrganizationBody, tags: ['organizations'] },
+      // An unknown organization is 404 before its body is validated (the update checks ownership itself).
       preValidation: async (request) => {
-        await organizations.show(callerOf(request), (request.params as OrgParams).organization_name);
+        await organizations.show(callerOf(request), request.params.organization_name);
       },
     },
     async (request, reply) =>
       sendDocument(reply, 200, {
-        data: await organizations.update(callerOf(request), request.params.organization_name, request.body.data.attributes ?? {}),
+        data: organizationOf(await organizations.update(callerOf(request), request.params.organization_name, request.body.data.attributes ?? {})),
       }),
   );
-  app.delete<{ Params: OrgParams }>('/organizations/:organization_name', { schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) => {
+  app.delete('/organizations/:organization_name', { schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) => {
     await organizations.delete(callerOf(request), request.params.organization_name);
     return sendNoContent(reply);
   });
 
-  app.get<{ Params: OrgParams }>(
+  app.get(
     '/organizations/:organization_name/entitlement-set',
     { schema: { params: OrgParams, tags: ['editions'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: await organizations.entitlements(callerOf(request), request.params.organization_name) }),
+    async (request, reply) => {
+      const { organization, featureSet } = await organizations.entitlements(callerOf(request), request.params.organization_name);
+      return sendDocument(reply, 200, { data: entitlementSetResource(organization, featureSet) });
+    },
   );
-  app.get<{ Querystring: Query }>('/admin/feature-sets', { schema: { tags: ['editions'] } }, async (request, reply) => {
-    const data = organizations.listFeatureSets(callerOf(request), request.query.q);
+  app.get('/admin/feature-sets', { schema: { querystring: JsonApiQuery, tags: ['editions'] } }, async (request, reply) => {
+    const featureSets = organizations.listFeatureSets(callerOf(request), request.query.q);
     const page = parsePage(request.query);
-    return sendDocument(
-      reply,
-      200,
-      listDocument(request, services.config.baseUrl, page, { data: data.slice(page.offset, page.offset + page.size), total: data.length }),
-    );
+    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, slicePage(featureSets, page), featureSetResource));
   });
-  app.post<{ Params: OrgParams; Body: { data: { relationships: { 'feature-set': { data: { id: string } } } } } }>(
+  app.post(
     '/admin/organizations/:organization_name/subscription',
     { schema: { params: OrgParams, body: SubscriptionBody, tags: ['editions'] } },
-    async (request, reply) =>
-      sendDocument(reply, 201, {
-        data: await organizations.subscribe(
-          callerOf(request),
-          request.params.organization_name,
-          request.body.data.relationships['feature-set'].data.id,
-        ),
-      }),
+    async (request, reply) => {
+      const { organization, featureSet } = await organizations.subscribe(
+        callerOf(request),
+        request.params.organization_name,
+        request.body.data.relationships['feature-set'].data.id,
+      );
+      return sendDocument(reply, 201, { data: subscriptionResource(organization, featureSet) });
+    },
   );
 }

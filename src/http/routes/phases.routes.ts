@@ -1,22 +1,23 @@
-import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../caller.js';
 import { sendDocument } from '../reply.js';
 import { IdParam } from '../schemas.js';
+import { applyResource, planResource } from '../serializers/phases.serializer.js';
+import type { TypedApp } from '../typed-app.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
 
 /** Plans and applies (CONTRACT 7). */
-export async function phasesRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function phasesRoutes(app: TypedApp, services: Services): Promise<void> {
   const phases = services.phasesService;
 
-  app.get<{ Params: { plan_id: string } }>(
+  app.get(
     '/plans/:plan_id',
     { schema: { params: IdParam('plan_id'), tags: ['runs'], summary: 'Show a plan' } },
-    async (request, reply) => sendDocument(reply, 200, { data: await phases.showPlan(callerOf(request), request.params.plan_id) }),
+    async (request, reply) => sendDocument(reply, 200, { data: planResource(await phases.showPlan(callerOf(request), request.params.plan_id)) }),
   );
 
   // Public to the authentication hook: a run task's access token is not an API token (CONTRACT 9).
-  app.get<{ Params: { plan_id: string } }>(
+  app.get(
     '/plans/:plan_id/json-output',
     { config: { public: true }, schema: { params: IdParam('plan_id'), tags: ['runs'], summary: 'The JSON plan (API token or run task access token)' } },
     async (request, reply) => {
@@ -25,9 +26,9 @@ export async function phasesRoutes(app: FastifyInstance, services: Services): Pr
     },
   );
 
-  app.get<{ Params: { apply_id: string } }>(
+  app.get(
     '/applies/:apply_id',
     { schema: { params: IdParam('apply_id'), tags: ['runs'], summary: 'Show an apply' } },
-    async (request, reply) => sendDocument(reply, 200, { data: await phases.showApply(callerOf(request), request.params.apply_id) }),
+    async (request, reply) => sendDocument(reply, 200, { data: applyResource(await phases.showApply(callerOf(request), request.params.apply_id)) }),
   );
 }

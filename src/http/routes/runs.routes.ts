@@ -1,15 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../caller.js';
 import { parseInclude } from '../include.js';
-import { resourceDocument } from '../jsonapi.js';
+import { resourceDocument, type Resource } from '../jsonapi.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
-import type { Query } from '../querystring.js';
 import { sendDocument } from '../reply.js';
-import { IdParam, resourceBody } from '../schemas.js';
+import { IdParam, JsonApiQuery, resourceBody } from '../schemas.js';
+import { runIncluded, runResource } from '../serializers/runs.serializer.js';
+import { taskStageViewResource } from '../serializers/task-stages.serializer.js';
+import type { TypedApp } from '../typed-app.js';
+import type { OrganizationStanding } from '../../access/organization-standing.js';
 import type { Services } from '../../services.js';
-import { RUN_INCLUDES, type CreateRunInput, type RunAction } from '../../runs/runs.service.js';
+import type { RunResult } from '../../runs/run-view.js';
+import { RUN_INCLUDES, type RunAction, type RunInclude } from '../../runs/runs.service.js';
 
 const relationship = (type: string) =>
   Type.Optional(Type.Object({ data: Type.Object({ id: Type.String({ maxLength: 255 }), type: Type.Literal(type) }) }));
@@ -27,29 +30,33 @@ const CreateRunBody = resourceBody(
     relationships: Type.Object({ workspace: relationship('workspaces'), 'configuration-version': relationship('configuration-versions') }),
   },
 );
-type CreateRunBody = {
-  data: {
-    attributes?: CreateRunInput['attributes'];
-    relationships?: { workspace?: { data: { id: string } }; 'configuration-version'?: { data: { id: string } } };
-  };
-};
 
 /** Actions take an optional plain JSON `{"comment": "…"}`; anything else in it is ignored. */
 const ActionBody = Type.Object({ comment: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])) });
 const RunParams = IdParam('run_id');
 
-
 /** Runs (CONTRACT 7): create, show, list per workspace, apply, discard, cancel. */
-export async function runsRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const { runsService, config } = services;
+export async function runsRoutes(app: TypedApp, services: Services): Promise<void> {
+  const { runsService, taskStagesService, config } = services;
 
-  app.post<{ Querystring: Query; Body: CreateRunBody }>(
+  /** `include=task_stages`: the stages of these runs, from the task stage side, as the caller sees them. */
+  const taskStagesOf = async (include: Set<RunInclude>, standing: OrganizationStanding, runIds: string[]): Promise<Resource[]> =>
+    include.has('task-stages') ? (await taskStagesService.forRuns(standing, runIds)).map(taskStageViewResource) : [];
+
+  /** A run document (also what `GET /task-stages/:id?include=run` includes). */
+  const runDocument = async (result: RunResult, include: Set<RunInclude>) =>
+    resourceDocument({
+      data: runResource(result.run, result.standing),
+      included: runIncluded(result.related, result.standing, await taskStagesOf(include, result.standing, [result.run.row.id])),
+    });
+
+  app.post(
     '/runs',
-    { schema: { body: CreateRunBody, tags: ['runs'], summary: 'Create a run' } },
+    { schema: { querystring: JsonApiQuery, body: CreateRunBody, tags: ['runs'], summary: 'Create a run' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
       const { attributes, relationships } = request.body.data;
-      const document = await runsService.create(
+      const result = await runsService.create(
         callerOf(request),
         {
           attributes: attributes ?? {},
@@ -58,32 +65,34 @@ export async function runsRoutes(app: FastifyInstance, services: Services): Prom
         },
         include,
       );
-      return sendDocument(reply, 201, resourceDocument(document));
+      return sendDocument(reply, 201, await runDocument(result, include));
     },
   );
 
-  app.get<{ Params: { run_id: string }; Querystring: Query }>(
+  app.get(
     '/runs/:run_id',
-    { schema: { params: RunParams, tags: ['runs'], summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)' } },
+    { schema: { params: RunParams, querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
-      return sendDocument(reply, 200, resourceDocument(await runsService.show(callerOf(request), request.params.run_id, include)));
+      return sendDocument(reply, 200, await runDocument(await runsService.show(callerOf(request), request.params.run_id, include), include));
     },
   );
 
-  app.get<{ Params: { workspace_id: string }; Querystring: Query }>(
+  app.get(
     '/workspaces/:workspace_id/runs',
-    { schema: { params: IdParam('workspace_id'), tags: ['runs'], summary: 'List the runs of a workspace, newest first' } },
+    { schema: { params: IdParam('workspace_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'List the runs of a workspace, newest first' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
       const page = parsePage(request.query);
       const result = await runsService.list(callerOf(request), request.params.workspace_id, page, include);
-      return sendDocument(reply, 200, listDocument(request, config.baseUrl, page, result));
+      const stages = await taskStagesOf(include, result.standing, result.items.map((run) => run.row.id));
+      const included = runIncluded(result.related, result.standing, stages);
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, (run) => runResource(run, result.standing), included));
     },
   );
 
   for (const action of ['apply', 'discard', 'cancel'] as const satisfies readonly RunAction[]) {
-    app.post<{ Params: { run_id: string } }>(
+    app.post(
       `/runs/:run_id/actions/${action}`,
       { schema: { params: RunParams, body: ActionBody, tags: ['runs'], summary: `${action[0]!.toUpperCase()}${action.slice(1)} a run` } },
       async (request, reply) => {

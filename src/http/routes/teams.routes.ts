@@ -1,16 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../caller.js';
 import { parseInclude } from '../include.js';
 import { resourceDocument } from '../jsonapi.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
-import { listParameter, type Query } from '../querystring.js';
+import { listParameter } from '../querystring.js';
 import { sendDocument, sendNoContent } from '../reply.js';
-import { IdParam, NullableString, resourceBody } from '../schemas.js';
+import { IdParam, JsonApiQuery, NullableString, resourceBody } from '../schemas.js';
+import { teamDetailsResource, teamIncluded } from '../serializers/teams.serializer.js';
+import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
 import { ORGANIZATION_ACCESS_KEYS } from '../../access/organization-access.js';
-import { TEAM_INCLUDES, type TeamAttributesInput } from '../../teams/teams.service.js';
+import { TEAM_INCLUDES, type TeamResult } from '../../teams/teams.service.js';
+import { Errors } from '../../core/errors.js';
 
 const OrganizationAccessInput = Type.Object(
   Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((key) => [key, Type.Optional(Type.Boolean())])),
@@ -31,13 +33,17 @@ const UpdateTeamBody = resourceBody('teams', teamAttributes(false), { attributes
 const OrgParams = IdParam('organization_name');
 const TeamParams = IdParam('team_id');
 
-/** Seed 4.1–4.5. */
-export async function teamsRoutes(app: FastifyInstance, services: Services): Promise<void> {
-  const { teamsService, config } = services;
+const teamDocument = (result: TeamResult) =>
+  resourceDocument({ data: teamDetailsResource(result.team), included: teamIncluded(result.related) });
 
-  app.get<{ Params: { organization_name: string }; Querystring: Query }>(
+/** Seed 4.1–4.5. */
+export async function teamsRoutes(app: TypedApp, services: Services): Promise<void> {
+  const { teamsService, config } = services;
+  app.decorateRequest('visibleTeam', undefined);
+
+  app.get(
     '/organizations/:organization_name/teams',
-    { schema: { params: OrgParams, tags: ['teams'], summary: 'List teams' } },
+    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'List teams' } },
     async (request, reply) => {
       const query = request.query;
       const include = parseInclude(query, TEAM_INCLUDES);
@@ -49,48 +55,50 @@ export async function teamsRoutes(app: FastifyInstance, services: Services): Pro
         page,
         include,
       });
-      return sendDocument(reply, 200, listDocument(request, config.baseUrl, page, result));
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, teamDetailsResource, teamIncluded(result.related)));
     },
   );
 
-  app.post<{ Params: { organization_name: string }; Querystring: Query; Body: { data: { attributes: TeamAttributesInput & { name: string } } } }>(
+  app.post(
     '/organizations/:organization_name/teams',
-    { schema: { params: OrgParams, body: CreateTeamBody, tags: ['teams'], summary: 'Create a team' } },
+    { schema: { params: OrgParams, querystring: JsonApiQuery, body: CreateTeamBody, tags: ['teams'], summary: 'Create a team' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
-      const document = await teamsService.create(callerOf(request), request.params.organization_name, request.body.data.attributes, include);
-      return sendDocument(reply, 200, resourceDocument(document));
+      const result = await teamsService.create(callerOf(request), request.params.organization_name, request.body.data.attributes, include);
+      return sendDocument(reply, 200, teamDocument(result));
     },
   );
 
-  app.get<{ Params: { team_id: string }; Querystring: Query }>(
+  app.get(
     '/teams/:team_id',
-    { schema: { params: TeamParams, tags: ['teams'], summary: 'Show a team' } },
+    { schema: { params: TeamParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'Show a team' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
-      return sendDocument(reply, 200, resourceDocument(await teamsService.show(callerOf(request), request.params.team_id, include)));
+      return sendDocument(reply, 200, teamDocument(await teamsService.show(callerOf(request), request.params.team_id, include)));
     },
   );
 
   // An unknown or hidden team is 404 before the body is even parsed (an unparseable body would be a 422),
-  // so the team is looked up in preParsing.
-  app.patch<{ Params: { team_id: string }; Querystring: Query; Body: { data: { attributes?: TeamAttributesInput } } }>(
+  // so the team is looked up in preParsing and kept on the request for the handler.
+  app.patch(
     '/teams/:team_id',
     {
-      schema: { params: TeamParams, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' },
+      schema: { params: TeamParams, querystring: JsonApiQuery, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' },
       preParsing: async (request, _reply, payload) => {
-        await teamsService.visibleTeam(callerOf(request), (request.params as { team_id: string }).team_id);
+        request.visibleTeam = await teamsService.visibleTeam(callerOf(request), request.params.team_id);
         return payload;
       },
     },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
+      const found = request.visibleTeam;
+      if (!found) throw Errors.teamNotFound();
       const attributes = request.body.data.attributes ?? {};
-      return sendDocument(reply, 200, resourceDocument(await teamsService.update(callerOf(request), request.params.team_id, attributes, include)));
+      return sendDocument(reply, 200, teamDocument(await teamsService.update(found, attributes, include)));
     },
   );
 
-  app.delete<{ Params: { team_id: string } }>(
+  app.delete(
     '/teams/:team_id',
     { schema: { params: TeamParams, tags: ['teams'], summary: 'Delete a team' } },
     async (request, reply) => {

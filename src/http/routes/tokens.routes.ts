@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../caller.js';
 import { sendDocument, sendNoContent } from '../reply.js';
 import { IdParam, NullableString, resourceBody } from '../schemas.js';
+import { tokenResource } from '../serializers/tokens.serializer.js';
+import type { TypedApp } from '../typed-app.js';
+import type { IssuedToken } from '../../identity/tokens.service.js';
+import type { TokenRow } from '../../identity/tokens.repository.js';
 import type { Services } from '../../services.js';
-import type { TeamTokenInput } from '../../identity/tokens.service.js';
 
 // The body is optional: `{}` (what an empty body reads as) is accepted.
 const TokenBody = Type.Object({
@@ -14,36 +16,38 @@ const TokenBody = Type.Object({
     }).properties.data,
   ),
 });
-type TokenRequestBody = { data?: { attributes?: TeamTokenInput } } | undefined;
+
+/** The one answer that shows the secret. */
+const issued = (token: IssuedToken) => ({ data: tokenResource(token.row, token.secret) });
+const listed = (rows: TokenRow[]) => ({ data: rows.map((row) => tokenResource(row)) });
 
 /** User, organization and team tokens (CONTRACT 3). Secrets appear only in the creating response. */
-export async function tokensRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function tokensRoutes(app: TypedApp, services: Services): Promise<void> {
   const tokens = services.tokensService;
-  const attributes = (body: TokenRequestBody) => body?.data?.attributes ?? {};
 
-  app.post<{ Params: { user_id: string }; Body: TokenRequestBody }>(
+  app.post(
     '/users/:user_id/authentication-tokens',
     { schema: { params: IdParam('user_id'), body: TokenBody, tags: ['tokens'] } },
     async (request, reply) =>
-      sendDocument(reply, 201, {
-        data: await tokens.createUserToken(callerOf(request), request.params.user_id, attributes(request.body).description ?? null),
-      }),
+      sendDocument(reply, 201, issued(await tokens.createUserToken(callerOf(request), request.params.user_id, request.body.data?.attributes?.description ?? null))),
   );
-  app.get<{ Params: { user_id: string } }>(
+  app.get(
     '/users/:user_id/authentication-tokens',
     { schema: { params: IdParam('user_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: await tokens.listUserTokens(callerOf(request), request.params.user_id) }),
+    async (request, reply) => sendDocument(reply, 200, listed(await tokens.listUserTokens(callerOf(request), request.params.user_id))),
   );
 
-  app.post<{ Params: { organization_name: string }; Body: TokenRequestBody }>(
+  app.post(
     '/organizations/:organization_name/authentication-token',
     { schema: { params: IdParam('organization_name'), body: TokenBody, tags: ['tokens'] } },
     async (request, reply) =>
-      sendDocument(reply, 201, {
-        data: await tokens.createOrganizationToken(callerOf(request), request.params.organization_name, attributes(request.body)['expired-at']),
-      }),
+      sendDocument(
+        reply,
+        201,
+        issued(await tokens.createOrganizationToken(callerOf(request), request.params.organization_name, request.body.data?.attributes?.['expired-at'])),
+      ),
   );
-  app.delete<{ Params: { organization_name: string } }>(
+  app.delete(
     '/organizations/:organization_name/authentication-token',
     { schema: { params: IdParam('organization_name'), tags: ['tokens'] } },
     async (request, reply) => {
@@ -52,13 +56,13 @@ export async function tokensRoutes(app: FastifyInstance, services: Services): Pr
     },
   );
 
-  app.post<{ Params: { team_id: string }; Body: TokenRequestBody }>(
+  app.post(
     '/teams/:team_id/authentication-token',
     { schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
     async (request, reply) =>
-      sendDocument(reply, 201, { data: await tokens.createTeamToken(callerOf(request), request.params.team_id, attributes(request.body), true) }),
+      sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, request.body.data?.attributes ?? {}, true))),
   );
-  app.delete<{ Params: { team_id: string } }>(
+  app.delete(
     '/teams/:team_id/authentication-token',
     { schema: { params: IdParam('team_id'), tags: ['tokens'] } },
     async (request, reply) => {
@@ -66,24 +70,24 @@ export async function tokensRoutes(app: FastifyInstance, services: Services): Pr
       return sendNoContent(reply);
     },
   );
-  app.post<{ Params: { team_id: string }; Body: TokenRequestBody }>(
+  app.post(
     '/teams/:team_id/authentication-tokens',
     { schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
     async (request, reply) =>
-      sendDocument(reply, 201, { data: await tokens.createTeamToken(callerOf(request), request.params.team_id, attributes(request.body), false) }),
+      sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, request.body.data?.attributes ?? {}, false))),
   );
-  app.get<{ Params: { team_id: string } }>(
+  app.get(
     '/teams/:team_id/authentication-tokens',
     { schema: { params: IdParam('team_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: await tokens.listTeamTokens(callerOf(request), request.params.team_id) }),
+    async (request, reply) => sendDocument(reply, 200, listed(await tokens.listTeamTokens(callerOf(request), request.params.team_id))),
   );
 
-  app.get<{ Params: { token_id: string } }>(
+  app.get(
     '/authentication-tokens/:token_id',
     { schema: { params: IdParam('token_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: await tokens.showToken(callerOf(request), request.params.token_id) }),
+    async (request, reply) => sendDocument(reply, 200, { data: tokenResource(await tokens.showToken(callerOf(request), request.params.token_id)) }),
   );
-  app.delete<{ Params: { token_id: string } }>(
+  app.delete(
     '/authentication-tokens/:token_id',
     { schema: { params: IdParam('token_id'), tags: ['tokens'] } },
     async (request, reply) => {

@@ -1,30 +1,35 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../caller.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
-import type { Query } from '../querystring.js';
 import { sendDocument } from '../reply.js';
-import { resourceBody } from '../schemas.js';
+import { JsonApiQuery, resourceBody } from '../schemas.js';
+import { userResource } from '../serializers/users.serializer.js';
+import type { TypedApp } from '../typed-app.js';
+import type { UserRow } from '../../identity/users.repository.js';
 import type { Services } from '../../services.js';
 
 const CreateUserBody = resourceBody('users', Type.Object({ username: Type.String({ maxLength: 1000 }), email: Type.String({ maxLength: 1000 }) }));
 
-export async function usersRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/** Site admins see every user's email. */
+const adminView = (user: UserRow) => userResource(user, { showEmail: true });
+
+export async function usersRoutes(app: TypedApp, services: Services): Promise<void> {
   const users = services.usersService;
 
-  app.post<{ Body: { data: { attributes: { username: string; email: string } } } }>(
+  app.post(
     '/admin/users',
     { schema: { body: CreateUserBody, tags: ['users'], summary: 'Create a user (site admin)' } },
-    async (request, reply) => sendDocument(reply, 201, { data: await users.create(callerOf(request), request.body.data.attributes) }),
+    async (request, reply) => sendDocument(reply, 201, { data: adminView(await users.create(callerOf(request), request.body.data.attributes)) }),
   );
 
-  app.get<{ Querystring: Query }>('/admin/users', { schema: { tags: ['users'] } }, async (request, reply) => {
+  app.get('/admin/users', { schema: { querystring: JsonApiQuery, tags: ['users'] } }, async (request, reply) => {
     const page = parsePage(request.query);
-    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, page, await users.list(callerOf(request), page)));
+    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, await users.list(callerOf(request), page), adminView));
   });
 
-  app.get('/account/details', { schema: { tags: ['users'] } }, async (request, reply) =>
-    sendDocument(reply, 200, { data: await users.accountDetails(callerOf(request)) }),
-  );
+  app.get('/account/details', { schema: { tags: ['users'] } }, async (request, reply) => {
+    const { user, isSiteAdmin } = await users.accountDetails(callerOf(request));
+    return sendDocument(reply, 200, { data: userResource(user, { showEmail: true, isSiteAdmin }) });
+  });
 }

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { callerOf } from '../caller.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
-import type { Query } from '../querystring.js';
 import { sendDocument, sendNoContent } from '../reply.js';
-import { IdParam, NullableString, resourceBody } from '../schemas.js';
+import { IdParam, JsonApiQuery, NullableString, resourceBody } from '../schemas.js';
+import { workspaceResource } from '../serializers/workspaces.serializer.js';
+import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
-import type { WorkspaceAttributesInput } from '../../workspaces/workspaces.service.js';
+import type { WorkspaceView } from '../../workspaces/workspaces.service.js';
 
 const CreateWorkspaceBody = resourceBody(
   'workspaces',
@@ -21,31 +21,33 @@ const CreateWorkspaceBody = resourceBody(
 const OrgParams = IdParam('organization_name');
 const WorkspaceParams = IdParam('workspace_id');
 
+const workspaceOf = (view: WorkspaceView) => workspaceResource(view.workspace, view.standing);
+
 /** Workspaces (CONTRACT 7). */
-export async function workspacesRoutes(app: FastifyInstance, services: Services): Promise<void> {
+export async function workspacesRoutes(app: TypedApp, services: Services): Promise<void> {
   const { workspacesService, config } = services;
 
-  app.post<{ Params: { organization_name: string }; Body: { data: { attributes: WorkspaceAttributesInput } } }>(
+  app.post(
     '/organizations/:organization_name/workspaces',
     { schema: { params: OrgParams, body: CreateWorkspaceBody, tags: ['workspaces'], summary: 'Create a workspace' } },
     async (request, reply) => {
       const data = await workspacesService.create(callerOf(request), request.params.organization_name, request.body.data.attributes);
-      return sendDocument(reply, 201, { data });
+      return sendDocument(reply, 201, { data: workspaceOf(data) });
     },
   );
 
-  app.get<{ Params: { organization_name: string }; Querystring: Query }>(
+  app.get(
     '/organizations/:organization_name/workspaces',
-    { schema: { params: OrgParams, tags: ['workspaces'], summary: 'List workspaces' } },
+    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['workspaces'], summary: 'List workspaces' } },
     async (request, reply) => {
       const page = parsePage(request.query);
       const search = request.query['search[name]'] || undefined;
       const result = await workspacesService.list(callerOf(request), request.params.organization_name, { search, page });
-      return sendDocument(reply, 200, listDocument(request, config.baseUrl, page, result));
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, workspaceOf));
     },
   );
 
-  app.get<{ Params: { organization_name: string; workspace_name: string } }>(
+  app.get(
     '/organizations/:organization_name/workspaces/:workspace_name',
     {
       schema: {
@@ -56,17 +58,17 @@ export async function workspacesRoutes(app: FastifyInstance, services: Services)
     },
     async (request, reply) => {
       const data = await workspacesService.showByName(callerOf(request), request.params.organization_name, request.params.workspace_name);
-      return sendDocument(reply, 200, { data });
+      return sendDocument(reply, 200, { data: workspaceOf(data) });
     },
   );
 
-  app.get<{ Params: { workspace_id: string } }>(
+  app.get(
     '/workspaces/:workspace_id',
     { schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Show a workspace' } },
-    async (request, reply) => sendDocument(reply, 200, { data: await workspacesService.show(callerOf(request), request.params.workspace_id) }),
+    async (request, reply) => sendDocument(reply, 200, { data: workspaceOf(await workspacesService.show(callerOf(request), request.params.workspace_id)) }),
   );
 
-  app.delete<{ Params: { workspace_id: string } }>(
+  app.delete(
     '/workspaces/:workspace_id',
     { schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Delete a workspace, its runs and attachments' } },
     async (request, reply) => {

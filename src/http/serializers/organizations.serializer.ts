@@ -73,3 +73,15 @@ export function featureSetResource(featureSet: FeatureSet): Resource {
     },
   };
 }
+
+export function subscriptionResource(row: OrganizationRow, featureSet: FeatureSet): Resource {
+  return {
+    id: `sub-${row.name}`,
+    type: 'subscriptions',
+    attributes: { 'is-active': true, 'is-public-free-tier': featureSet.name === 'Free' },
+    relationships: {
+      organization: { data: { id: row.name, type: 'organizations' } },
+      'feature-set': { data: { id: featureSet.id, type: 'feature-sets' } },
+    },
+  };
+}

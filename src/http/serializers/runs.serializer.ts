@@ -1,20 +1,12 @@
 import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OrganizationStanding } from '../../access/organization-standing.js';
 import { canQueueRuns } from '../../access/workspace-permissions.js';
-import type { TaskStageName } from '../../db/schema.js';
-import type { Resource } from '../jsonapi.js';
+import { uniqueResources, type Resource } from '../jsonapi.js';
 import { isCancelable, isDiscardable, transition, type RunFacts, type RunStatus } from '../../runs/run-state-machine.js';
-import type { RunRow } from '../../runs/runs.repository.js';
-
-/** Everything a run document shows, gathered by the service. */
-export interface RunView {
-  row: RunRow;
-  planId: string | null;
-  applyId: string | null;
-  hasChanges: boolean;
-  /** The run's task stages in run order. */
-  stages: Array<{ id: string; stage: TaskStageName }>;
-}
+import type { RunRelated, RunView } from '../../runs/run-view.js';
+import { configurationVersionResource } from './configuration-versions.serializer.js';
+import { applyResource, planResource } from './phases.serializer.js';
+import { workspaceResource } from './workspaces.serializer.js';
 
 /** Type `runs`: HCP's attributes that matter to clients, `actions` from the state machine, `permissions` for the caller. */
 export function runResource(view: RunView, standing: OrganizationStanding): Resource {
@@ -69,4 +61,18 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
     },
     links: { self: `/api/v2/runs/${row.id}` },
   };
+}
+
+/**
+ * `included` of a run document: plans, applies, the workspace, configuration versions, then the task stages
+ * (`include=task_stages`, read from the task stage side), each once.
+ */
+export function runIncluded(related: RunRelated, standing: OrganizationStanding, taskStages: Resource[] = []): Resource[] {
+  return uniqueResources([
+    ...related.plans.map(planResource),
+    ...related.applies.map(applyResource),
+    ...(related.workspace ? [workspaceResource(related.workspace, standing)] : []),
+    ...related.versions.map((version) => configurationVersionResource(version)),
+    ...taskStages,
+  ]);
 }

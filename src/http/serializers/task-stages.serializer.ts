@@ -2,6 +2,7 @@ import type { TaskStagePermissions } from '../../access/task-stage-permissions.j
 import type { Resource } from '../jsonapi.js';
 import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow } from '../../taskstages/task-stages.repository.js';
+import type { TaskStageView } from '../../taskstages/task-stages.service.js';
 
 /** Seed 2.2 and CONTRACT 8: `permissions` and `actions` on every stage document. */
 export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions): Resource {
@@ -79,4 +80,8 @@ function safeJson(text: string): unknown {
   } catch {
     return {};
   }
+}
+
+export function taskStageViewResource(view: TaskStageView): Resource {
+  return taskStageResource(view.stage, view.resultIds, view.permissions);
 }

@@ -1,5 +1,8 @@
-import type { Resource } from '../jsonapi.js';
+import { uniqueResources, type Resource } from '../jsonapi.js';
 import type { TaskRow } from '../../runtasks/tasks.repository.js';
+import type { TaskRelated, TaskView } from '../../runtasks/tasks.service.js';
+import { workspaceTaskResource } from './workspace-tasks.serializer.js';
+import { workspaceResource } from './workspaces.serializer.js';
 
 /** Type `tasks`. `hmac-key` is write-only: always null here, whatever is stored (CONTRACT 7). */
 export function taskResource(row: TaskRow, workspaceTaskIds: readonly string[]): Resource {
@@ -22,4 +25,15 @@ export function taskResource(row: TaskRow, workspaceTaskIds: readonly string[]):
     },
     links: { self: `/api/v2/tasks/${row.id}` },
   };
+}
+
+export function taskViewResource(view: TaskView): Resource {
+  return taskResource(view.task, view.attachmentIds);
+}
+
+/** `included` of a run task document: attachments, then their workspaces, each once. */
+export function taskIncluded(related: TaskRelated): Resource[] {
+  const { standing } = related;
+  const workspaces = standing ? related.workspaces.map((workspace) => workspaceResource(workspace, standing)) : [];
+  return uniqueResources([...related.attachments.map(workspaceTaskResource), ...workspaces]);
 }

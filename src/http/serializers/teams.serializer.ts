@@ -1,16 +1,8 @@
 import type { TeamPermissions } from '../../access/team-permissions.js';
 import type { Resource } from '../jsonapi.js';
-import type { Team } from '../../teams/team.js';
-import type { TeamMember } from '../../teams/teams.repository.js';
-
-/** Everything a team document shows, gathered by the service. */
-export interface TeamView {
-  team: Team;
-  /** Active members only. */
-  members: TeamMember[];
-  /** The `api-team_…` account when the team holds a token: a member in `users`, not a person. */
-  serviceAccountUserId: string | null;
-}
+import type { TeamDetails, TeamRelated, TeamView } from '../../teams/team-view.js';
+import { membershipResource } from './memberships.serializer.js';
+import { userResource } from './users.serializer.js';
 
 /** One shape for list, show, create and update (CONTRACT 5: go-tfe compares them field by field). */
 export function teamResource(view: TeamView, permissions: TeamPermissions): Resource {
@@ -38,4 +30,16 @@ export function teamResource(view: TeamView, permissions: TeamPermissions): Reso
     },
     links: { self: `/api/v2/teams/${team.id}` },
   };
+}
+
+/** `included` of a team document: users (by username), then organization memberships. */
+export function teamIncluded(related: TeamRelated): Resource[] {
+  return [
+    ...related.users.map((user) => userResource(user, { showEmail: related.emailsVisible })),
+    ...related.memberships.map((view) => membershipResource(view.membership, view.user, view.teamIds)),
+  ];
+}
+
+export function teamDetailsResource(team: TeamDetails): Resource {
+  return teamResource(team.view, team.permissions);
 }

@@ -1,0 +1,36 @@
+import type { OrganizationStanding } from '../access/organization-standing.js';
+import type { TaskStageName } from '../db/schema.js';
+import type { Page } from '../core/page.js';
+import type { ConfigurationVersionRow } from '../workspaces/configuration-versions.repository.js';
+import type { WorkspaceRow } from '../workspaces/workspaces.repository.js';
+import type { PhaseRow, RunRow } from './runs.repository.js';
+
+/** Everything a run document shows, gathered by the service. */
+export interface RunView {
+  row: RunRow;
+  planId: string | null;
+  applyId: string | null;
+  hasChanges: boolean;
+  /** The run's task stages in run order. */
+  stages: Array<{ id: string; stage: TaskStageName }>;
+}
+
+/** The related records asked for (`include=plan,apply,workspace,configuration-version`), each once. */
+export interface RunRelated {
+  plans: PhaseRow[];
+  applies: PhaseRow[];
+  workspace: WorkspaceRow | undefined;
+  versions: ConfigurationVersionRow[];
+}
+
+/** A run as the caller sees it: its permissions and actions depend on the caller's standing. */
+export interface RunResult {
+  run: RunView;
+  standing: OrganizationStanding;
+  related: RunRelated;
+}
+
+export interface RunList extends Page<RunView> {
+  standing: OrganizationStanding;
+  related: RunRelated;
+}
