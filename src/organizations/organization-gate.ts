@@ -1,6 +1,5 @@
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { StandingRepository } from '../access/standing.repository.js';
-import { VersionedCache } from '../db/versioned-cache.js';
 import { NotFound } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { featureSetOf, type FeatureSet } from './editions.js';
@@ -16,23 +15,26 @@ export interface OrganizationContext {
  * The first step of every organization-scoped request: the organization must exist and the caller
  * must belong to it; otherwise 404, so outsiders cannot even learn that it exists.
  */
-export class OrganizationGate {
-  /**
-   * Keyed by token and organization name (a standing holds its principal, token id included). Shared
-   * between requests, so a context is never modified after it is built.
-   */
-  private readonly contexts: VersionedCache<OrganizationContext>;
+/** The context a caller has in an organization; the key names the token and the organization. */
+export type ContextLookup = (key: string, principal: Principal, organizationName: string) => Promise<OrganizationContext | undefined>;
 
+export class OrganizationGate {
+  private readonly lookUpContext: ContextLookup;
+
+  /**
+   * `wrap`: a port for the composition root, which may put a cache around the lookup (src/cache/). A
+   * context may then be shared between requests, so it is never modified after it is built.
+   */
   constructor(
     private readonly organizations: OrganizationsRepository,
     private readonly standings: StandingRepository,
-    identityVersion?: () => string | undefined,
+    wrap: (lookUp: ContextLookup) => ContextLookup = (lookUp) => lookUp,
   ) {
-    this.contexts = new VersionedCache(identityVersion);
+    this.lookUpContext = wrap((_key, principal, organizationName) => this.look(principal, organizationName));
   }
 
   async enter(principal: Principal, organizationName: string): Promise<OrganizationContext> {
-    const context = await this.contexts.get(`${principal.tokenId}\n${organizationName}`, () => this.look(principal, organizationName));
+    const context = await this.lookUpContext(`${principal.tokenId}\n${organizationName}`, principal, organizationName);
     if (!context) throw new NotFound(`organization '${organizationName}' not found`);
     return context;
   }
