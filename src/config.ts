@@ -18,7 +18,10 @@ export interface Config {
   authFailureLimit: number;
   /**
    * TEAMSTAGE_CACHE: the response and identity caches (src/cache/). Exact on SQLite only; on PostgreSQL
-   * `on` does nothing (no cheap exact change signal between nodes). Default chosen by measurement (README).
+   * `on` does nothing (no cheap exact change signal between nodes). Off by default: under a realistic mix
+   * (bench/cache-mix.ts: 95% GET of random teams, 5% PATCH, a token per connection) it showed no gain
+   * (medians 43 req/s off, 35 on, paired rounds on a loaded machine), because every write moves the
+   * change counter and one token rarely repeats one URL in between; off also keeps one code path.
    */
   cache: 'off' | 'on';
   logLevel: string;
