@@ -4,19 +4,20 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
-import { answeringFirstServer, type EarlyAnswer } from './http/answering-first-server.js';
+import { nodeServerOptions, wrapRequestListener } from './http/node-server.js';
 import { refuseRequestsWhileClosing } from './http/closing-answer.js';
 import { answerUnroutedBeforeBody, continueAfterCredentials, requireCredentialCheckBeforeBody } from './http/credentials-before-body.js';
 import { AuthFailureLimit } from './http/auth-failure-limit.js';
 import { registerAuthentication } from './http/authentication.js';
-import { firstEarlyAnswer, refuseOverBudgetEarly } from './http/early-refusal.js';
+import { refuseOverBudgetFirst } from './http/early-refusal.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
 import { ERROR_TITLES } from './http/error-document.js';
 import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
-import { registerResponseCache } from './http/response-cache.js';
+import { registerResponseCache } from './cache/response-cache.js';
+import { exactChangeVersion } from './cache/cache-switch.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { WriteHealth } from './ops/write-health.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
@@ -38,7 +39,6 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Builds the whole HTTP application over an open, migrated database. Used by main and by tests. */
 export async function buildApp(options: BuildOptions): Promise<{ app: App; services: Services }> {
   const { config, handle } = options;
-  let answerEarly: EarlyAnswer | undefined;
   const responses = new InFlightResponses();
   const app = Fastify({
     logger:
@@ -60,16 +60,20 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     // Both answered as JSON:API instead: 503 while closing (closing-answer.ts), node:http's own 400/408/414/431.
     return503OnClosing: false,
     clientErrorHandler: clientErrorAnswers(responses),
-    serverFactory: answeringFirstServer(() => answerEarly, {
+    ...nodeServerOptions({
       headersTimeoutMs: config.http.headersTimeoutSeconds * 1000,
       requestTimeoutMs: config.http.requestTimeoutSeconds * 1000,
       keepAliveTimeoutMs: config.http.keepAliveTimeoutSeconds * 1000,
-      responses,
     }),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  wrapRequestListener(app.server, responses);
 
   const services = createServices(handle, config, app.log);
 
+  const metrics = createMetrics(app);
+  const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
+  // The first onRequest hook: an address over its failed-authentication budget costs nothing further.
+  if (failures) refuseOverBudgetFirst(app, failures, metrics.observeEarlyRefusal);
   const writeHealth = new WriteHealth(handle);
   registerErrorHandler(app, { onStorageFailure: (failure) => writeHealth.refused(failure) });
   refuseRequestsWhileClosing(app);
@@ -89,20 +93,14 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     },
   });
 
-  const metrics = createMetrics(app);
-  const responseCache = registerResponseCache(app, {
-    changeVersion: handle.changeVersion,
-    onHit: metrics.observeCacheHit,
-    // With a rate limit or request logs, every request must pass Fastify's hooks; without, a cache hit need not.
-    answerEarly: config.rateLimit <= 0 && !requestLogsEnabled(app),
-  });
-  const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
-  answerEarly = firstEarlyAnswer(failures && refuseOverBudgetEarly(failures, metrics.observeEarlyRefusal), responseCache.answerEarly);
+  // TEAMSTAGE_CACHE: no response cache unless on and exact on this database (src/cache/cache-switch.ts).
+  const changeVersion = exactChangeVersion(config.cache, handle);
+  const responseCache = changeVersion && registerResponseCache(app, { changeVersion, onHit: metrics.observeCacheHit });
   registerAuthentication(app, { authenticator: services.authenticator, responseCache, failures, tokenUsage: services.tokenUsage });
   answerUnroutedBeforeBody(app);
   continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);
-  responseCache.registerHitHandler();
+  responseCache?.registerHitHandler();
 
   registerMetricsRoute(app, metrics);
   await app.register(healthRoutes, { handle, rateLimit: config.rateLimit, writeHealth });
@@ -116,11 +114,4 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   // Workers start after every route module registered its job handlers.
   if (config.jobs.enabled) services.jobs.start();
   return { app, services };
-}
-
-/** Whether Fastify logs every request (it does at level info and below). */
-function requestLogsEnabled(app: App): boolean {
-  const levels: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
-  const level = (app.log as { level?: string }).level;
-  return level !== undefined && (levels[level] ?? 0) <= levels.info!;
 }

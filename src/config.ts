@@ -16,6 +16,14 @@ export interface Config {
   rateLimit: number;
   /** Failed authentications per client address (IPv6: per /64) per minute before it gets 429; 0 disables. */
   authFailureLimit: number;
+  /**
+   * TEAMSTAGE_CACHE: the response and identity caches (src/cache/). Exact on SQLite only; on PostgreSQL
+   * `on` does nothing (no cheap exact change signal between nodes). Off by default: under a realistic mix
+   * (bench/cache-mix.ts: 95% GET of random teams, 5% PATCH, a token per connection) it showed no gain
+   * (medians 43 req/s off, 35 on, paired rounds on a loaded machine), because every write moves the
+   * change counter and one token rarely repeats one URL in between; off also keeps one code path.
+   */
+  cache: 'off' | 'on';
   logLevel: string;
   /** Queries slower than this many milliseconds are logged (SQL only); 0: off. */
   slowQueryMs: number;
@@ -125,6 +133,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deliveryPerOrganization > deliveryConcurrency) {
     throw new ConfigError(`TEAMSTAGE_DELIVERY_PER_ORGANIZATION (${deliveryPerOrganization}) must not exceed TEAMSTAGE_DELIVERY_CONCURRENCY (${deliveryConcurrency})`);
   }
+  const cache = (env.TEAMSTAGE_CACHE || 'off').toLowerCase();
+  if (cache !== 'off' && cache !== 'on') throw new ConfigError(`TEAMSTAGE_CACHE must be off or on, got "${env.TEAMSTAGE_CACHE}"`);
   const authFailureLimit = positiveNumber('TEAMSTAGE_AUTH_FAILURE_LIMIT', env.TEAMSTAGE_AUTH_FAILURE_LIMIT, 60, true);
   if (!Number.isInteger(authFailureLimit)) throw new ConfigError(`TEAMSTAGE_AUTH_FAILURE_LIMIT must be a whole number, got "${env.TEAMSTAGE_AUTH_FAILURE_LIMIT}"`);
 
@@ -138,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
     authFailureLimit,
+    cache,
     logLevel: env.LOG_LEVEL || 'info',
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
     dataDir,

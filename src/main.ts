@@ -20,7 +20,6 @@ export async function serve(config: Config): Promise<void> {
   await joinAndMigrate(handle);
   // A database that takes no writes (a read-only file, a standby, a full disk) stops the start here, with its reason.
   await probeWrite(handle);
-  handle.loneNode?.start();
   const siteToken = await ensureSiteToken(new TokensRepository(handle.db), { configured: config.siteToken, dataDir: config.dataDir });
   const { app } = await buildApp({ config, handle });
   if (siteToken.generated) {

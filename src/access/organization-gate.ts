@@ -2,7 +2,6 @@ import type { OrganizationStanding } from './organization-standing.js';
 import type { StandingRepository } from './standing.repository.js';
 import { requireAccess } from './require-access.js';
 import type { ActionOn, Thing, ThingFacts } from './access-table.js';
-import { VersionedCache } from '../db/versioned-cache.js';
 import type { OrganizationsTable } from '../db/schema.js';
 import type { Principal } from '../core/principal.js';
 import { featureSetOf, type FeatureSet } from './editions.js';
@@ -22,19 +21,22 @@ export interface OrganizationFinder {
  * The first step of every organization-scoped request: the organization, the caller's standing in it,
  * and the access table's verdict on what the caller asks (a missing organization hides everything in it).
  */
-export class OrganizationGate {
-  /**
-   * Keyed by token and organization name (a standing holds its principal, token id included). Shared
-   * between requests, so a context is never modified after it is built.
-   */
-  private readonly contexts: VersionedCache<OrganizationContext>;
+/** The context a caller has in an organization; the key names the token and the organization. */
+export type ContextLookup = (key: string, principal: Principal, organizationName: string) => Promise<OrganizationContext | undefined>;
 
+export class OrganizationGate {
+  private readonly lookUpContext: ContextLookup;
+
+  /**
+   * `wrap`: a port for the composition root, which may put a cache around the lookup (src/cache/). A
+   * context may then be shared between requests, so it is never modified after it is built.
+   */
   constructor(
     private readonly organizations: OrganizationFinder,
     private readonly standings: StandingRepository,
-    identityVersion?: () => string | undefined,
+    wrap: (lookUp: ContextLookup) => ContextLookup = (lookUp) => lookUp,
   ) {
-    this.contexts = new VersionedCache(identityVersion);
+    this.lookUpContext = wrap((_key, principal, organizationName) => this.look(principal, organizationName));
   }
 
   /** The organization named in the URL, for a caller who may see it. */
@@ -62,7 +64,7 @@ export class OrganizationGate {
 
   /** The organization and the caller's standing in it (an outsider's too), or undefined when it does not exist. */
   contextOf(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {
-    return this.contexts.get(`${principal.tokenId}\n${organizationName}`, () => this.look(principal, organizationName));
+    return this.lookUpContext(`${principal.tokenId}\n${organizationName}`, principal, organizationName);
   }
 
   private async look(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {

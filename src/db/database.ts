@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Logger } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
-import { LoneNodeLease } from './lone-node-lease.js';
 import { ImmediateTransactionsSqliteDialect } from './sqlite-immediate-transactions.js';
-import { countingPool } from './pg-write-counter.js';
+import { preparingPool } from './pg-prepared-statements.js';
 import { WalGroupCommit } from './wal-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -21,21 +19,12 @@ export interface DatabaseHandle {
   /** For SQLite: the database file (or `:memory:`). */
   sqliteFile?: string;
   /**
-   * A value that changes whenever the database may have changed, or undefined when no such value is
-   * known right now; it makes exact response caching possible (http/response-cache.ts). SQLite: a commit
-   * by any other connection (`PRAGMA data_version`) or a row changed through this one (`total_changes()`),
-   * two cached statements. PostgreSQL: this process's write count, and only while this node knows it is
-   * the only one (`loneNode`), with the epoch of that knowledge.
+   * SQLite only: a value that changes whenever the database may have changed, which makes exact caching
+   * possible (src/cache/): a commit by any other connection (`PRAGMA data_version`) or a row changed
+   * through this one (`total_changes()`), two cached statements. PostgreSQL has no such signal that is
+   * both cheap and shared by every node, so none.
    */
-  changeVersion?: () => string | undefined;
-  /**
-   * Like `changeVersion`, but moved only by writes that may change what authentication or a standing
-   * reads (db/identity-writes.ts), so a stream of unrelated writes leaves it alone. PostgreSQL only, and
-   * only while the node is alone: there a round trip is what a request spends most on; SQLite reads in-process.
-   */
-  identityVersion?: () => string | undefined;
-  /** For PostgreSQL: whether this node is alone; join before writing, start, leave on close. */
-  loneNode?: LoneNodeLease;
+  changeVersion?: () => string;
   /**
    * For SQLite with group commit: resolves once every commit made so far is on disk. Anything that
    * acknowledges a write to the outside (an HTTP response, a request to a task service) awaits it first.
@@ -95,27 +84,13 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
   // Nor a checked-out one (pg-pool listens only while a client is idle): a connection terminated by the
   // server (failover, pg_terminate_backend) fails its queries, and the pool drops the client on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const counted = countingPool(pool);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: counted.pool }), log: slowQueryLog(options) });
-  const loneNode = new LoneNodeLease(pool, `node-${randomBytes(6).toString('hex')}`);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), log: slowQueryLog(options) });
   return {
     db,
     dialect: 'postgres',
     pool,
-    loneNode,
-    changeVersion: () => aloneVersion(loneNode, counted.writes()),
-    identityVersion: () => aloneVersion(loneNode, counted.identityWrites()),
-    close: async () => {
-      await loneNode.leave();
-      await db.destroy();
-    },
+    close: () => db.destroy(),
   };
-}
-
-/** A count of this process's writes is a change signal only while it is alone, and only since it last became so. */
-function aloneVersion(loneNode: LoneNodeLease, count: number): string | undefined {
-  const epoch = loneNode.aloneEpoch();
-  return epoch === undefined ? undefined : `${epoch}:${count}`;
 }
 
 function slowQueryLog(options: DatabaseOptions): Logger | undefined {

@@ -58,14 +58,7 @@ async function runMigrations(handle: DatabaseHandle): Promise<string[]> {
   }
 }
 
-/**
- * What a process does before it writes: on PostgreSQL it first announces itself to any node that may be
- * caching responses because it believed it was alone (lone-node-lease.ts), then migrates. It announces
- * again after migrating, because before the first migration there is no list of nodes (and no node caching).
- */
+/** What a process does before it writes: migrates (kept as its own step for the callers that start a node). */
 export async function joinAndMigrate(handle: DatabaseHandle): Promise<string[]> {
-  await handle.loneNode?.join();
-  const applied = await migrateToLatest(handle);
-  await handle.loneNode?.join();
-  return applied;
+  return migrateToLatest(handle);
 }

@@ -9,8 +9,8 @@ import './fastify-types.js';
 
 export interface AuthenticationOptions {
   authenticator: Authenticator;
-  /** The response cache's side of authentication (response-cache.ts). */
-  responseCache: {
+  /** The response cache's side of authentication (src/cache/response-cache.ts); absent: TEAMSTAGE_CACHE off. */
+  responseCache?: {
     cachedPrincipal(request: FastifyRequest): Principal | undefined;
     principalValidUntil(request: FastifyRequest, validUntil: number): void;
   };
@@ -35,7 +35,7 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
     if (!request.url.startsWith('/api/v2/')) return;
     const isPublic = request.routeOptions.config?.public === true;
     if (!isPublic) {
-      const cached = responseCache.cachedPrincipal(request);
+      const cached = responseCache?.cachedPrincipal(request);
       if (cached) {
         request.principal = cached;
         return;
@@ -48,7 +48,7 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
     const identity = await authenticator.identify(token);
     request.principal = identity.principal;
     await tokenUsage?.used(identity.principal.tokenId);
-    responseCache.principalValidUntil(request, identity.validUntil);
+    responseCache?.principalValidUntil(request, identity.validUntil);
     failures?.succeeded(token!);
   });
   if (!failures) return;

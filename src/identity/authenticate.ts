@@ -5,7 +5,6 @@ import { editionHasTeam, featureSetOf } from '../access/editions.js';
 import type { Principal } from '../core/principal.js';
 import { hashToken, tokenMatchesHash } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
-import { VersionedCache } from '../db/versioned-cache.js';
 
 /** The bearer token of a request, if it carries one in the only form we accept. */
 export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | undefined {
@@ -15,7 +14,7 @@ export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | 
   return match?.[1];
 }
 
-interface KnownToken {
+export interface KnownToken {
   principal: Principal;
   expiredAt: string | null;
 }
@@ -31,15 +30,21 @@ export interface Identity {
  * Team tokens carry their team's organization; a deleted team's tokens are gone with it, and those of a team
  * its organization's edition does not have authenticate nothing until an upgrade (CONTRACT 6).
  */
-export class Authenticator {
-  /** Keyed by the token's digest; expiry is checked on every use, the rows only while unchanged. */
-  private readonly known: VersionedCache<KnownToken>;
+/** Finds a token's principal by its digest (the key whatever remembers lookups uses) and the token itself. */
+export type TokenLookup = (digest: string, token: string) => Promise<KnownToken | undefined>;
 
+export class Authenticator {
+  private readonly lookUpToken: TokenLookup;
+
+  /**
+   * `wrap`: a port for the composition root, which may put a cache around the lookup (src/cache/); expiry
+   * is still checked on every use, so only the rows are remembered.
+   */
   constructor(
     private readonly tokens: TokensRepository,
-    identityVersion?: () => string | undefined,
+    wrap: (lookUp: TokenLookup) => TokenLookup = (lookUp) => lookUp,
   ) {
-    this.known = new VersionedCache(identityVersion);
+    this.lookUpToken = wrap((digest, token) => this.lookUp(token, digest));
   }
 
   async authenticate(token: string | undefined): Promise<Principal> {
@@ -50,7 +55,7 @@ export class Authenticator {
   async identify(token: string | undefined): Promise<Identity> {
     if (!token || token.length > 512) throw new Unauthorized();
     const digest = hashToken(token);
-    const known = await this.known.get(digest, () => this.lookUp(token, digest));
+    const known = await this.lookUpToken(digest, token);
     if (!known) throw new Unauthorized();
     if (known.expiredAt && known.expiredAt <= nowIso()) throw new Unauthorized('token has expired');
     return { principal: known.principal, validUntil: known.expiredAt ? Date.parse(known.expiredAt) : Infinity };

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { CacheHit } from '../http/response-cache.js';
+import type { CacheHit } from '../cache/response-cache.js';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
-  /** Counts a cache hit; `early`: answered before Fastify, whose hooks then count nothing, so this does. */
+  /** Counts a response cache hit (TEAMSTAGE_CACHE=on). */
   observeCacheHit(hit: CacheHit): void;
-  /** Counts a request refused before Fastify for its address's failed authentications (http/early-refusal.ts). */
+  /** Counts a request refused in Fastify's first hook for its address's failed authentications (http/early-refusal.ts). */
   observeEarlyRefusal(): void;
 }
 
@@ -33,13 +33,14 @@ export function createMetrics(app: FastifyInstance): Metrics {
   });
   const cacheHits = new Counter({
     name: 'teamstage_response_cache_hits_total',
+    // The label stays (always "false" since the early-answer server is gone) so that existing queries still match.
     help: 'GET requests answered from the response cache, by whether they were answered before Fastify',
     labelNames: ['early'],
     registers: [registry],
   });
   const earlyRefusals = new Counter({
     name: 'teamstage_auth_failure_refusals_early_total',
-    help: 'Requests refused (429) before Fastify because their address failed authentication too often; Fastify counts the others',
+    help: 'Requests refused (429) in the first hook, before any token lookup, because their address failed authentication too often',
     registers: [registry],
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -49,11 +50,8 @@ export function createMetrics(app: FastifyInstance): Metrics {
   });
   return {
     registry,
-    observeCacheHit(hit) {
-      cacheHits.inc({ early: String(hit.early) });
-      if (!hit.early) return; // the hook above counts it
-      requests.inc({ method: 'GET', route: hit.route, status: '200' });
-      duration.observe({ method: 'GET', route: hit.route }, hit.seconds);
+    observeCacheHit() {
+      cacheHits.inc({ early: 'false' }); // the hook above counts the request itself
     },
     observeEarlyRefusal: () => earlyRefusals.inc(),
   };

@@ -1,8 +1,9 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
- * PostgreSQL only: the nodes sharing the database, each with a heartbeat that expires. A node caches
- * responses only while it knows it is alone (src/db/lone-node-lease.ts). SQLite is one process by design.
+ * PostgreSQL only: the nodes sharing the database, each with a heartbeat that expires. It served a
+ * lone-node cache lease that is gone (PostgreSQL now caches nothing, src/cache/cache-switch.ts); the
+ * table stays because applied migrations are never edited away.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;

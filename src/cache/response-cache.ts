@@ -1,19 +1,17 @@
 import { hash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EarlyAnswer } from './answering-first-server.js';
-import { VersionedCache } from '../db/versioned-cache.js';
+import { VersionedCache } from './versioned-cache.js';
 import type { Principal } from '../core/principal.js';
-import './fastify-types.js';
+import '../http/fastify-types.js';
 
 interface CachedResponse {
   principal: Principal;
   /** When the principal's token expires (epoch ms): from then on the entry answers nobody. */
   validUntil: number;
   contentType: string;
-  /** Bytes, so that an early hit (below) hands node:http a buffer it need not encode. */
   body: Buffer;
-  /** The route's pattern, for the metrics of an early hit. */
+  /** The route's pattern, for the metrics of a hit. */
   route: string;
 }
 
@@ -36,20 +34,17 @@ declare module 'fastify' {
 
 export interface ResponseCacheOptions {
   /** Reads the database change version; absent, or undefined at a request: no caching. */
-  changeVersion: (() => string | undefined) | undefined;
+  changeVersion: () => string | undefined;
   maxEntries?: number;
   /** Bounds what no write announces: tokens expiring, `now`-dependent counts. */
   maxAgeMs?: number;
-  /**
-   * True when nothing Fastify adds to a hit would be visible (no rate limit, no request logs): hits are then
-   * answered before Fastify (see `answerEarly` below).
-   */
-  answerEarly?: boolean;
-  /** Told of every hit; of an early one also its route and time, which Fastify's hooks did not see. */
+  /** Told of every hit. */
   onHit?: (hit: CacheHit) => void;
 }
 
-export type CacheHit = { route: string; early: false } | { route: string; early: true; seconds: number };
+export interface CacheHit {
+  route: string;
+}
 
 const MAX_BODY = 256 * 1024;
 
@@ -58,12 +53,10 @@ const MAX_BODY = 256 * 1024;
  * version is the one it was computed at — any write changes it — so a hit returns byte for byte what the
  * handler would compute now. Entries are per bearer token (by digest: permissions differ per caller) and
  * live at most `maxAgeMs`, and never past the expiry of the token they were computed for. The cached principal
- * skips authentication; the rate limit still counts every request. On PostgreSQL there is a version only while this node is the only one (db/lone-node-lease.ts):
- * several nodes share no cheap exact change signal, so they do not cache.
+ * skips authentication; the rate limit still counts every request.
+ * Only where the change version is exact (SQLite: cache-switch.ts).
  *
- * A hit goes through Fastify's hooks (rate limit, logs, metrics) and is answered before the handler. When
- * there is no rate limit and no request log, `answerEarly` answers it before Fastify instead, with the same
- * bytes and the same metrics: about half of a hit's CPU was Fastify's routing, hooks and reply.
+ * A hit goes through Fastify's hooks (rate limit, logs, metrics) and is answered before the handler.
  */
 export function registerResponseCache(app: FastifyInstance, options: ResponseCacheOptions): {
   /** Call as the first step of authentication: a cached principal for this token, if still valid. */
@@ -72,13 +65,10 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   principalValidUntil(request: FastifyRequest, validUntil: number): void;
   /** Register after the rate limit: answers hits before the handler runs. */
   registerHitHandler(): void;
-  /** For the server (answering-first-server.ts): answers a hit before Fastify sees the request, if allowed. */
-  answerEarly: EarlyAnswer | undefined;
 } {
   const { changeVersion } = options;
   const entries = new VersionedCache<CachedResponse>(changeVersion, { maxEntries: options.maxEntries, maxAgeMs: options.maxAgeMs });
   app.decorateRequest('responseCache', null);
-  if (!changeVersion) return { cachedPrincipal: () => undefined, principalValidUntil: () => {}, registerHitHandler: () => {}, answerEarly: undefined };
 
   /** The cache state of an authenticated API GET (its key, the version now, a hit if any); null when not cacheable. */
   const lookup = (request: { method?: string; url?: string; headers: IncomingMessage['headers'] }): CacheState | null => {
@@ -98,7 +88,7 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
   });
 
   // Runs after the group-commit hook (app.ts registers that first): an entry is stored only once every
-  // commit its version counts is on disk, which is why an early hit below need not wait for durability.
+  // commit its version counts is on disk.
   app.addHook('onSend', async (request, reply, payload) => {
     const state = request.responseCache;
     if (!state || state.hit || reply.statusCode !== 200 || typeof payload !== 'string' || payload.length > MAX_BODY) return payload;
@@ -114,33 +104,15 @@ export function registerResponseCache(app: FastifyInstance, options: ResponseCac
     return payload;
   });
 
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true; // from now on Fastify answers 503 (return503OnClosing) and the database may close
-  });
   const onHit = options.onHit ?? (() => {});
-
-  /** A hit answered before Fastify, with the status, headers and bytes the Fastify path (below) sends. */
-  function answerEarly(request: IncomingMessage, response: ServerResponse): boolean {
-    // A GET with a body is left to Fastify, which decides what to do with it.
-    if (closing || request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined) return false;
-    const state = lookup(request);
-    const hit = state?.hit;
-    if (!hit) return false;
-    response.writeHead(200, { 'content-type': hit.contentType, 'content-length': hit.body.length });
-    response.end(hit.body);
-    onHit({ route: hit.route, early: true, seconds: (performance.now() - state.since) / 1000 });
-    return true;
-  }
 
   const answerHit = async (request: FastifyRequest, reply: FastifyReply) => {
     const hit = request.responseCache?.hit;
     if (!hit) return;
-    onHit({ route: hit.route, early: false });
+    onHit({ route: hit.route });
     return reply.code(200).type(hit.contentType).send(hit.body);
   };
   return {
-    answerEarly: options.answerEarly === true ? answerEarly : undefined,
     cachedPrincipal: (request) => request.responseCache?.hit?.principal,
     principalValidUntil(request, validUntil) {
       if (request.responseCache) request.responseCache.validUntil = validUntil;

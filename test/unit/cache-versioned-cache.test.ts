@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VersionedCache } from '../../src/db/versioned-cache.js';
+import { VersionedCache } from '../../src/cache/versioned-cache.js';
 
 describe('versioned cache', () => {
   const counting = () => {

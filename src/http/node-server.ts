@@ -1,0 +1,54 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { answerWithError, MAX_HEADER_BYTES, type InFlightResponses } from './http-layer-answers.js';
+
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+/**
+ * Fastify's server options (`http`, `requestTimeout`, `keepAliveTimeout`): node:http bounds how long a
+ * client may take (headers, whole request, idle keep-alive) and how large its headers may be.
+ */
+export function nodeServerOptions(limits: ServerLimits) {
+  return {
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // How often node:http looks for requests past their timeouts (its default, 30 s, would let a
+      // timeout of seconds run late by up to that much).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.headersTimeoutMs / 4)),
+      // Answered below, as JSON:API (node:http would answer an empty 400).
+      requireHostHeader: false,
+    },
+  };
+}
+
+/**
+ * Puts a step in front of Fastify's request listener on its node:http server (public EventEmitter API,
+ * no server of our own): every response is tracked so that a client error knows whether it may still
+ * answer (http-layer-answers.ts), and what node:http would answer alone (a missing `Host`, an unknown
+ * `Expect`) is answered as JSON:API. `Expect: 100-continue` reaches Fastify without the interim answer:
+ * that is sent once the credentials passed (credentials-before-body.ts), so a refused client never sends
+ * its body at all.
+ */
+export function wrapRequestListener(server: Server, responses: InFlightResponses): void {
+  const listeners = server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+    responses.track(request.socket, response);
+    if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+      answerWithError(response, 400, 'an HTTP/1.1 request must have a Host header');
+      return;
+    }
+    for (const listener of listeners) listener(request, response);
+  };
+  server.on('request', onRequest);
+  server.on('checkContinue', onRequest);
+  server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) =>
+    answerWithError(response, 417, 'the only expectation supported is 100-continue'),
+  );
+}
