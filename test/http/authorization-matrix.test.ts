@@ -32,7 +32,7 @@ const NOTHING: Expectation = {
 };
 const MEMBER: Expectation = { ...NOTHING, showVisible: 200 };
 
-/** CONTRACT 4, row by row. */
+/** Who may do what to teams, one row per kind of caller. */
 const MATRIX: Record<Caller, Expectation> = {
   'site admin': OWNER,
   owner: OWNER,

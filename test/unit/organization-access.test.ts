@@ -25,7 +25,7 @@ function violatedKeys(value: OrganizationAccess): OrganizationAccessKey[] {
   return findViolations(value).map((violation) => violation.key);
 }
 
-/** The five rules of CONTRACT 5, written out independently of the implementation. */
+/** The five consistency rules of organization-access, written out independently of the implementation. */
 function breaksARule(a: OrganizationAccess): boolean {
   return (
     (a['manage-projects'] && !a['manage-workspaces']) ||

@@ -20,8 +20,8 @@ function* everyCombination(n: number): Generator<ResultFacts[]> {
 }
 
 /**
- * CONTRACT 8 restated as a lookup over counts, independently of the implementation's order of checks:
- * the spec reads "(open) → running; canceled → canceled; mandatory failed → awaiting_override;
+ * The stage status rule restated as a lookup over counts, independently of the implementation's order of checks:
+ * the rule reads "(open) → running; canceled → canceled; mandatory failed → awaiting_override;
  * mandatory errored → errored; mandatory unreachable → unreachable; otherwise passed".
  */
 function expectedStatus(results: ResultFacts[]): string {
