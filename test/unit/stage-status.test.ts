@@ -37,7 +37,7 @@ function expectedStatus(results: ResultFacts[]): string {
   return 'unreachable';
 }
 
-describe('stage status derivation (CONTRACT 8)', () => {
+describe('stage status derivation', () => {
   it('matches the rule for every combination of up to four results (status × enforcement level)', () => {
     let checked = 0;
     for (let n = 0; n <= 4; n++) {
