@@ -2,8 +2,8 @@ import type { Principal } from '../core/principal.js';
 import { fullAccess, noAccess, unionAccess, type OrganizationAccess } from './organization-access.js';
 
 /**
- * What a principal is inside one organization (owner, member of which teams, which rights). Built once per request and organization,
- * then every rule asks it instead of the database.
+ * What a principal is inside one organization (owner, member of which teams, which rights). Built once
+ * per request and organization, then every rule asks it instead of the database.
  */
 export interface OrganizationStanding {
   organizationName: string;

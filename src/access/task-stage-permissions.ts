@@ -2,8 +2,9 @@ import type { OrganizationStanding } from './organization-standing.js';
 import { canReadWorkspaces } from './workspace-permissions.js';
 
 /**
- * Who may read runs, task stages and task results, and who may override a stage. Pure functions of the caller's standing in the
- * run's organization; every stage route asks these, and `permissions` on a stage shows them.
+ * Who may read runs, task stages and task results, and who may override a stage. Pure functions of the
+ * caller's standing in the run's organization; every stage route asks these, and `permissions` on a
+ * stage shows them.
  */
 
 /**

@@ -33,7 +33,10 @@ export class TaskResultTokens {
     return { taskResultId: row.task_result_id, runId: row.run_id, resultStatus: row.result_status };
   }
 
-  /** Whether the token belongs to a result of this run that is not final yet: only then may it download the run's configuration and plan. */
+  /**
+   * Whether the token belongs to a result of this run that is not final yet: only then may it download
+   * the run's configuration and plan.
+   */
   async authorizeDownload(token: string | undefined, runId: string): Promise<boolean> {
     const grant = await this.grantOf(token);
     return grant !== undefined && grant.runId === runId && !isFinalResultStatus(grant.resultStatus);

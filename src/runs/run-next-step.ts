@@ -33,7 +33,10 @@ export function runFacts(run: RunSnapshot, stages: readonly StageSnapshot[]): Ru
   return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)) };
 }
 
-/** How a settled stage moves the run (passed goes on, awaiting_override waits, any other end fails it); undefined while the stage is still working. */
+/**
+ * How a settled stage moves the run (passed goes on, awaiting_override waits, any other end fails it);
+ * undefined while the stage is still working.
+ */
 export function eventForStageStatus(stageStatus: string, runPhase: 'running' | 'awaiting_decision'): RunEvent | undefined {
   switch (stageStatus) {
     case 'passed':

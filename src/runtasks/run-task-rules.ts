@@ -2,7 +2,7 @@ import type { TaskStageName } from '../db/schema.js';
 import type { FeatureSet } from '../access/editions.js';
 import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from '../core/stage-order.js';
 
-/** Pure rules of run tasks and their workspace attachments, edition limits included. Each returns why input is bad, or undefined. */
+/** Pure rules of run tasks and their attachments, edition limits included. Each returns why input is bad, or undefined. */
 
 export const DESCRIPTION_MAX_LENGTH = 300;
 export const URL_MAX_LENGTH = 2048;

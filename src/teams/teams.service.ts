@@ -154,9 +154,10 @@ export class TeamsService {
   }
 
   /**
-   * Changes only what was sent; each sent attribute needs its own right (e.g. organization-access needs manage-organization-access). The rights, the
-   * rules and the merge of organization-access are applied to the row as stored under the write's lock, so
-   * concurrent updates never lose one another's keys and the answer shows what was stored. `found` is the
+   * Changes only what was sent; each sent attribute needs its own right (organization-access needs
+   * `manage-organization-access`, the others `manage-teams`). The rights, the rules and the merge of
+   * organization-access are applied to the row as stored under the write's lock, so concurrent updates
+   * never lose one another's keys and the answer shows what was stored. `found` is the
    * caller's visibleTeam, looked up before the request body was read (a hidden team is 404, never 422).
    */
   async update(found: TeamAccess, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamResult> {
