@@ -54,7 +54,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
       void sendErrors(reply, status, [{ status: String(status), title: ERROR_TITLES[status] ?? 'bad request', detail: error.message }]);
     },
     ajv: {
-      // A known attribute of the wrong type is a 422, never silently coerced (CONTRACT 2).
+      // A known attribute of the wrong type is a 422, never silently coerced.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
     // Both answered as JSON:API instead: 503 while closing (closing-answer.ts), node:http's own 400/408/414/431.

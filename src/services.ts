@@ -77,7 +77,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     log,
   );
 
-  // Workspaces, run tasks, configuration versions and runs (CONTRACT 7).
+  // Workspaces, run tasks, configuration versions and runs.
   const authenticator = new Authenticator(tokens, changeVersion && remembered(changeVersion));
   const workspaces = new WorkspacesRepository(db);
   const tasks = new TasksRepository(db, handle.dialect);
@@ -94,7 +94,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runTransitions = new RunTransitions(runs);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
-  // Where run task requests may go (CONTRACT 9): the operator's rules and this server's own listener.
+  // Where run task requests may go: the operator's rules and this server's own listener.
   const taskDestinations = new TaskDestinations({ allow: config.tasks.urlAllow, deny: config.tasks.urlDeny }, [{ address: config.host, port: config.port }]);
   stopFunctions.push(() => taskDestinations.close());
   const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.(), taskDestinations.dispatcher);

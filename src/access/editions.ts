@@ -1,5 +1,5 @@
 /**
- * Editions (CONTRACT 6): a feature set is a named bundle of entitlements; each organization has one.
+ * Editions: a feature set is a named bundle of entitlements; each organization has one.
  * In access, below the domains: what an edition includes decides what a caller may do, and identity
  * (authentication) already needs it.
  * Static data: the site admin chooses among them, nobody edits them.

@@ -1,6 +1,7 @@
 /**
- * A team's organization-level permissions (seed 2.1, CONTRACT 5): the sixteen keys, the two
- * implications and the five consistency rules. Pure functions of plain data; no I/O.
+ * A team's organization-level permissions: the sixteen keys (HCP Terraform's fourteen plus
+ * `access-secret-teams` and `delegate-policy-overrides`), the two implications and the five
+ * consistency rules. Pure functions of plain data; no I/O.
  */
 export const ORGANIZATION_ACCESS_KEYS = [
   'manage-policies',

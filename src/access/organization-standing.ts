@@ -2,8 +2,8 @@ import type { Principal } from '../core/principal.js';
 import { fullAccess, noAccess, unionAccess, type OrganizationAccess } from './organization-access.js';
 
 /**
- * What a principal is inside one organization (CONTRACT 4). Built once per request and organization,
- * then every rule asks it instead of the database.
+ * What a principal is inside one organization (owner, member of which teams, which rights). Built once
+ * per request and organization, then every rule asks it instead of the database.
  */
 export interface OrganizationStanding {
   organizationName: string;
@@ -19,7 +19,7 @@ export interface OrganizationStanding {
   /** The organization token is not a person, nor any token it minted: they cannot create runs or override stages. */
   actsAsPerson: boolean;
   /**
-   * Whether the organization's edition has teams (CONTRACT 6). Without them, teams other than owners grant
+   * Whether the organization's edition has teams. Without them, teams other than owners grant
    * nothing and only owners see them.
    */
   teamsEntitled: boolean;
@@ -44,7 +44,7 @@ export function standingFromTeams(
     const ownsIt = principal.kind === 'site-admin' || principal.organizationName === organizationName;
     return { ...base, isOwner: ownsIt, isMember: ownsIt, access: ownsIt ? fullAccess() : noAccess(), teamIds: new Set() };
   }
-  // An edition without teams leaves only the owners team granting anything (CONTRACT 6).
+  // An edition without teams leaves only the owners team granting anything; an upgrade restores the others.
   const teams = teamsEntitled ? facts.teams : facts.teams.filter((team) => team.isOwners);
   const isOwner = teams.some((team) => team.isOwners);
   return {

@@ -1,5 +1,5 @@
 /**
- * The per-result access token of the run task protocol (CONTRACT 9) authorizes downloading its run's
+ * The per-result access token of the run task protocol authorizes downloading its run's
  * configuration version and plan JSON until the result is final. The task stage side owns those
  * tokens; the download routes ask through this port after a normal API token did not authenticate.
  */

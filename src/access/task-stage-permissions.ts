@@ -2,13 +2,14 @@ import type { OrganizationStanding } from './organization-standing.js';
 import { canReadWorkspaces } from './workspace-permissions.js';
 
 /**
- * CONTRACT 4 for runs, task stages and task results. Pure functions of the caller's standing in the
- * run's organization; every stage route asks these, and `permissions` on a stage shows them.
+ * Who may read runs, task stages and task results, and who may override a stage. Pure functions of the
+ * caller's standing in the run's organization; every stage route asks these, and `permissions` on a
+ * stage shows them.
  */
 
 /**
  * Stages and results are read by whoever reads the run: owners and holders of a read right
- * (workspace-permissions.ts, CONTRACT 4); anyone else gets 404.
+ * (workspace-permissions.ts); anyone else gets 404, so a run's existence does not leak.
  */
 export function canReadRuns(standing: OrganizationStanding): boolean {
   return canReadWorkspaces(standing);

@@ -19,10 +19,10 @@ export function seesAllTeams(standing: OrganizationStanding): boolean {
   return standing.isOwner || (standing.isMember && reachesSecretTeams(standing));
 }
 
-/** Seed 5.3: members see visible teams and the secret teams they belong to; owners see all. */
+/** Members see visible teams and the secret teams they belong to; owners see all. */
 export function canSeeTeam(standing: OrganizationStanding, team: TeamFacts): boolean {
   if (seesAllTeams(standing)) return true;
-  // Without the teams entitlement, only owners see the teams it hides (CONTRACT 6).
+  // Without the teams entitlement, only owners see the teams it hides (so they can still delete them).
   if (!standing.isMember || (!standing.teamsEntitled && !team.isOwners)) return false;
   return team.visibility === 'organization' || standing.teamIds.has(team.id);
 }
@@ -51,7 +51,7 @@ export interface TeamPermissions {
   'can-view-api-token': boolean;
 }
 
-/** CONTRACT 4 and 5, for one caller and one team. Every route checks through this, and it is what `permissions` shows. */
+/** Who may do what to one team, for one caller. Every route checks through this, and it is what `permissions` shows. */
 export function teamPermissions(standing: OrganizationStanding, team: TeamFacts): TeamPermissions {
   const visible = canSeeTeam(standing, team);
   const owner = standing.isOwner;
@@ -80,7 +80,7 @@ export function teamPermissions(standing: OrganizationStanding, team: TeamFacts)
 /**
  * What the caller could do to this team were it not the owners team. Where that allows what the owners
  * rule forbids, the caller sees the team and may act on others like it: the refusal is a 403 (or the
- * owners team's own 422), never a 404 (CONTRACT 4).
+ * owners team's own 422), never a 404, which is kept for what the caller may not see.
  */
 export function permissionsBesideOwnersRule(standing: OrganizationStanding, team: TeamFacts): TeamPermissions {
   return teamPermissions(standing, { ...team, isOwners: false });

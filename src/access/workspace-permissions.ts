@@ -1,11 +1,11 @@
 import type { OrganizationStanding } from './organization-standing.js';
 
 /**
- * CONTRACT 4 for workspaces, run tasks, workspace tasks, configuration versions, runs, plans and applies.
+ * Who may do what to workspaces, run tasks, workspace tasks, configuration versions, runs, plans and applies.
  * There is no per-workspace team access here: a right held at organization level covers every workspace.
  */
 
-/** Rights that let a member see every workspace and run of the organization (CONTRACT 4, "read all"). */
+/** Rights that let a member see every workspace and run of the organization, without per-workspace access. */
 export const WORKSPACE_READ_RIGHTS = [
   'manage-run-tasks',
   'manage-policy-overrides',

@@ -9,8 +9,8 @@ export type IdPrefix =
   | 'outcome' | 'job' | 'da' | 'tso';
 
 /**
- * `<prefix>-<16 random base58 chars>` as CONTRACT 2 requires. Also for internal rows (jobs, delivery attempts):
- * nanoid draws from a pooled buffer, where `randomBytes` per id cost ~3% of the fan-out's CPU.
+ * `<prefix>-<16 random base58 chars>`, the shape HCP Terraform clients expect. Also for internal rows
+ * (jobs, delivery attempts): nanoid draws from a pooled buffer, where `randomBytes` per id cost ~3% of the fan-out's CPU.
  */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}-${suffix()}`;

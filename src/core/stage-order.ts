@@ -1,11 +1,11 @@
 /**
- * The run stages that can trigger run tasks, in the order a run passes them (seed 1). The one place that
+ * The run stages that can trigger run tasks, in the order a run passes them. The one place that
  * spells the order: validation, sorting, the plan-only rule and the task request all read it from here.
  */
 export const TASK_STAGE_ORDER = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] as const;
 export type TaskStageName = (typeof TASK_STAGE_ORDER)[number];
 
-/** Stages that only apply runs reach; a plan-only run gets none of these (CONTRACT 8). */
+/** Stages that only apply runs reach; a plan-only run gets none of these. */
 export const APPLY_STAGES: ReadonlySet<TaskStageName> = new Set(['pre_apply', 'post_apply']);
 
 export const DEFAULT_STAGES: readonly TaskStageName[] = ['post_plan'];

@@ -1,4 +1,4 @@
-/** The seed's name rule (letters, digits, `-`, `_`), also used for organization and run task names. */
+/** HCP Terraform's team name rule (letters, digits, `-`, `_`), also used for organization and run task names. */
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const NAME_MAX_LENGTH = 255;
 

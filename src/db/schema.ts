@@ -227,7 +227,7 @@ export interface TaskResultsTable {
   updated_at: string;
 }
 
-/** One outbound run task request (CONTRACT 9: every attempt is recorded). */
+/** One outbound run task request (every attempt is recorded, not only the last). */
 export interface DeliveryAttemptsTable {
   id: string;
   task_result_id: string;

@@ -4,7 +4,7 @@ import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { DeliveryRepository } from './delivery.repository.js';
 
 /**
- * The per-result access token of CONTRACT 9: 32 random bytes, sent once in the request body, stored only
+ * The per-result access token of the run task protocol: 32 random bytes, sent once in the request body, stored only
  * as a SHA-256 digest (as every token here). Each delivery attempt gets a fresh token and every issued
  * token of the result stays valid: a service that received an attempt we believed timed out can still
  * call back. The token authorizes that result's callback and, until the result is final, its run's
@@ -33,7 +33,10 @@ export class TaskResultTokens {
     return { taskResultId: row.task_result_id, runId: row.run_id, resultStatus: row.result_status };
   }
 
-  /** Whether the token belongs to a result of this run that is not final yet (CONTRACT 9). */
+  /**
+   * Whether the token belongs to a result of this run that is not final yet: only then may it download
+   * the run's configuration and plan.
+   */
   async authorizeDownload(token: string | undefined, runId: string): Promise<boolean> {
     const grant = await this.grantOf(token);
     return grant !== undefined && grant.runId === runId && !isFinalResultStatus(grant.resultStatus);

@@ -45,7 +45,7 @@ export interface AuthorizedCallback {
 }
 
 /**
- * `PATCH /task-results/:id/callback` (CONTRACT 9): authenticated by the result's access token alone
+ * `PATCH /task-results/:id/callback`: authenticated by the result's access token alone
  * (401 otherwise), 409 once the result is final, then `running` (refreshing the callback deadline) or
  * a final `passed`/`failed` that may settle the stage.
  */

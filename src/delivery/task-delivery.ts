@@ -37,7 +37,8 @@ export interface DeliverySettings {
 }
 
 /**
- * Outbound run task requests and their deadlines, as durable jobs (CONTRACT 9):
+ * Outbound run task requests and their deadlines, as durable jobs, so that a restart or a dead node
+ * never loses or duplicates a final status:
  *
  * - `task-result.deliver` {resultId, attempt}: one signed POST. A non-200 or network error schedules the
  *   next attempt as a new job after the configured delay; after the last one the result is `unreachable`

@@ -3,7 +3,7 @@ import { taskLinks, type TaskRequestPayload } from '../runtasks/task-request-pay
 import type { DeliveryContext } from './delivery-context.js';
 
 /**
- * The body of one result's request (CONTRACT 9), in HCP Terraform's field order. Pure: every URL is
+ * The body of one result's request, in HCP Terraform's field order. Pure: every URL is
  * absolute under the configured base URL; `plan_json_api_url` is present from `post_plan` on.
  */
 export function buildTaskPayload(context: DeliveryContext, accessToken: string, baseUrl: string): TaskRequestPayload {

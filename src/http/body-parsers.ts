@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
  */
 export function registerJsonParsers(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  // Fastify also parses text/plain by default; no endpoint here takes it (CONTRACT 2), so it is a 415 too.
+  // Fastify also parses text/plain by default; no endpoint here takes it, so it is a 415 too.
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser(
     ['application/json', 'application/vnd.api+json'],

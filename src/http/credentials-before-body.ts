@@ -3,7 +3,7 @@ import { Errors } from '../core/errors.js';
 import './fastify-types.js';
 
 /**
- * CONTRACT 2: credentials are checked before a request body is read, so that nobody without them can make
+ * Credentials are checked before a request body is read, so that nobody without them can make
  * the server read (and hold) a body. API routes get that from the authentication hook (onRequest, app.ts).
  * The hooks here keep it true for everything else.
  */

@@ -5,7 +5,7 @@ import { ERROR_TITLES, type ErrorObject } from './error-document.js';
 /**
  * Answers that node:http gives by itself unless told otherwise: 400 for a malformed request, 408 for a
  * request not received in time, 431 for oversized headers, 417 for an unknown `Expect`, 400 for a
- * missing `Host`. Each becomes a JSON:API error document like every other answer (CONTRACT 2).
+ * missing `Host`. Each becomes a JSON:API error document like every other answer, so clients parse one format.
  */
 
 /** Node's default limit on the request line plus headers, stated so that no `--max-http-header-size` moves it. */

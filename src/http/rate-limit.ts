@@ -4,7 +4,7 @@ import { principalKey } from '../core/principal.js';
 import { ApiError } from '../core/errors.js';
 
 /**
- * CONTRACT 2: N requests per second per authenticated principal (per IP before authentication).
+ * N requests per second per authenticated principal (per IP before authentication).
  * Counts are per node, kept in memory: a limit meant to stop a runaway client, not a quota.
  */
 export async function registerRateLimit(app: FastifyInstance, perSecond: number): Promise<void> {

@@ -6,7 +6,7 @@ type BodyData<A extends TSchema, Required extends boolean, R> = { type: TLiteral
 
 /**
  * Request-body schemas for JSON:API documents. Attributes are optional unless listed; unknown
- * attributes pass through (CONTRACT 2: ignored), known ones must have the right type (422).
+ * attributes pass through (and are ignored), known ones must have the right type (422).
  * The return type spells out what the built schema validates, so handlers get a typed `request.body`.
  */
 export function resourceBody<A extends TObject, Required extends boolean = true, R extends TSchema | undefined = undefined>(

@@ -28,7 +28,7 @@ export interface Identity {
 /**
  * Turns a bearer token into a Principal, or throws 401 for a missing, unknown, revoked or expired one.
  * Team tokens carry their team's organization; a deleted team's tokens are gone with it, and those of a team
- * its organization's edition does not have authenticate nothing until an upgrade (CONTRACT 6).
+ * its organization's edition does not have authenticate nothing (401) until an upgrade.
  */
 /** Finds a token's principal by its digest (the key whatever remembers lookups uses) and the token itself. */
 export type TokenLookup = (digest: string, token: string) => Promise<KnownToken | undefined>;

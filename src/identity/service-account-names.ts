@@ -7,7 +7,7 @@ export type ServiceAccountOwner =
   | { kind: 'site-admin' };
 
 /**
- * Service-account names start with one of these. Nobody else may take one (CONTRACT 3): a person named
+ * Service-account names start with one of these. Nobody else may take one: a person named
  * `api-team_…` would read as a team's token in every membership list and run. Compared ignoring case, as
  * usernames are unique ignoring case.
  */

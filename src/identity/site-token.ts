@@ -42,7 +42,7 @@ function removeStaleTokenFile(dataDir: string, configured: string): void {
 }
 
 /**
- * CONTRACT 1: a site token from TEAMSTAGE_SITE_TOKEN becomes the only site token; without it, one is
+ * A site token from TEAMSTAGE_SITE_TOKEN becomes the only site token; without it, one is
  * generated on first start only. Returns the secret when one was generated, so the caller prints it once.
  */
 export async function ensureSiteToken(

@@ -103,10 +103,10 @@ export class TokensService {
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
   async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<IssuedToken> {
     const { team, standing, featureSet } = await this.teams.manageableTeam(principal, teamId);
-    // Owners may still revoke such a team's tokens, but a new one would authenticate nothing (CONTRACT 6).
+    // Owners may still revoke such a team's tokens, but a new one would authenticate nothing while the edition lacks teams.
     if (!editionHasTeam(featureSet, team)) throw Errors.editionLacksTeams();
     // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
-    // or a token it minted) would mint itself the runs and overrides it is refused (CONTRACT 3, 4).
+    // or a token it minted) would mint itself the runs and overrides it is refused.
     if (team.isOwners && !standing.actsAsPerson) {
       throw Errors.notAPersonForOwnersToken();
     }

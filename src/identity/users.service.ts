@@ -17,7 +17,7 @@ export interface AccountDetails {
   isSiteAdmin: boolean;
 }
 
-/** Site-admin user management and "who am I" (CONTRACT 3). */
+/** Site-admin user management and "who am I". */
 export class UsersService {
   constructor(private readonly users: UsersRepository) {}
 

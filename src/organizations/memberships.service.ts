@@ -22,7 +22,7 @@ export interface MembershipList extends Page<MembershipView> {
   users: UserRow[];
 }
 
-/** Inviting users into an organization, accepting, listing and removing (CONTRACT 3). */
+/** Inviting users into an organization, accepting, listing and removing; invited users join teams only once they accept. */
 export class MembershipsService {
   constructor(
     private readonly memberships: MembershipsRepository,

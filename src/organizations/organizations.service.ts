@@ -29,7 +29,7 @@ export interface OrganizationEdition {
   featureSet: FeatureSet;
 }
 
-/** Organizations, their editions and entitlements (CONTRACT 3, 6). */
+/** Organizations, their editions and entitlements. */
 export class OrganizationsService {
   constructor(
     private readonly db: Kysely<Database>,

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Where run task requests may go (CONTRACT 9): the operator's TEAMSTAGE_TASK_URL_ALLOW / _DENY rules,
+ * Where run task requests may go: the operator's TEAMSTAGE_TASK_URL_ALLOW / _DENY rules,
  * decided for one destination — the URL's host name, the address it resolved to, and the port. Pure:
  * the caller supplies this server's listeners and local addresses, and applies the verdict at connect
  * time (guarded-agent.ts), so a DNS answer cannot change between the check and the connection.

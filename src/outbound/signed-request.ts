@@ -3,7 +3,7 @@ import { errors, request, type Dispatcher } from 'undici';
 import { VERSION } from '../core/version.js';
 
 /**
- * The one signed POST of the run task protocol (CONTRACT 9), shared by the verification request on
+ * The one signed POST of the run task protocol, shared by the verification request on
  * task create/update and by result delivery. Signing covers the exact bytes sent, so callers pass the
  * serialized body and this function never re-serializes it.
  */

@@ -1,5 +1,5 @@
 /**
- * Carries out the plan and apply phases of a run (CONTRACT 7). Run progress calls it outside any
+ * Carries out the plan and apply phases of a run. Run progress calls it outside any
  * database transaction and records the outcome afterwards, so a phase may be executed again after a
  * crash: implementations must tolerate that (plan and apply of real Terraform do).
  */

@@ -5,7 +5,7 @@ import type { WorkspacesRepository } from '../workspaces/workspaces.repository.j
 import type { ArtifactAccess } from '../access/artifact-access.js';
 import type { PhaseRow, PhaseTable, RunsRepository } from './runs.repository.js';
 
-/** Plans and applies of runs, and the plan JSON run tasks download (CONTRACT 7, 9). */
+/** Plans and applies of runs, and the plan JSON run tasks download. */
 export class PhasesService {
   constructor(
     private readonly runs: RunsRepository,

@@ -11,7 +11,7 @@ import {
 export interface StageSnapshot {
   id: string;
   stage: TaskStageName;
-  /** A task stage status (seed 3.2). */
+  /** A task stage status (`passed`, `awaiting_override`, ...). */
   status: string;
 }
 
@@ -33,7 +33,10 @@ export function runFacts(run: RunSnapshot, stages: readonly StageSnapshot[]): Ru
   return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)) };
 }
 
-/** How a settled stage moves the run (CONTRACT 8); undefined while the stage is still working. */
+/**
+ * How a settled stage moves the run (passed goes on, awaiting_override waits, any other end fails it);
+ * undefined while the stage is still working.
+ */
 export function eventForStageStatus(stageStatus: string, runPhase: 'running' | 'awaiting_decision'): RunEvent | undefined {
   switch (stageStatus) {
     case 'passed':

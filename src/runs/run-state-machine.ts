@@ -1,7 +1,7 @@
 import type { TaskStageName } from '../db/schema.js';
 
 /**
- * The run state machine (CONTRACT 7, 8): a pure function of the current status, an event and the
+ * The run state machine: a pure function of the current status, an event and the
  * facts that decide between branches (plan-only, which task stages the run has). Every status change
  * of a run goes through `transition`; it answers null when the event is not allowed in that status,
  * which the actions turn into 409.
@@ -64,7 +64,7 @@ export type RunEvent = (typeof RUN_EVENTS)[number];
 
 export interface RunFacts {
   planOnly: boolean;
-  /** The task stages created for this run (CONTRACT 8). */
+  /** The task stages created for this run (only stage values with an enabled workspace task). */
   stages: ReadonlySet<TaskStageName>;
 }
 

@@ -52,7 +52,7 @@ function byRunOrder<T extends { stage: TaskStageName }>(stages: T[]): T[] {
   return [...stages].sort((a, b) => compareStages(a.stage, b.stage));
 }
 
-/** Runs (CONTRACT 7, 8): create with their task stages, show, list, apply, discard, cancel. */
+/** Runs: create with their task stages, show, list, apply, discard, cancel. */
 export class RunsService {
   constructor(
     private readonly db: Kysely<Database>,

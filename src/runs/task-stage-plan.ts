@@ -18,7 +18,7 @@ export interface PlannedStage {
 }
 
 /**
- * The task stages a new run gets (seed 1, CONTRACT 8): one per stage value with at least one enabled
+ * The task stages a new run gets: one per stage value with at least one enabled
  * workspace task, in run order, each with one result per such task. A plan-only run never reaches
  * the apply stages, so it gets none. Pure; the caller passes only enabled tasks.
  */

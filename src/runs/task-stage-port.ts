@@ -14,6 +14,6 @@ export interface TaskStagePort {
    * `organizationName` is the run's: its requests count against that organization's share of delivery.
    */
   start(executor: Executor, taskStageId: string, organizationName: string): Promise<boolean>;
-  /** The run is being canceled or discarded: close every open stage and result of it (CONTRACT 8). */
+  /** The run is being canceled or discarded: close every open stage and result of it. */
   closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { TaskStageName } from '../db/schema.js';
 import type { FeatureSet } from '../access/editions.js';
 import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from '../core/stage-order.js';
 
-/** Pure rules of run tasks and their workspace attachments (CONTRACT 6, 7). Each returns why input is bad, or undefined. */
+/** Pure rules of run tasks and their attachments, edition limits included. Each returns why input is bad, or undefined. */
 
 export const DESCRIPTION_MAX_LENGTH = 300;
 export const URL_MAX_LENGTH = 2048;
@@ -71,7 +71,7 @@ export function resolveStages(input: { stages?: string[]; stage?: string }, fall
   return { stages: [...fallback] };
 }
 
-/** The Free edition's one run task (CONTRACT 6); `existing` is how many the organization has now. */
+/** An edition may cap the run tasks of an organization (Free: one); `existing` is how many the organization has now. */
 export function runTaskLimitProblem(featureSet: FeatureSet, existing: number): string | undefined {
   if (!featureSet.runTasks) return `the ${featureSet.name} edition does not include run tasks`;
   const limit = featureSet.runTaskLimit;

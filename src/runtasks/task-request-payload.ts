@@ -1,5 +1,5 @@
 /**
- * The JSON body every run task request carries (CONTRACT 9, HCP's payload_version 1). Result
+ * The JSON body every run task request carries (HCP's payload_version 1). Result
  * delivery builds one per result; the verification request on task create is the same shape with
  * placeholder identifiers and the access token `test-token`.
  */

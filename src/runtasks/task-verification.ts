@@ -14,7 +14,7 @@ function origin(url: string): string {
 
 /**
  * Creating a run task, or changing its URL, sends one signed verification request; anything but a 200
- * within the request timeout refuses the change with a 422 (CONTRACT 7, 9). Not retried: the person
+ * within the request timeout refuses the change with a 422. Not retried: the person
  * saving the task is waiting for the answer.
  *
  * The 422 never tells what the remote answered or how the connection failed — told apart, those would

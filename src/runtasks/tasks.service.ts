@@ -121,7 +121,7 @@ class ChangedMeanwhile extends Error {
   }
 }
 
-/** Run tasks of an organization (type `tasks`, CONTRACT 6, 7). */
+/** Run tasks of an organization (type `tasks`). */
 export class TasksService {
   constructor(
     private readonly db: Kysely<Database>,
@@ -218,7 +218,7 @@ export class TasksService {
     }
   }
 
-  /** 422 while attached to any workspace: detach it first (CONTRACT 7). */
+  /** 422 while attached to any workspace: detach it first. */
   async delete(principal: Principal, taskId: string): Promise<void> {
     const { row, context } = await this.visibleTask(principal, taskId);
     requireAccess(context.standing, 'run-task', 'manage', {});

@@ -41,7 +41,7 @@ function enforcementOrThrow(level: string): EnforcementLevel {
   return level as EnforcementLevel;
 }
 
-/** Run tasks attached to a workspace (type `workspace-tasks`, CONTRACT 6, 7). */
+/** Run tasks attached to a workspace (type `workspace-tasks`). */
 export class WorkspaceTasksService {
   constructor(
     private readonly db: Kysely<Database>,

@@ -1,6 +1,6 @@
 /**
- * The status vocabulary of task stages and results (seed 3.2, 3.3) and the one rule that turns the
- * results of a stage into the stage's status (CONTRACT 8). Pure functions of plain data; no I/O.
+ * The status vocabulary of task stages and results (HCP Terraform's names) and the one rule that turns the
+ * results of a stage into the stage's status. Pure functions of plain data; no I/O.
  */
 export const RESULT_STATUSES = ['pending', 'running', 'passed', 'failed', 'errored', 'canceled', 'unreachable'] as const;
 export type ResultStatus = (typeof RESULT_STATUSES)[number];
@@ -13,7 +13,7 @@ export type StageStatus = (typeof STAGE_STATUSES)[number];
 export const ENFORCEMENT_LEVELS = ['advisory', 'mandatory'] as const;
 export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
 
-/** A result in one of these never changes again (CONTRACT 9: "a final status is never changed or written twice"). */
+/** A result in one of these never changes again (a final status is never changed or written twice, even across restarts). */
 export const FINAL_RESULT_STATUSES: readonly ResultStatus[] = ['passed', 'failed', 'errored', 'canceled', 'unreachable'];
 export const OPEN_RESULT_STATUSES: readonly ResultStatus[] = ['pending', 'running'];
 

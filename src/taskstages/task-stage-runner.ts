@@ -103,7 +103,7 @@ export class TaskStageRunner implements TaskStagePort {
   }
 
   /**
-   * The run is canceled or discarded (CONTRACT 8): open results and stages become `canceled`; a stage
+   * The run is canceled or discarded: open results and stages become `canceled`; a stage
    * left in `awaiting_override` by a discard becomes `failed`. Run progress is not told: it is the caller.
    */
   async closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void> {
@@ -221,7 +221,7 @@ export class TaskStageRunner implements TaskStagePort {
   }
 
   /**
-   * Overrides a stage awaiting it (CONTRACT 8): `running` now (a fresh `running-at`, `awaiting-override-at`
+   * Overrides a stage awaiting it: `running` now (a fresh `running-at`, `awaiting-override-at`
    * kept), the override recorded, and a job that completes the stage as `passed`. Answers the updated
    * stage, or undefined when the stage is not awaiting an override.
    */

@@ -47,9 +47,9 @@ function principalLabel(principal: Principal): string {
 }
 
 /**
- * Seed 4.6–4.9 and CONTRACT 8: listing and showing stages and results, outcomes, and the override.
- * The caller is checked first: a run the caller may not read is 404 (seed 5.5); a visible stage the
- * caller may not override is 403 (CONTRACT 3).
+ * Listing and showing stages and results, outcomes, and the override.
+ * The caller is checked first: a run the caller may not read is 404, so its existence does not leak;
+ * a stage the caller can see but may not override is 403.
  */
 export class TaskStagesService {
   constructor(

@@ -10,7 +10,7 @@ import type { Team } from './team.js';
 import type { TeamsService } from './teams.service.js';
 
 /**
- * Adding and removing team members (CONTRACT 3), by username or by organization membership id.
+ * Adding and removing team members, by username or by organization membership id.
  * Users join through their organization membership, so an invited user joins when they accept.
  */
 export class TeamMembersService {
@@ -48,7 +48,7 @@ export class TeamMembersService {
   private async manageableTeam(principal: Principal, teamId: string, change: 'add' | 'remove' = 'remove'): Promise<Team> {
     const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
     requireAccess(standing, 'team', 'manage-members', row);
-    // Owners may still empty a team the edition does not have, not grant through it (CONTRACT 6).
+    // Owners may still empty a team the edition does not have, not grant through it.
     if (change === 'add' && !editionHasTeam(context.featureSet, row)) {
       throw Errors.editionLacksTeams();
     }

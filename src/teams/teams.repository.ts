@@ -188,7 +188,7 @@ export class TeamsRepository {
     return Number(counts?.visible_teams ?? 0) + ownSecret;
   }
 
-  /** Active members of each team; invited memberships are left out everywhere (seed 1). */
+  /** Active members of each team; invited users who have not accepted never appear in team responses. */
   async activeMembers(teamIds: readonly string[], executor: Kysely<Database> = this.db): Promise<TeamMember[]> {
     if (teamIds.length === 0) return [];
     const rows = await executor

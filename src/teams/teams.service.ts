@@ -53,7 +53,7 @@ export interface TeamList extends Page<TeamDetails> {
 
 const ATTRIBUTE = '/data/attributes';
 
-/** The token-management flag under either spelling clients send (seed 4.4). */
+/** The token-management flag under either spelling clients send (`allow-team-token-management` is an input alias). */
 function memberTokenManagement(input: TeamAttributesInput): boolean | undefined {
   return input['allow-member-token-management'] ?? input['allow-team-token-management'];
 }
@@ -95,8 +95,8 @@ export class TeamsService {
       {
         organizationName: context.organization.name,
         visibleTo: seesAllTeams(standing) ? undefined : { teamIds: [...standing.teamIds] },
-        // Without the teams entitlement an organization has only its owners team (CONTRACT 5), except for
-        // owners, who still list (and delete) the teams it hides (CONTRACT 6).
+        // Without the teams entitlement an organization has only its owners team, except for owners,
+        // who still list (and delete) the teams it hides, so a downgrade loses nothing.
         ownersOnly: !context.featureSet.teams && !standing.isOwner,
         q: options.q,
         names: options.names,
@@ -154,9 +154,10 @@ export class TeamsService {
   }
 
   /**
-   * Changes only what was sent; each sent attribute needs its own right (CONTRACT 4, 5). The rights, the
-   * rules and the merge of organization-access are applied to the row as stored under the write's lock, so
-   * concurrent updates never lose one another's keys and the answer shows what was stored. `found` is the
+   * Changes only what was sent; each sent attribute needs its own right (organization-access needs
+   * `manage-organization-access`, the others `manage-teams`). The rights, the rules and the merge of
+   * organization-access are applied to the row as stored under the write's lock, so concurrent updates
+   * never lose one another's keys and the answer shows what was stored. `found` is the
    * caller's visibleTeam, looked up before the request body was read (a hidden team is 404, never 422).
    */
   async update(found: TeamAccess, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamResult> {

@@ -56,7 +56,7 @@ export class ConfigurationVersionsRepository {
     }
   }
 
-  /** The whole archive at once, for an executor (CONTRACT 7); null before an upload. */
+  /** The whole archive at once, for an executor; null before an upload. */
   async readArchive(id: string): Promise<Buffer | null> {
     const chunks: Buffer[] = [];
     for await (const chunk of this.archiveChunks(id)) chunks.push(chunk);

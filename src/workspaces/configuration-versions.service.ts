@@ -27,7 +27,7 @@ export interface CreatedConfigurationVersion {
   uploadUrl: string;
 }
 
-/** Path of the public upload route; the token in it is the only credential (CONTRACT 7). */
+/** Path of the public upload route; the token in it is the only credential (clients PUT there without an auth header). */
 export const UPLOAD_PATH_PREFIX = '/api/v2/configuration-versions/uploads/';
 
 /** Queues the run of an uploaded version with `auto-queue-runs` (RunsService.queueForUpload). */
@@ -57,7 +57,7 @@ const RUNS_CHECKED_FOR_TASK_TOKENS = 50;
 
 /**
  * Configuration versions: a tar.gz uploaded once through an unguessable URL and kept in the database,
- * the one store every node shares; downloaded by readers and by run tasks (CONTRACT 7, 9).
+ * the one store every node shares; downloaded by readers and by run tasks.
  */
 export class ConfigurationVersionsService {
   constructor(

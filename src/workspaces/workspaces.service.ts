@@ -24,7 +24,7 @@ export interface WorkspaceAttributesInput {
   'working-directory'?: string | null;
 }
 
-/** Workspaces (CONTRACT 7): create, show by id or name, list, delete with everything in them. */
+/** Workspaces: create, show by id or name, list, delete with everything in them. */
 export class WorkspacesService {
   constructor(
     private readonly workspaces: WorkspacesRepository,

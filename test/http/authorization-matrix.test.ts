@@ -32,7 +32,7 @@ const NOTHING: Expectation = {
 };
 const MEMBER: Expectation = { ...NOTHING, showVisible: 200 };
 
-/** CONTRACT 4, row by row. */
+/** Who may do what to teams, one row per kind of caller. */
 const MATRIX: Record<Caller, Expectation> = {
   'site admin': OWNER,
   owner: OWNER,
@@ -50,7 +50,7 @@ const MATRIX: Record<Caller, Expectation> = {
 const rename = (name: string) => ({ data: { type: 'teams', attributes: { name } } });
 
 for (const dialect of testDialects()) {
-  describe(`authorization matrix of CONTRACT 4 (${dialect})`, () => {
+  describe(`authorization matrix of team rights (${dialect})`, () => {
     let ctx: TestContext;
     let org: TestOrganization;
     let callers: Record<Caller, ApiClient>;

@@ -9,7 +9,7 @@ import { assertStatus } from '../helpers/assertions.js';
 import { createOrganization, createTeam, type TestOrganization } from '../helpers/fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 
-/** Keys that no consistency rule ties to another, so each may be granted alone (CONTRACT 5). */
+/** Keys that no consistency rule ties to another, so each may be granted alone. */
 export const INDEPENDENT_KEYS = [
   'manage-policies', 'manage-policy-overrides', 'manage-run-tasks', 'manage-vcs-settings', 'manage-agent-pools',
   'read-workspaces', 'manage-providers', 'manage-modules', 'manage-membership', 'delegate-policy-overrides',

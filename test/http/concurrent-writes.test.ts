@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 3, beyond teams: every read-modify-write must be atomic (CONTRACT 4). Each case sends
+ * Issue 14 item 3, beyond teams: every read-modify-write must be atomic or retried, on both databases. Each case sends
  * requests that read the same row concurrently and checks that the outcome reads as some order of them:
  * the last answer shows what is stored, a rule checked on what was read still holds afterwards, and
  * "one at a time" stays one.

@@ -10,7 +10,7 @@ const tokenBody = (description: string) => ({ data: { type: 'authentication-toke
 const workspaceBody = () => ({ data: { type: 'workspaces', attributes: { name: unique('ws') } } });
 
 /**
- * Issue 14, item 5 (CONTRACT 6): while an organization's edition has no teams, its teams other than owners
+ * Issue 14, item 5: while an organization's edition has no teams, its teams other than owners
  * grant nothing and their tokens authenticate nothing; owners, the organization token and the site admin
  * still list, show and delete them and revoke their tokens; an upgrade restores them.
  */

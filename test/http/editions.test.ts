@@ -54,7 +54,7 @@ for (const dialect of testDialects()) {
       assert.equal(entitlements.body.data.attributes['run-task-workspace-limit'], 10);
 
       assertError(await org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'nope' } } }), 404);
-      // CONTRACT 6: owners still list and show the teams the edition hides; members see none of them.
+      // Owners still list and show the teams the edition hides; members see none of them.
       const listed = await org.owner.api.get(`/organizations/${org.name}/teams`);
       assertStatus(listed, 200);
       assert.deepEqual(listed.body.data.map((t: any) => t.attributes.name).sort(), ['owners', team.name].sort());

@@ -58,7 +58,7 @@ describe('group commit (sqlite): acknowledgements wait for the disk', () => {
     await sleep(50);
     assert.equal(answered, false, 'no response before the commit is on disk');
     gate.open();
-    assertStatus(await created, 200); // team create answers 200 (CONTRACT)
+    assertStatus(await created, 200); // team create answers 200, not 201, as HCP Terraform does
   });
 
   it('sends no run task request before the result, its token and attempt are durable', async () => {

@@ -12,7 +12,7 @@ const runBody = (workspaceId: string) => ({
 });
 
 /**
- * Issue 14, item 12: the organization token cannot create runs or override (CONTRACT 3, 4), and no token it
+ * Issue 14, item 12: the organization token cannot create runs or override (those need a person), and no token it
  * mints may do either: not the owners team's (refused), nor another team's that it grants the rights to.
  */
 for (const dialect of testDialects()) {

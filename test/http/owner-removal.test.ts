@@ -5,7 +5,7 @@ import { addMember, addToTeam, createOrganization, createTeam, createUser, siteA
 import { organizationToken } from '../helpers/run-fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 
-/** Issue 14, item 4: only owners may remove an owner, by any path (CONTRACT 4). */
+/** Issue 14, item 4: only owners may remove an owner, by any path. */
 for (const dialect of testDialects()) {
   describe(`only owners remove an owner, by any path (${dialect})`, () => {
     let ctx: TestContext;

@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 8: only owners may change the owners team (CONTRACT 4). A `manage-teams` holder who can
+ * Issue 14 item 8: only owners may change the owners team. A `manage-teams` holder who can
  * see it (with `access-secret-teams`) is refused with 403, since they can see it, for every setting, and
  * nothing changes; owners still can.
  */

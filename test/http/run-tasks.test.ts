@@ -18,7 +18,7 @@ import { expectedSignature, MockTaskService } from '../helpers/mock-task-service
 import { attachRunTask, createRunTask, createWorkspace, memberWithAccess, organizationToken, subscribe } from '../helpers/run-fixtures.js';
 import { createTestApp, freshDatabaseUrl, testDialects, type TestContext } from '../helpers/test-app.js';
 
-/** Every key of the CONTRACT 9 payload. */
+/** Every key of a run task request body (HCP's payload_version 1). */
 const PAYLOAD_KEYS = [
   'payload_version', 'stage', 'access_token', 'capabilities', 'configuration_version_download_url', 'configuration_version_id',
   'is_speculative', 'organization_name', 'plan_json_api_url', 'run_app_url', 'run_created_at', 'run_created_by', 'run_id', 'run_message',
@@ -110,7 +110,7 @@ for (const dialect of testDialects()) {
       const closedPort = await freePort();
       try {
         const post = (url: string) => org.owner.api.post(`/organizations/${org.name}/tasks`, taskBody({ name: 'n1', url, category: 'task' }));
-        // CONTRACT 9: the same detail whatever happened, so verification cannot map what the server reaches.
+        // The same detail whatever happened, so verification cannot map what the server reaches.
         const error500 = assertError(await post(failing.url), 422, /could not be verified/);
         assert.equal(error500.source?.pointer, '/data/attributes/url');
         assert.doesNotMatch(error500.detail!, /500/);
@@ -220,7 +220,7 @@ for (const dialect of testDialects()) {
 
       assertStatus(await member.api.get(`/organizations/${org.name}/tasks`), 200);
       assertStatus(await member.api.get(`/tasks/${task.id}`), 200);
-      // Creating is not in CONTRACT 4's table for plain members: 404, as for anything not in it.
+      // Plain members may list and show run tasks but not create them: 404, as for anything not granted.
       assertError(await member.api.post(`/organizations/${org.name}/tasks`, taskBody({ name: 'm1', url: mock.url, category: 'task' })), 404);
       assertError(await member.api.patch(`/tasks/${task.id}`, taskBody({ name: 'm2' })), 403);
       assertError(await member.api.delete(`/tasks/${task.id}`), 403);

@@ -9,7 +9,7 @@ const RESERVED = /^(api-team_|api-org-|api-site-admin)/i;
 
 /**
  * Issue 14, item 7: service accounts are known by a flag and their owner, never by name, and their name
- * prefixes are reserved (CONTRACT 3), so no user or invitation can stand in for one.
+ * prefixes are reserved, so no user or invitation can stand in for one.
  */
 for (const dialect of testDialects()) {
   describe(`service-account names cannot be squatted (${dialect})`, () => {

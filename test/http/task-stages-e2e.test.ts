@@ -20,7 +20,7 @@ const PAYLOAD_KEYS = [
   'vcs_pull_request_url', 'vcs_repo_url', 'workspace_app_url', 'workspace_id', 'workspace_name', 'workspace_working_directory',
 ];
 
-/** Every field of CONTRACT 9, checked against what the API says about the run, plus the signature. */
+/** Every field of the run task request body, checked against what the API says about the run, plus the signature. */
 async function assertDelivery(ctx: TestContext, request: RecordedTaskRequest, gated: GatedWorkspace, runId: string, stage: string): Promise<void> {
   assert.equal(request.method, 'POST');
   assert.equal(request.signatureValid, true, 'X-TFC-Task-Signature is the HMAC-SHA512 of the exact body');

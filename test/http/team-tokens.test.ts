@@ -87,7 +87,7 @@ for (const dialect of testDialects()) {
       const issued = await org.owner.api.post(`/teams/${team.id}/authentication-tokens`, tokenBody({ description: 'x' }));
       shown = await org.owner.api.get(`/teams/${team.id}?include=users`);
       assert.equal(shown.body.data.attributes['users-count'], 1);
-      assert.equal(shown.body.data.attributes['non-service-users-count'], 0, "the seed's 0-against-1 example");
+      assert.equal(shown.body.data.attributes['non-service-users-count'], 0, 'the service account is not a non-service user');
       assert.equal(shown.body.data.relationships.users.data.length, 1);
       const account = shown.body.included.find((user: any) => user.id === shown.body.data.relationships.users.data[0].id);
       assert.equal(account.attributes.username, `api-team_${team.id.slice('team-'.length)}`);

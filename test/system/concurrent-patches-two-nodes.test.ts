@@ -12,7 +12,7 @@ import { startServerProcess, type ServerProcess } from '../helpers/server-proces
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
 
 const ROUNDS = Number(process.env.TEAMSTAGE_PATCH_ROUNDS ?? 10);
-/** Keys that no consistency rule ties to another (CONTRACT 5), so each may be granted alone. */
+/** Keys that no consistency rule ties to another, so each may be granted alone. */
 const KEYS = [
   'manage-policies', 'manage-policy-overrides', 'manage-run-tasks', 'manage-vcs-settings', 'manage-agent-pools',
   'read-workspaces', 'manage-providers', 'manage-modules', 'manage-membership', 'delegate-policy-overrides',

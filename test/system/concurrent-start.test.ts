@@ -1,5 +1,5 @@
 /**
- * CONTRACT 1: migrations run at start and are safe when several nodes start at once. Three processes
+ * Migrations run at start and are safe when several nodes start at once. Three processes
  * start together on one fresh database; all become ready and serve the same data.
  */
 import assert from 'node:assert/strict';

@@ -25,7 +25,7 @@ function violatedKeys(value: OrganizationAccess): OrganizationAccessKey[] {
   return findViolations(value).map((violation) => violation.key);
 }
 
-/** The five rules of CONTRACT 5, written out independently of the implementation. */
+/** The five consistency rules of organization-access, written out independently of the implementation. */
 function breaksARule(a: OrganizationAccess): boolean {
   return (
     (a['manage-projects'] && !a['manage-workspaces']) ||
@@ -47,7 +47,7 @@ const changeArbitrary: fc.Arbitrary<AccessChange> = fc.record(
 const validStateArbitrary = accessArbitrary.map(applyImplications).filter((value) => findViolations(value).length === 0);
 
 describe('organization-access: keys and stored form', () => {
-  it('has the sixteen keys of CONTRACT 5, fourteen from the seed plus two', () => {
+  it("has the sixteen keys, HCP Terraform's fourteen plus two", () => {
     assert.equal(ORGANIZATION_ACCESS_KEYS.length, 16);
     assert.equal(new Set(ORGANIZATION_ACCESS_KEYS).size, 16);
     for (const key of ['access-secret-teams', 'delegate-policy-overrides', 'manage-agent-pools', 'manage-organization-access'] as const) {

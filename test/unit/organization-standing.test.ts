@@ -19,7 +19,7 @@ const ops: CallerTeam = { id: 'team-ops', isOwners: false, access: managing };
 const owners: CallerTeam = { id: 'team-owners', isOwners: true, access: fullAccess() };
 const hidden: TeamFacts = { id: 'team-other', isOwners: false, visibility: 'organization', allowMemberTokenManagement: true };
 
-describe('organization standing: editions without teams (CONTRACT 6)', () => {
+describe('organization standing: editions without teams', () => {
   it('teams other than owners grant nothing, and what they showed is hidden', () => {
     const entitled = standingFromTeams(user, ORG, { activeMember: true, teams: [ops] });
     assert.equal(entitled.access['manage-workspaces'], true);
@@ -48,7 +48,7 @@ describe('organization standing: editions without teams (CONTRACT 6)', () => {
   });
 });
 
-describe('organization standing: tokens minted by the organization token (CONTRACT 3, 4)', () => {
+describe('organization standing: tokens minted by the organization token', () => {
   it('act as their team but never as a person: no runs, no overrides', () => {
     const person = standingFromTeams(teamToken(true), ORG, { activeMember: true, teams: [ops] });
     const minted = standingFromTeams(teamToken(false), ORG, { activeMember: true, teams: [ops] });

@@ -174,7 +174,7 @@ describe('run next step', () => {
   const run = (status: RunStatus, extra: { planOnly?: boolean; autoApply?: boolean } = {}) => ({ status, planOnly: false, autoApply: false, ...extra });
   const stage = (name: TaskStageName, status: string): StageSnapshot => ({ id: `ts-${name}`, stage: name, status });
 
-  it('maps the stage status to the run (CONTRACT 8)', () => {
+  it('maps the stage status to the run', () => {
     const running = run('post_plan_running');
     assert.deepEqual(nextStep(running, [stage('post_plan', 'pending')]), { kind: 'wait', reason: 'task-stage' });
     assert.deepEqual(nextStep(running, [stage('post_plan', 'running')]), { kind: 'wait', reason: 'task-stage' });

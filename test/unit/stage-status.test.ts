@@ -20,8 +20,8 @@ function* everyCombination(n: number): Generator<ResultFacts[]> {
 }
 
 /**
- * CONTRACT 8 restated as a lookup over counts, independently of the implementation's order of checks:
- * the spec reads "(open) → running; canceled → canceled; mandatory failed → awaiting_override;
+ * The stage status rule restated as a lookup over counts, independently of the implementation's order of checks:
+ * the rule reads "(open) → running; canceled → canceled; mandatory failed → awaiting_override;
  * mandatory errored → errored; mandatory unreachable → unreachable; otherwise passed".
  */
 function expectedStatus(results: ResultFacts[]): string {
@@ -37,7 +37,7 @@ function expectedStatus(results: ResultFacts[]): string {
   return 'unreachable';
 }
 
-describe('stage status derivation (CONTRACT 8)', () => {
+describe('stage status derivation', () => {
   it('matches the rule for every combination of up to four results (status × enforcement level)', () => {
     let checked = 0;
     for (let n = 0; n <= 4; n++) {

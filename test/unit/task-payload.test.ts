@@ -38,7 +38,7 @@ const EXPECTED_KEYS = [
   'vcs_pull_request_url', 'vcs_repo_url', 'workspace_app_url', 'workspace_id', 'workspace_name', 'workspace_working_directory',
 ];
 
-describe('run task request payload (CONTRACT 9)', () => {
+describe('run task request payload', () => {
   it('has every field with absolute URLs under the base URL', () => {
     const payload = buildTaskPayload(context(), 'token-123', BASE);
     assert.deepEqual(Object.keys(payload), EXPECTED_KEYS);

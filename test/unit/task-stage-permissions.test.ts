@@ -21,7 +21,7 @@ function memberWith(keys: OrganizationAccessKey[], principal: Principal = user, 
 const NONE = { 'can-override-policy': false, 'can-override-tasks': false, 'can-override': false };
 const ALL = { 'can-override-policy': true, 'can-override-tasks': true, 'can-override': true };
 
-describe('task stage permissions (CONTRACT 4)', () => {
+describe('task stage permissions', () => {
   it('owners, the site admin and the owners-team token read and override everything', () => {
     for (const standing of [
       memberWith([], user, true),
@@ -57,7 +57,7 @@ describe('task stage permissions (CONTRACT 4)', () => {
     }, 'a team token with manage-run-tasks acts as its team');
   });
 
-  it('exactly the read rights of CONTRACT 4 let a member read runs, and none of the others does (each key alone)', () => {
+  it('exactly the read rights let a member read runs, and none of the others does (each key alone)', () => {
     const readers = new Set(['manage-run-tasks', 'manage-policy-overrides', 'read-workspaces', 'manage-workspaces', 'manage-policies', 'manage-agent-pools']);
     for (const key of ORGANIZATION_ACCESS_KEYS) {
       const standing = memberWith([key]);

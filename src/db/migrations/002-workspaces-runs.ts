@@ -1,8 +1,8 @@
 import { PostgresAdapter, type Kysely } from 'kysely';
 
 /**
- * The supporting resources of run task gating (CONTRACT 7) and the stage/result rows created with a
- * run (CONTRACT 8). Children reference their parents with ON DELETE CASCADE, so deleting a workspace
+ * The supporting resources of run task gating and the stage/result rows created with a
+ * run. Children reference their parents with ON DELETE CASCADE, so deleting a workspace
  * (or an organization) removes its runs, plans, applies, stages, results and attachments in one
  * statement, even in the middle of a run. Tables added later that point at these rows must cascade too.
  */

@@ -21,7 +21,7 @@ const Outcome = Type.Object({
   }),
 });
 
-/** CONTRACT 9: a `task-results` document; `status` decides, everything else is optional. */
+/** A `task-results` document; `status` decides, everything else is optional. */
 const CallbackBody = Type.Object({
   data: Type.Object({
     type: Type.Literal('task-results'),

@@ -21,7 +21,7 @@ const CreateBody = resourceBody(
 );
 const VersionParams = IdParam('configuration_version_id');
 
-/** Configuration versions (CONTRACT 7): create, show, upload through the unguessable URL, download. */
+/** Configuration versions: create, show, upload through the unguessable URL, download. */
 export async function configurationVersionsRoutes(app: TypedApp, services: Services): Promise<void> {
   const versions = services.configurationVersionsService;
 
@@ -40,7 +40,7 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
     async (request, reply) => sendDocument(reply, 200, { data: configurationVersionResource(await versions.show(callerOf(request), request.params.configuration_version_id)) }),
   );
 
-  // Public to the authentication hook: a run task's access token is not an API token (CONTRACT 9).
+  // Public to the authentication hook: a run task's access token is not an API token.
   app.get(
     '/configuration-versions/:configuration_version_id/download',
     {

@@ -23,7 +23,7 @@ const MembershipParams = IdParam('membership_id');
 
 const membershipOf = (view: MembershipView) => membershipResource(view.membership, view.user, view.teamIds);
 
-/** Organization memberships: invite, accept, list with filters, show, delete (CONTRACT 3). */
+/** Organization memberships: invite, accept, list with filters, show, delete. */
 export async function membershipsRoutes(app: TypedApp, services: Services): Promise<void> {
   const memberships = services.membershipsService;
 

@@ -31,7 +31,7 @@ const OrgParams = IdParam('organization_name');
 
 const organizationOf = (view: OrganizationView) => organizationResource(view.organization, view.standing);
 
-/** Organizations, editions and entitlements (CONTRACT 3, 6). */
+/** Organizations, editions and entitlements. */
 export async function organizationsRoutes(app: TypedApp, services: Services): Promise<void> {
   const organizations = services.organizationsService;
 

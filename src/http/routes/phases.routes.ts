@@ -6,7 +6,7 @@ import type { TypedApp } from '../typed-app.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
 
-/** Plans and applies (CONTRACT 7). */
+/** Plans and applies, and the plan JSON run tasks download. */
 export async function phasesRoutes(app: TypedApp, services: Services): Promise<void> {
   const phases = services.phasesService;
 
@@ -16,7 +16,7 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
     async (request, reply) => sendDocument(reply, 200, { data: planResource(await phases.showPlan(callerOf(request), request.params.plan_id)) }),
   );
 
-  // Public to the authentication hook: a run task's access token is not an API token (CONTRACT 9).
+  // Public to the authentication hook: a run task's access token is not an API token.
   app.get(
     '/plans/:plan_id/json-output',
     { config: { public: true }, schema: { params: IdParam('plan_id'), tags: ['runs'], summary: 'The JSON plan (API token or run task access token)' } },

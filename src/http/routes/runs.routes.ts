@@ -35,7 +35,7 @@ const CreateRunBody = resourceBody(
 const ActionBody = Type.Object({ comment: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])) });
 const RunParams = IdParam('run_id');
 
-/** Runs (CONTRACT 7): create, show, list per workspace, apply, discard, cancel. */
+/** Runs: create, show, list per workspace, apply, discard, cancel. */
 export async function runsRoutes(app: TypedApp, services: Services): Promise<void> {
   const { runsService, taskStagesService, config } = services;
 

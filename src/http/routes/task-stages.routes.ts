@@ -13,10 +13,10 @@ import { Errors } from '../../core/errors.js';
 import type { Services } from '../../services.js';
 import { TASK_STAGE_INCLUDES } from '../../taskstages/task-stages.service.js';
 
-/** Plain JSON, as HCP Terraform takes it; every key optional (the seed's example sends no body). */
+/** Plain JSON, as HCP Terraform takes it; every key optional (HCP Terraform's documented example sends no body). */
 const OverrideBody = Type.Object({ comment: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()])) });
 
-/** Seed 4.6–4.9 and CONTRACT 8. */
+/** Task stages and results of a run: list, show, outcomes, override. */
 export async function taskStagesRoutes(app: TypedApp, services: Services): Promise<void> {
   const { taskStagesService, runsService, config } = services;
   app.decorateRequest('visibleStage', undefined);

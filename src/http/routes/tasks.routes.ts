@@ -28,7 +28,7 @@ const UpdateTaskBody = resourceBody('tasks', taskAttributes(false), { attributes
 const OrgParams = IdParam('organization_name');
 const TaskParams = IdParam('task_id');
 
-/** Run tasks, type `tasks` (CONTRACT 7). */
+/** Run tasks, type `tasks`. */
 export async function tasksRoutes(app: TypedApp, services: Services): Promise<void> {
   const { tasksService, config } = services;
   app.decorateRequest('visibleTask', undefined);

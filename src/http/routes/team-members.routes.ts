@@ -4,7 +4,7 @@ import { IdParam, identifierListBody } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
 
-/** CONTRACT 3: team membership by username and by organization membership id. 204 on success. */
+/** Team membership by username and by organization membership id. 204 on success. */
 export async function teamMembersRoutes(app: TypedApp, services: Services): Promise<void> {
   const members = services.teamMembersService;
   const params = IdParam('team_id');

@@ -36,7 +36,7 @@ const TeamParams = IdParam('team_id');
 const teamDocument = (result: TeamResult) =>
   resourceDocument({ data: teamDetailsResource(result.team), included: teamIncluded(result.related) });
 
-/** Seed 4.1–4.5. */
+/** Teams: list, create, show, update, delete. */
 export async function teamsRoutes(app: TypedApp, services: Services): Promise<void> {
   const { teamsService, config } = services;
   app.decorateRequest('visibleTeam', undefined);

@@ -21,7 +21,7 @@ const TokenBody = Type.Object({
 const issued = (token: IssuedToken) => ({ data: tokenResource(token.row, token.secret) });
 const listed = (rows: TokenRow[]) => ({ data: rows.map((row) => tokenResource(row)) });
 
-/** User, organization and team tokens (CONTRACT 3). Secrets appear only in the creating response. */
+/** User, organization and team tokens. Secrets appear only in the creating response. */
 export async function tokensRoutes(app: TypedApp, services: Services): Promise<void> {
   const tokens = services.tokensService;
 

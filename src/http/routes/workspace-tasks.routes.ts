@@ -23,7 +23,7 @@ const UpdateBody = resourceBody('workspace-tasks', attributes, { attributesRequi
 const WorkspaceParams = Type.Object({ workspace_id: Type.String({ maxLength: 255 }) });
 const AttachmentParams = Type.Object({ workspace_id: Type.String({ maxLength: 255 }), workspace_task_id: Type.String({ maxLength: 255 }) });
 
-/** Workspace run task attachments, type `workspace-tasks` (CONTRACT 7). */
+/** Workspace run task attachments, type `workspace-tasks`. */
 export async function workspaceTasksRoutes(app: TypedApp, services: Services): Promise<void> {
   const { workspaceTasksService, config } = services;
   app.decorateRequest('visibleWorkspaceTask', undefined);

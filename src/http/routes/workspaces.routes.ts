@@ -23,7 +23,7 @@ const WorkspaceParams = IdParam('workspace_id');
 
 const workspaceOf = (view: WorkspaceView) => workspaceResource(view.workspace, view.standing);
 
-/** Workspaces (CONTRACT 7). */
+/** Workspaces: create, show by id or name, list, delete. */
 export async function workspacesRoutes(app: TypedApp, services: Services): Promise<void> {
   const { workspacesService, config } = services;
 

@@ -4,7 +4,7 @@ import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow } from '../../taskstages/task-stages.repository.js';
 import type { TaskStageView } from '../../taskstages/task-stages.service.js';
 
-/** Seed 2.2 and CONTRACT 8: `permissions` and `actions` on every stage document. */
+/** `permissions` and `actions` on every stage document, so clients know whether they may override. */
 export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions): Resource {
   return {
     id: stage.id,
@@ -28,7 +28,7 @@ export function taskStageResource(stage: TaskStageRow, resultIds: string[], perm
   };
 }
 
-/** Seed 2.3. */
+/** Type `task-results`. */
 export function taskResultResource(result: TaskResultRow): Resource {
   return {
     id: result.id,

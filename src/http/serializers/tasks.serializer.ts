@@ -4,7 +4,7 @@ import type { TaskRelated, TaskView } from '../../runtasks/tasks.service.js';
 import { workspaceTaskResource } from './workspace-tasks.serializer.js';
 import { workspaceResource } from './workspaces.serializer.js';
 
-/** Type `tasks`. `hmac-key` is write-only: always null here, whatever is stored (CONTRACT 7). */
+/** Type `tasks`. `hmac-key` is write-only: always null here, whatever is stored, so the secret never leaves. */
 export function taskResource(row: TaskRow, workspaceTaskIds: readonly string[]): Resource {
   return {
     id: row.id,

@@ -4,7 +4,7 @@ import type { TeamDetails, TeamRelated, TeamView } from '../../teams/team-view.j
 import { membershipResource } from './memberships.serializer.js';
 import { userResource } from './users.serializer.js';
 
-/** One shape for list, show, create and update (CONTRACT 5: go-tfe compares them field by field). */
+/** One shape for list, show, create and update (go-tfe compares list items to create responses field by field). */
 export function teamResource(view: TeamView, permissions: TeamPermissions): Resource {
   const { team } = view;
   const userIds = view.members.map((member) => member.userId);

@@ -4,7 +4,7 @@ import type { Resource } from '../jsonapi.js';
 import { NOOP_TERRAFORM_VERSION } from '../../runs/noop-executor.js';
 import type { WorkspaceRow } from '../../workspaces/workspaces.repository.js';
 
-/** Just deep enough for run task gating and go-tfe (CONTRACT 7); one shape for list, show and create. */
+/** Just deep enough for run task gating and go-tfe; one shape for list, show and create. */
 export function workspaceResource(row: WorkspaceRow, standing: OrganizationStanding): Resource {
   return {
     id: row.id,
