@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** What the build reads: a change to any of these makes the build stale. */
-export const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
-/** One file of the build: tsc writes every output again on each build, so its time is the build's. */
-export const BUILD_OUTPUT = path.join('dist', 'src', 'cli.js');
+export const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle.mjs'];
+/** The last file the build writes (scripts/bundle.mjs), so its time is the build's. */
+export const BUILD_OUTPUT = path.join('dist', 'bundle', 'teamstage.mjs');
 
 function newestModification(file) {
   const stat = fs.statSync(file, { throwIfNoEntry: false });

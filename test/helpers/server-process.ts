@@ -31,7 +31,7 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const args = options.compiled
-    ? [path.join(root, 'dist/src/cli.js'), 'serve']
+    ? [path.join(root, 'dist/bundle/teamstage.mjs'), 'serve']
     : ['--import', 'tsx', path.join(root, 'src/cli.ts'), 'serve'];
   // TEAMSTAGE_SERVER_NODE_ARGS: extra node flags for the server only, e.g. `--cpu-prof` when profiling a bench.
   const nodeArgs = (process.env.TEAMSTAGE_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
