@@ -52,7 +52,8 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
   try {
-    await waitFor('the server to answer /readyz', 30_000, async () => {
+    // Bounded, not timed: tsx compiles the sources on start, which takes many seconds on a loaded 2-core machine.
+    await waitFor('the server to answer /readyz', 90_000, async () => {
       if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
       const response = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1000) });
       return response.status === 200 ? true : undefined;
@@ -81,7 +82,7 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: n
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
   return { code, stdout, stderr };

@@ -32,7 +32,8 @@ async function run(args: string[], extra: Record<string, string>): Promise<{ cod
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // Bounded, not timed: tsx compiles the sources on start, which takes many seconds on a loaded 2-core machine.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
   return { code, output };
