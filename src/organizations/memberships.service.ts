@@ -105,6 +105,8 @@ export class MembershipsService {
     // each count the other as the one who stays. `active` holds active memberships only, as they are now.
     await this.teams.withOwnersLocked(membership.organization_name, async (trx, active) => {
       if (active.length === 1 && active[0]!.membershipId === membership.id) {
+        // A 403 about the state of the data (nobody else left in the owners team), not about the caller:
+        // no caller may do it, so it is not the access table's to decide.
         throw Errors.lastOwnerCannotLeave();
       }
       await this.memberships.delete(membership.id, trx);
