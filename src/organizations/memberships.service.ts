@@ -36,10 +36,10 @@ export class MembershipsService {
    * invitation email), so the invitation can be accepted once that person has a token.
    */
   async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<MembershipView> {
-    const { organization, standing, featureSet } = await this.gate.enterFor(principal, organizationName, 'organization', 'invite-member', { name: organizationName });
+    const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'invite-member', { name: organizationName });
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
-      if (!(await this.teams.canInviteInto(organization.name, standing, featureSet, teamId))) {
+      if (!(await this.teams.canInviteInto(organization.name, standing, teamId))) {
         throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
       }
     }
