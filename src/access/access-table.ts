@@ -1,5 +1,6 @@
 import { Errors, type ApiError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
+import { editionHasTeam } from './editions.js';
 import type { OrganizationStanding } from './organization-standing.js';
 import { canReadRuns, taskStagePermissions } from './task-stage-permissions.js';
 import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, teamPermissions, type TeamFacts } from './team-permissions.js';
@@ -64,6 +65,9 @@ const teamAction = (key: keyof ReturnType<typeof teamPermissions>, refusal: () =
   return team.isOwners && permissionsBesideOwnersRule(s, team)[key] ? deny(refusal()) : hide;
 };
 
+/** Whether the organization's edition has this team: without the teams entitlement, only the owners team counts. */
+const editionHas = (s: OrganizationStanding, team: TeamFacts) => editionHasTeam({ teams: s.teamsEntitled }, team);
+
 export const ACCESS_TABLE = {
   organization: {
     /** Any active member, any token of the organization, a site admin. */
@@ -94,8 +98,24 @@ export const ACCESS_TABLE = {
     'update-access': (s, team) =>
       allowOrHide(team.isOwners ? canSeeTeam(s, team) && canGrantOrganizationAccess(s) : teamPermissions(s, team)['can-update-organization-access']),
     delete: teamAction('can-destroy', Errors.ownersTeamCannotBeDeleted),
+    /** Listing and removing members: owners may still empty a team the edition does not have. */
     'manage-members': (s, team) => allowOrHide(teamPermissions(s, team)['can-update-membership']),
+    /** Adding members: not to a team the edition does not have, it would grant nothing. */
+    'add-members': (s, team) =>
+      !teamPermissions(s, team)['can-update-membership'] ? hide : !editionHas(s, team) ? deny(Errors.editionLacksTeams()) : allow,
+    /** Listing and revoking tokens: owners may still revoke those of a team the edition does not have. */
     'manage-tokens': (s, team) => allowOrHide(teamPermissions(s, team)['can-update-api-token']),
+    /**
+     * Creating a token: not for a team the edition does not have (it would authenticate nothing),
+     * and not the owners team's for a caller that is not a person (the organization token, or a token it
+     * minted): that token acts as an owner, so the caller would mint itself the runs and overrides it is
+     * refused (only people create runs and overrides).
+     */
+    'create-token': (s, team) => {
+      if (!teamPermissions(s, team)['can-update-api-token']) return hide;
+      if (!editionHas(s, team)) return deny(Errors.editionLacksTeams());
+      return team.isOwners && !s.actsAsPerson ? deny(Errors.notAPersonForOwnersToken()) : allow;
+    },
   },
   'team-token': {
     manage: (s, team) => allowOrHide(teamPermissions(s, team)['can-update-api-token']),

@@ -32,7 +32,7 @@ export function featureSetById(id: string): FeatureSet | undefined {
  * Whether a team counts under this edition: without the `teams` entitlement only the owners team does. The
  * others stay stored (an upgrade restores them), but grant nothing and their tokens authenticate nothing.
  */
-export function editionHasTeam(featureSet: FeatureSet, team: { isOwners: boolean }): boolean {
+export function editionHasTeam(featureSet: Pick<FeatureSet, 'teams'>, team: { isOwners: boolean }): boolean {
   return featureSet.teams || team.isOwners;
 }
 

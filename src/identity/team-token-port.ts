@@ -1,4 +1,3 @@
-import type { FeatureSet } from '../access/editions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { TeamFacts } from '../access/team-permissions.js';
 import type { Principal } from '../core/principal.js';
@@ -16,7 +15,7 @@ export interface TokenTeam extends TeamFacts {
  */
 export interface TeamTokenPort {
   /** The team and the caller's standing in its organization, if the caller may manage the team's tokens; NotFound otherwise. */
-  manageableTeam(principal: Principal, teamId: string): Promise<{ team: TokenTeam; standing: OrganizationStanding; featureSet: FeatureSet }>;
+  manageableTeam(principal: Principal, teamId: string): Promise<{ team: TokenTeam; standing: OrganizationStanding }>;
   /** The team, whoever asks: the caller's right to it is the access table's to judge. */
   findById(teamId: string): Promise<TokenTeam | undefined>;
   /** Records the service account made for the team's first token. */

@@ -2,7 +2,6 @@ import { requireAccess, requirePersonalAccess } from '../access/require-access.j
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
-import { editionHasTeam } from '../access/editions.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -102,14 +101,9 @@ export class TokensService {
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
   async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<IssuedToken> {
-    const { team, standing, featureSet } = await this.teams.manageableTeam(principal, teamId);
-    // Owners may still revoke such a team's tokens, but a new one would authenticate nothing while the edition lacks teams.
-    if (!editionHasTeam(featureSet, team)) throw Errors.editionLacksTeams();
-    // The owners team's token acts as an owner, a person: a caller that is not one (the organization token,
-    // or a token it minted) would mint itself the runs and overrides it is refused.
-    if (team.isOwners && !standing.actsAsPerson) {
-      throw Errors.notAPersonForOwnersToken();
-    }
+    const { team, standing } = await this.teams.manageableTeam(principal, teamId);
+    // Not for a team the edition lacks, nor the owners team's for a caller that is not a person.
+    requireAccess(standing, 'team', 'create-token', team);
     const description = input.description ?? null;
     if (description !== null && description.length > 255) {
       throw new InvalidAttribute('/data/attributes/description', 'description must be at most 255 characters');

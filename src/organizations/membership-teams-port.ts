@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { FeatureSet } from '../access/editions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { Database } from '../db/schema.js';
 
@@ -11,7 +10,7 @@ import type { Database } from '../db/schema.js';
  */
 export interface MembershipTeamsPort {
   /** Whether the caller may invite someone into this team: the same right as adding a member to it directly. */
-  canInviteInto(organizationName: string, standing: OrganizationStanding, featureSet: FeatureSet, teamId: string): Promise<boolean>;
+  canInviteInto(organizationName: string, standing: OrganizationStanding, teamId: string): Promise<boolean>;
   addMembership(teamId: string, membershipId: string, now: string): Promise<void>;
   ownersTeamId(organizationName: string): Promise<string | undefined>;
   /** Runs `work` in a transaction holding the owners team's lock, with its active members as they are now. */

@@ -36,10 +36,10 @@ export class MembershipsService {
    * invitation email), so the invitation can be accepted once that person has a token.
    */
   async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<MembershipView> {
-    const { organization, standing, featureSet } = await this.gate.enterFor(principal, organizationName, 'organization', 'invite-member', { name: organizationName });
+    const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'invite-member', { name: organizationName });
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
-      if (!(await this.teams.canInviteInto(organization.name, standing, featureSet, teamId))) {
+      if (!(await this.teams.canInviteInto(organization.name, standing, teamId))) {
         throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
       }
     }
@@ -105,6 +105,8 @@ export class MembershipsService {
     // each count the other as the one who stays. `active` holds active memberships only, as they are now.
     await this.teams.withOwnersLocked(membership.organization_name, async (trx, active) => {
       if (active.length === 1 && active[0]!.membershipId === membership.id) {
+        // A 403 about the state of the data (nobody else left in the owners team), not about the caller:
+        // no caller may do it, so it is not the access table's to decide.
         throw Errors.lastOwnerCannotLeave();
       }
       await this.memberships.delete(membership.id, trx);

@@ -1,4 +1,3 @@
-import { editionHasTeam, type FeatureSet } from '../access/editions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { allows } from '../access/require-access.js';
 import type { MembershipTeamsPort } from '../organizations/membership-teams-port.js';
@@ -12,15 +11,11 @@ export class MembershipTeams implements MembershipTeamsPort {
     private readonly teamsService: TeamsService,
   ) {}
 
-  async canInviteInto(organizationName: string, standing: OrganizationStanding, featureSet: FeatureSet, teamId: string): Promise<boolean> {
+  async canInviteInto(organizationName: string, standing: OrganizationStanding, teamId: string): Promise<boolean> {
     const team = await this.teams.findById(teamId);
-    // Otherwise an invitation could place someone in a team the inviter cannot even see, the owners team included.
-    return (
-      team !== undefined &&
-      team.organizationName === organizationName &&
-      editionHasTeam(featureSet, team) &&
-      allows(standing, 'team', 'manage-members', team)
-    );
+    // Otherwise an invitation could place someone in a team the inviter cannot even see, the owners team
+    // included, or in one the edition does not have: the same rule as adding a member to the team.
+    return team !== undefined && team.organizationName === organizationName && allows(standing, 'team', 'add-members', team);
   }
 
   async addMembership(teamId: string, membershipId: string, now: string): Promise<void> {

@@ -3,7 +3,6 @@ import { nowIso } from '../core/clock.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import type { UsersRepository } from '../identity/users.repository.js';
-import { editionHasTeam } from '../access/editions.js';
 import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';
 import type { TeamsRepository } from './teams.repository.js';
 import type { Team } from './team.js';
@@ -22,7 +21,7 @@ export class TeamMembersService {
   ) {}
 
   async addByUsernames(principal: Principal, teamId: string, usernames: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId, 'add');
+    const team = await this.manageableTeam(principal, teamId, 'add-members');
     const memberships = await this.membershipsForUsernames(team, usernames);
     await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
   }
@@ -34,7 +33,7 @@ export class TeamMembersService {
   }
 
   async addByMembershipIds(principal: Principal, teamId: string, membershipIds: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId, 'add');
+    const team = await this.manageableTeam(principal, teamId, 'add-members');
     const memberships = await this.membershipsByIds(team, membershipIds);
     await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
   }
@@ -45,13 +44,10 @@ export class TeamMembersService {
     await this.remove(team, memberships.map((membership) => membership.id));
   }
 
-  private async manageableTeam(principal: Principal, teamId: string, change: 'add' | 'remove' = 'remove'): Promise<Team> {
-    const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
-    requireAccess(standing, 'team', 'manage-members', row);
-    // Owners may still empty a team the edition does not have, not grant through it.
-    if (change === 'add' && !editionHasTeam(context.featureSet, row)) {
-      throw Errors.editionLacksTeams();
-    }
+  /** `add-members` also refuses a team the edition lacks; removing from one stays open (the access table). */
+  private async manageableTeam(principal: Principal, teamId: string, action: 'add-members' | 'manage-members' = 'manage-members'): Promise<Team> {
+    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
+    requireAccess(standing, 'team', action, row);
     return row;
   }
 
@@ -67,6 +63,8 @@ export class TeamMembersService {
     await this.teams.withOwnersLocked(team.organizationName, async (trx, active) => {
       const remaining = active.filter((member) => !membershipIds.includes(member.membershipId));
       if (active.length > 0 && remaining.length === 0) {
+        // A 403 about the state of the data (who is left in the owners team), not about the caller: no
+        // caller may do it, so it is not the access table's to decide.
         throw Errors.lastOwnerCannotBeRemoved();
       }
       await this.teams.removeMemberships(team.id, membershipIds, trx);

@@ -12,9 +12,9 @@ export class TeamTokenAccess implements TeamTokenPort {
   ) {}
 
   async manageableTeam(principal: Principal, teamId: string) {
-    const { row, standing, context } = await this.teamsService.visibleTeam(principal, teamId);
+    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
     requireAccess(standing, 'team', 'manage-tokens', row);
-    return { team: row, standing, featureSet: context.featureSet };
+    return { team: row, standing };
   }
 
   findById(teamId: string) {

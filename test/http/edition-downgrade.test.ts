@@ -100,6 +100,11 @@ for (const dialect of testDialects()) {
         403,
         /edition/,
       );
+      // Nor an invitation into it: as for any team the inviter may not add members to, a 422 on the team.
+      const invited = await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, {
+        data: { type: 'organization-memberships', attributes: { email: `${unique('x')}@example.test` }, relationships: { teams: { data: [{ type: 'teams', id: secret.id }] } } },
+      });
+      assert.equal(assertError(invited, 422).source?.pointer, '/data/relationships/teams/data/0/id');
 
       assertStatus(await org.owner.api.delete(`/teams/${secret.id}`), 204);
       assertError(await org.owner.api.get(`/teams/${secret.id}`), 404);
