@@ -26,6 +26,7 @@ import { DeliveryRepository } from './delivery/delivery.repository.js';
 import { TaskDelivery } from './delivery/task-delivery.js';
 import { TaskStageRunner } from './taskstages/task-stage-runner.js';
 import { TaskStagesRepository } from './taskstages/task-stages.repository.js';
+import { newRunStagesWriter } from './taskstages/new-run-stages.js';
 import { TaskStagesService } from './taskstages/task-stages.service.js';
 import { ArtifactAccess } from './access/artifact-access.js';
 import { NoopExecutor } from './runs/noop-executor.js';
@@ -83,7 +84,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const tasks = new TasksRepository(db, handle.dialect);
   const workspaceTasks = new WorkspaceTasksRepository(db, handle.dialect);
   const configurationVersions = new ConfigurationVersionsRepository(db);
-  const runs = new RunsRepository(db, handle.dialect, jobs);
+  const runs = new RunsRepository(db, handle.dialect, jobs, newRunStagesWriter);
   const workspaceGate = new WorkspaceGate(workspaces, gate);
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);

@@ -4,8 +4,9 @@ import type { Dialect } from '../db/database.js';
 import { newId } from '../core/ids.js';
 import { nowIso } from '../core/clock.js';
 import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
-import { jobRowValues, replacePendingJob, type Executor, type JobRowValues, type NewJob } from '../jobs/job-queue.js';
-import { OPEN_RESULT_STATUSES } from '../taskstages/stage-status.js';
+import type { Executor, NewJob } from '../jobs/job-queue.js';
+import { jobParams, replacingJobInsertFrom, type JobParams } from '../jobs/job-statements.js';
+import { openResultRefresh, pendingResultTokenWrite } from '../taskstages/task-result-statements.js';
 import { contextQuery, toContext, type DeliveryContext } from './delivery-context.js';
 
 export type DeliveryAttemptRow = DeliveryAttemptsTable;
@@ -89,9 +90,7 @@ export class DeliveryRepository {
       .returning('id'),
   );
   private readonly attemptFinish = compiledOnce((p: AttemptEndParams) => this.attemptFinishWrite(this.db, p));
-  private readonly tokenOnPendingResult = compiledOnce((p: { tokenHash: string; resultId: string }) =>
-    this.db.updateTable('task_results').set({ access_token_hash: p.tokenHash }).where('id', '=', p.resultId).where('status', '=', fixed('pending')),
-  );
+  private readonly tokenOnPendingResult = compiledOnce((p: { tokenHash: string; resultId: string }) => pendingResultTokenWrite(this.db, p));
   private readonly tokenInsert = compiledOnce((p: { tokenHash: string; resultId: string; runId: string; createdAt: string }) =>
     this.db.insertInto('task_result_access_tokens').values({ token_hash: p.tokenHash, task_result_id: p.resultId, run_id: p.runId, created_at: p.createdAt }),
   );
@@ -110,9 +109,7 @@ export class DeliveryRepository {
    */
   private readonly deliveryStart = compiledOnce((p: { tokenHash: string; resultId: string; attemptId: string; attempt: number; url: string; now: string }) =>
     this.db
-      .with('pending', (db) =>
-        db.updateTable('task_results').set({ access_token_hash: p.tokenHash }).where('id', '=', p.resultId).where('status', '=', fixed('pending')).returning(['id', 'run_id']),
-      )
+      .with('pending', (db) => pendingResultTokenWrite(db, p).returning(['id', 'run_id']))
       .with('token', (db) =>
         db
           .insertInto('task_result_access_tokens')
@@ -139,33 +136,13 @@ export class DeliveryRepository {
    * TaskStageRunner.markDelivered).
    */
   private readonly acceptedAttemptFinish = compiledOnce(
-    (p: AttemptEndParams & { resultId: string; now: string } & { [K in keyof JobRowValues as `job_${K}`]: JobRowValues[K] }) =>
-      this.db
-        .with('attempt', (db) => this.attemptFinishWrite(db, p))
-        .with('refreshed', (db) =>
-          db
-            .updateTable('task_results')
-            .set({ updated_at: p.now })
-            .where('id', '=', p.resultId)
-            .where('status', 'in', OPEN_RESULT_STATUSES.map(fixed))
-            .returning('id'),
-        )
-        .insertInto('jobs')
-        .columns(['id', 'kind', 'payload', 'run_at', 'attempts', 'dedupe_key', 'created_at', 'lane', 'organization_name'])
-        .expression((eb) =>
-          eb.selectFrom('refreshed').select([
-            sql<string>`${p.job_id}`.as('id'),
-            sql<string>`${p.job_kind}`.as('kind'),
-            sql<string>`${p.job_payload}`.as('payload'),
-            sql<string>`${p.job_run_at}`.as('run_at'),
-            sql<number>`0`.as('attempts'),
-            sql<string>`${p.job_dedupe_key}`.as('dedupe_key'),
-            sql<string>`${p.now}`.as('created_at'),
-            sql<string>`${p.job_lane}`.as('lane'),
-            sql<string>`${p.job_organization_name}`.as('organization_name'),
-          ]),
-        )
-        .onConflict(replacePendingJob),
+    (p: AttemptEndParams & { resultId: string; now: string } & JobParams) =>
+      // The timeout job is enqueued only if the result was refreshed (its row in `refreshed`).
+      replacingJobInsertFrom(
+        this.db.with('attempt', (db) => this.attemptFinishWrite(db, p)).with('refreshed', (db) => openResultRefresh(db, p)),
+        'refreshed',
+        p,
+      ),
   );
 
   async context(resultId: string): Promise<DeliveryContext | undefined> {
@@ -235,18 +212,11 @@ export class DeliveryRepository {
       });
       return;
     }
-    const job = jobRowValues(refresh.timeoutJob);
     await this.acceptedAttemptFinish(this.db, {
       ...attemptEndParams(id, end),
       resultId: refresh.resultId,
       now: refresh.now,
-      job_id: job.id,
-      job_kind: job.kind,
-      job_payload: job.payload,
-      job_run_at: job.run_at,
-      job_dedupe_key: job.dedupe_key,
-      job_lane: job.lane,
-      job_organization_name: job.organization_name,
+      ...jobParams(refresh.timeoutJob, refresh.now),
     });
   }
 

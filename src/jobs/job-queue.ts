@@ -80,7 +80,7 @@ export function newJobRow(job: NewJob): JobsTable {
 
 /**
  * The conflict clause of a `replace` job: the pending job with its key takes its payload and time and is
- * unlocked (see NewJob.replace). For statements that insert a job of their own (delivery.repository.ts).
+ * unlocked (see NewJob.replace). For statements that insert a job of their own (job-statements.ts).
  */
 export function replacePendingJob(oc: OnConflictBuilder<Database, 'jobs'>) {
   return oc.column('dedupe_key').doUpdateSet((eb) => ({

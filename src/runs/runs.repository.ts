@@ -1,10 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns } from '../db/compiled-query.js';
-import { newJobRow, type Executor, type NewJob } from '../jobs/job-queue.js';
+import type { Executor, NewJob } from '../jobs/job-queue.js';
+import { newJobTableRows } from '../jobs/job-statements.js';
 import type { Dialect } from '../db/database.js';
 import { multiTableInsert } from '../db/multi-table-insert.js';
 import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
 import type { NewRunRows } from './new-run-rows.js';
+import type { NewRunStagesWriter } from './new-run-stages.js';
 
 export type RunRow = RunsTable;
 export type PhaseRow = PhasesTable;
@@ -40,6 +42,8 @@ export class RunsRepository {
     dialect: Dialect,
     /** The job queue, for SQLite's separate insert of a new run's first job. */
     private readonly jobs: { enqueue(executor: Executor, job: NewJob): Promise<void> },
+    /** The task stage side's inserts of a new run's stages and results (the port in new-run-stages.ts). */
+    private readonly stagesWriter: NewRunStagesWriter,
   ) {
     this.insertsInOneStatement = dialect === 'postgres';
     this.insertAll = multiTableInsert(db);
@@ -92,17 +96,15 @@ export class RunsRepository {
         { table: 'runs', rows: [rows.run] },
         { table: 'plans', rows: [rows.plan] },
         { table: 'applies', rows: [rows.apply] },
-        { table: 'task_stages', rows: rows.stages },
-        { table: 'task_results', rows: rows.results },
-        { table: 'jobs', rows: [newJobRow(job)] },
+        ...this.stagesWriter.tableRows(rows),
+        newJobTableRows(job),
       ]);
       return;
     }
     await executor.insertInto('runs').values(rows.run).execute();
     await executor.insertInto('plans').values(rows.plan).execute();
     await executor.insertInto('applies').values(rows.apply).execute();
-    if (rows.stages.length > 0) await executor.insertInto('task_stages').values(rows.stages).execute();
-    if (rows.results.length > 0) await executor.insertInto('task_results').values(rows.results).execute();
+    await this.stagesWriter.insert(executor, rows);
     await this.jobs.enqueue(executor, job);
   }
 
