@@ -102,7 +102,6 @@ export const Errors = {
   taskResultNotFound: () => new NotFound('task result not found'),
 
   // Refused to a caller who may see the thing.
-  forbidden: (detail: string) => new Forbidden(detail),
   editionLacksTeams: () => new Forbidden("the organization's edition does not include teams other than owners"),
   onlyOwnersChangeOwnersTeam: () => new Forbidden('only owners may change the owners team'),
   onlyOwnersRemoveOwners: () => new Forbidden('only owners may remove a member of the owners team from the organization'),
@@ -120,11 +119,6 @@ export const Errors = {
   overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
 
   // Bad input and state.
-  badRequest: (detail: string, parameter?: string) => new BadRequest(detail, parameter),
   unauthorized: (detail?: string) => new Unauthorized(detail),
-  conflict: (detail: string) => new Conflict(detail),
-  payloadTooLarge: (detail?: string) => new PayloadTooLarge(detail),
-  invalidAttribute: (pointer: string, detail: string) => new InvalidAttribute(pointer, detail),
-  unprocessable: (detail: string, source?: ErrorSource) => new Unprocessable(detail, source),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
 } as const;
