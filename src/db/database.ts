@@ -14,8 +14,6 @@ export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: Dialect;
-  /** For PostgreSQL: the pool, for LISTEN/NOTIFY and health checks. */
-  pool?: pg.Pool;
   /** For SQLite: the database file (or `:memory:`). */
   sqliteFile?: string;
   /**
@@ -88,7 +86,6 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
   return {
     db,
     dialect: 'postgres',
-    pool,
     close: () => db.destroy(),
   };
 }
