@@ -47,6 +47,15 @@ export interface Config {
     urlAllow: DestinationRule[];
     urlDeny: DestinationRule[];
   };
+  /** Agent execution mode (issue 16): what a pipeline may upload, and how long a claimed phase may go unreported. */
+  agent: {
+    /** TEAMSTAGE_AGENT_PHASE_TIMEOUT: seconds from a claim to its report; after that the run errors. */
+    phaseTimeoutSeconds: number;
+    /** TEAMSTAGE_PLAN_JSON_MAX_BYTES: the largest plan JSON accepted (422 beyond). */
+    planJsonMaxBytes: number;
+    /** TEAMSTAGE_LOG_MAX_BYTES: the largest plan or apply log accepted (422 beyond). */
+    logMaxBytes: number;
+  };
   jobs: {
     /** Seconds a claimed job stays leased; after a crash its jobs wait at most this long. */
     leaseSeconds: number;
@@ -160,6 +169,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutSeconds: positiveNumber('TEAMSTAGE_TASK_REQUEST_TIMEOUT', env.TEAMSTAGE_TASK_REQUEST_TIMEOUT, 10),
       urlAllow: destinationRules('TEAMSTAGE_TASK_URL_ALLOW', env.TEAMSTAGE_TASK_URL_ALLOW),
       urlDeny: destinationRules('TEAMSTAGE_TASK_URL_DENY', env.TEAMSTAGE_TASK_URL_DENY),
+    },
+    agent: {
+      phaseTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_PHASE_TIMEOUT', env.TEAMSTAGE_AGENT_PHASE_TIMEOUT, 3600),
+      planJsonMaxBytes: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_BYTES', env.TEAMSTAGE_PLAN_JSON_MAX_BYTES, 50 * 1024 * 1024),
+      logMaxBytes: wholeCount('TEAMSTAGE_LOG_MAX_BYTES', env.TEAMSTAGE_LOG_MAX_BYTES, 10 * 1024 * 1024),
     },
     jobs: {
       leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),

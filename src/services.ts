@@ -31,6 +31,7 @@ import { TaskStagesService } from './taskstages/task-stages.service.js';
 import { ArtifactAccess } from './access/artifact-access.js';
 import { NoopExecutor } from './runs/noop-executor.js';
 import { PhasesService } from './runs/phases.service.js';
+import { AgentPhasesService } from './runs/agent-phases.service.js';
 import { RunProgress } from './runs/run-progress.js';
 import { RunTransitions } from './runs/run-transitions.js';
 import { RunsRepository } from './runs/runs.repository.js';
@@ -95,6 +96,9 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runTransitions = new RunTransitions(runs);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
+  // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.
+  const agentPhasesService = new AgentPhasesService(db, runs, workspaces, workspaceGate, runTransitions, jobs, config.agent, log);
+  agentPhasesService.registerJobs();
   // Where run task requests may go: the operator's rules and this server's own listener.
   const taskDestinations = new TaskDestinations({ allow: config.tasks.urlAllow, deny: config.tasks.urlDeny }, [{ address: config.host, port: config.port }]);
   stopFunctions.push(() => taskDestinations.close());
@@ -132,6 +136,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),
     phasesService: new PhasesService(runs, workspaces, workspaceGate, artifactAccess),
+    agentPhasesService,
     /** Workers first (they finish in-flight jobs with everything still up), then the rest in reverse order. */
     async stop() {
       await jobs.stop();

@@ -142,8 +142,19 @@ export const ACCESS_TABLE = {
         s.actsAsPerson ? Errors.runActionNeedsQueueRight(run.action ?? 'act on') : Errors.notAPersonForRunActions(),
       ),
   },
-  plan: { read: (s) => allowOrHide(canReadRuns(s)) },
-  apply: { read: (s) => allowOrHide(canReadRuns(s)) },
+  plan: {
+    read: (s) => allowOrHide(canReadRuns(s)),
+    /**
+     * The agent protocol (claim, upload, report): whoever may queue runs in the workspace, i.e. the
+     * pipeline. Hidden from everyone else, readers included (issue 16: "a token that may not queue runs gets 404").
+     */
+    execute: (s) => allowOrHide(canQueueRuns(s)),
+  },
+  apply: {
+    read: (s) => allowOrHide(canReadRuns(s)),
+    /** As the plan's. */
+    execute: (s) => allowOrHide(canQueueRuns(s)),
+  },
   'task-stage': {
     read: (s) => allowOrHide(canReadRuns(s)),
     override: (s) => allowOrDeny(taskStagePermissions(s)['can-override'], canReadRuns(s), Errors.overrideNotAllowed),

@@ -119,6 +119,20 @@ export const Errors = {
   overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
 
   // Bad input and state.
+  localExecutionQueuesNoRuns: () =>
+    new InvalidAttribute('/data/relationships/workspace', "the workspace's execution-mode is local: Terraform runs elsewhere and Teamstage queues no runs"),
+  /** Agent protocol (src/runs/agent-phases.service.ts): the pipeline asked for something the phase is not ready for. */
+  notAgentMode: (what: 'plan' | 'apply') => new Conflict(`the ${what}'s run is not in agent execution mode: Teamstage carries it out itself`),
+  phaseNotClaimable: (what: 'plan' | 'apply', why: string) => new Conflict(`the ${what} cannot be claimed now: ${why}`),
+  phaseNotRunning: (what: 'plan' | 'apply', status: string) => new Conflict(`the ${what} is ${status}, not running: claim it first`),
+  reportConflicts: (what: 'plan' | 'apply', recorded: string) => new Conflict(`the ${what} was already reported ${recorded}; a different report is refused`),
+  phaseEndedWithoutReport: (what: 'plan' | 'apply', status: string, runStatus: string) =>
+    new Conflict(`the ${what} is ${status} (the run is ${runStatus}): it takes no report`),
+  planJsonMissing: () => new InvalidAttribute('/status', 'a finished plan needs its plan JSON: upload it (PUT /plans/:id/json-output) before reporting'),
+  invalidPlanJson: (problem: string) => new Unprocessable(problem),
+  uploadTooLarge: (what: string, limit: number) => new Unprocessable(`the ${what} is larger than the limit of ${limit} bytes`),
+  invalidReport: (detail: string) => new InvalidAttribute('/status', detail),
+  logNotFound: () => new NotFound('log not found'),
   unauthorized: (detail?: string) => new Unauthorized(detail),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
 } as const;

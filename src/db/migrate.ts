@@ -12,6 +12,7 @@ import * as m008 from './migrations/008-token-acts-as-person.js';
 import * as m009 from './migrations/009-service-account-owner.js';
 import * as m010 from './migrations/010-configuration-archive-chunks.js';
 import * as m011 from './migrations/011-job-lanes.js';
+import * as m012 from './migrations/012-agent-execution.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '009-service-account-owner': m009 as Migration,
   '010-configuration-archive-chunks': m010 as Migration,
   '011-job-lanes': m011 as Migration,
+  '012-agent-execution': m012 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -112,6 +112,8 @@ export interface WorkspacesTable {
   description: string | null;
   auto_apply: Flag;
   working_directory: string;
+  /** `remote`, `agent` or `local` (src/workspaces/execution-mode.ts; migration 012). */
+  execution_mode: string;
   created_at: string;
   updated_at: string;
 }
@@ -178,6 +180,8 @@ export interface RunsTable {
   created_by_user_id: string | null;
   /** Username (or `api-team_…`) as sent to run tasks in `run_created_by`. */
   created_by_name: string | null;
+  /** The workspace's execution mode when the run was created; it never changes (migration 012). */
+  execution_mode: string;
   created_at: string;
   updated_at: string;
 }
@@ -192,7 +196,15 @@ export interface PhasesTable {
   resource_additions: number;
   resource_changes: number;
   resource_destructions: number;
+  /** Derived from `change.importing` in the uploaded plan JSON (migration 012). */
+  resource_imports: number;
   json_output: string | null;
+  /** Its run's execution mode, kept here so a plan or apply document needs no run (migration 012). */
+  execution_mode: string;
+  /** The log a pipeline uploaded (agent mode), as sent. */
+  log: Buffer | null;
+  /** The report the pipeline made: `{"status":"finished"}` or `{"status":"errored","message":"…"}`. */
+  agent_report: string | null;
   created_at: string;
   updated_at: string;
 }

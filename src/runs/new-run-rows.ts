@@ -1,6 +1,7 @@
 import type { PhasesTable as PhaseRow, RunsTable as RunRow, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 import { newId } from '../core/ids.js';
 import { planTaskStages, type AttachedTask } from './task-stage-plan.js';
+import type { ExecutionMode } from '../workspaces/execution-mode.js';
 
 /** Every row a new run is made of, before any of it is written. */
 export interface NewRunRows {
@@ -18,6 +19,8 @@ export interface NewRunInput {
   planOnly: boolean;
   autoApply: boolean;
   isDestroy: boolean;
+  /** The workspace's mode now; the run, its plan and apply keep it. */
+  executionMode: ExecutionMode;
   message: string;
   creator: { userId: string | null; name: string };
   /** The workspace's enabled tasks, in attachment order. */
@@ -44,6 +47,7 @@ export function newRunRows(input: NewRunInput): NewRunRows {
     is_destroy: input.isDestroy ? 1 : 0,
     created_by_user_id: input.creator.userId,
     created_by_name: input.creator.name,
+    execution_mode: input.executionMode,
     created_at: now,
     updated_at: now,
   };
@@ -56,7 +60,11 @@ export function newRunRows(input: NewRunInput): NewRunRows {
     resource_additions: 0,
     resource_changes: 0,
     resource_destructions: 0,
+    resource_imports: 0,
     json_output: null,
+    execution_mode: input.executionMode,
+    log: null,
+    agent_report: null,
     created_at: now,
     updated_at: now,
   });

@@ -28,8 +28,9 @@ export class PhasesService {
     const organizationName = plan ? await this.organizationOfRun(plan.run_id) : undefined;
     const target = plan && organizationName ? { organizationName, runIds: async () => [plan.run_id] } : undefined;
     await this.artifactAccess.authorize(token, target, 'plan');
-    if (!plan!.json_output) throw Errors.planHasNoJson();
-    return plan!.json_output;
+    const stored = await this.runs.planJsonOf(plan!.id);
+    if (!stored?.json) throw Errors.planHasNoJson();
+    return stored.json;
   }
 
   private async visiblePhase(principal: Principal, table: PhaseTable, id: string, what: 'plan' | 'apply'): Promise<PhaseRow> {

@@ -1,6 +1,6 @@
 import type { TaskStageName } from '../db/schema.js';
 import {
-  awaitsConfirmation, isFinished, stageEnteredFrom, stageOfStatus, transition, type RunEvent, type RunFacts, type RunStatus,
+  awaitsConfirmation, endsAfterPlan, isFinished, stageEnteredFrom, stageOfStatus, transition, type RunEvent, type RunFacts, type RunStatus,
 } from './run-state-machine.js';
 
 /**
@@ -19,6 +19,10 @@ export interface RunSnapshot {
   status: RunStatus;
   planOnly: boolean;
   autoApply: boolean;
+  /** Agent mode: a pipeline claims and reports the plan and the apply (agent-phases.service.ts); run progress waits for it. */
+  agent: boolean;
+  /** The plan's has-changes (false until a plan finished). */
+  planHasChanges: boolean;
 }
 
 export type RunStep =
@@ -27,10 +31,10 @@ export type RunStep =
   | { kind: 'enter-stage'; stageId: string; to: RunStatus }
   | { kind: 'execute-plan' }
   | { kind: 'execute-apply' }
-  | { kind: 'wait'; reason: 'task-stage' | 'override' | 'confirmation' | 'finished' };
+  | { kind: 'wait'; reason: 'task-stage' | 'override' | 'confirmation' | 'finished' | 'agent' };
 
-export function runFacts(run: RunSnapshot, stages: readonly StageSnapshot[]): RunFacts {
-  return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)) };
+export function runFacts(run: Omit<RunSnapshot, 'status' | 'autoApply'>, stages: readonly Pick<StageSnapshot, 'stage'>[]): RunFacts {
+  return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)), noChanges: run.agent && !run.planHasChanges };
 }
 
 /**
@@ -86,21 +90,25 @@ export function nextStep(run: RunSnapshot, stages: readonly StageSnapshot[]): Ru
       return step(status, 'queue', facts);
     case 'plan_queued':
     case 'pre_plan_completed':
+      // Agent mode: the pipeline's claim starts the plan (agent-phases.service.ts).
+      if (run.agent) return { kind: 'wait', reason: 'agent' };
       return step(status, 'start_plan', facts);
     case 'planning':
-      return { kind: 'execute-plan' };
+      // Agent mode: the pipeline's report ends it (or the phase timeout does).
+      return run.agent ? { kind: 'wait', reason: 'agent' } : { kind: 'execute-plan' };
     case 'planned':
     case 'post_plan_completed':
-      if (run.planOnly) return step(status, 'finish_plan_only', facts);
+      if (endsAfterPlan(facts)) return step(status, 'finish_plan_only', facts);
       if (awaitsConfirmation(status, facts) && run.autoApply) return step(status, 'confirm', facts);
       return { kind: 'wait', reason: 'confirmation' };
     case 'confirmed':
     case 'pre_apply_completed':
       return step(status, 'queue_apply', facts);
     case 'apply_queued':
+      if (run.agent) return { kind: 'wait', reason: 'agent' };
       return step(status, 'start_apply', facts);
     case 'applying':
-      return { kind: 'execute-apply' };
+      return run.agent ? { kind: 'wait', reason: 'agent' } : { kind: 'execute-apply' };
     default:
       // Unreachable for a consistent run; erroring beats spinning.
       return step(status, 'error', facts);

@@ -10,6 +10,7 @@ import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions
 import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 import { RUN_ADVANCE_JOB, runAdvanceJob } from './run-advance-job.js';
+import { executionModeOf } from '../workspaces/execution-mode.js';
 
 /** The part of src/jobs run progress uses. */
 export interface RunJobs {
@@ -21,6 +22,7 @@ export interface RunJobs {
 interface Execution {
   phase: 'plan' | 'apply';
   run: RunRow;
+  planHasChanges: boolean;
   workspace: WorkspaceNames;
   stages: StageSnapshot[];
   phases: PhaseCache;
@@ -42,8 +44,15 @@ interface Batch {
 /** Steps one job takes before handing the rest of the run to a fresh job (a bound, not an expected length). */
 const MAX_STEPS_PER_JOB = 50;
 
-export function runSnapshot(run: RunRow): RunSnapshot {
-  return { status: run.status as RunStatus, planOnly: run.plan_only === 1, autoApply: run.auto_apply === 1 };
+/** `planHasChanges`: the run's plan's has-changes as read with the run (runsRepository.runWithStages). */
+export function runSnapshot(run: RunRow, planHasChanges: boolean): RunSnapshot {
+  return {
+    status: run.status as RunStatus,
+    planOnly: run.plan_only === 1,
+    autoApply: run.auto_apply === 1,
+    agent: executionModeOf(run.execution_mode) === 'agent',
+    planHasChanges,
+  };
 }
 
 /**
@@ -133,7 +142,7 @@ export class RunProgress {
         this.log.error({ runId, status: found.run.status }, 'run has an unknown status; leaving it alone');
         return { waiting: true, taken: 0 };
       }
-      return this.walk(trx, found.run, found.workspace, found.stages, {}, maxSteps);
+      return this.walk(trx, found.run, found.planHasChanges, found.workspace, found.stages, {}, maxSteps);
     });
   }
 
@@ -146,6 +155,7 @@ export class RunProgress {
   private async walk(
     trx: Executor,
     run: RunRow,
+    planHasChanges: boolean,
     workspace: WorkspaceNames,
     stages: StageSnapshot[],
     phases: PhaseCache,
@@ -166,11 +176,11 @@ export class RunProgress {
     let taken = 0;
     while (taken < maxSteps) {
       const decided = path.length === 0 ? run : { ...run, status: path[path.length - 1]! };
-      const next = nextStep(runSnapshot(decided), stages);
+      const next = nextStep(runSnapshot(decided, planHasChanges), stages);
       if (next.kind === 'wait') return { waiting: await flush(), taken };
       if (next.kind === 'execute-plan' || next.kind === 'execute-apply') {
         if (!(await flush())) return { waiting: false, taken };
-        return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, workspace, stages, phases } };
+        return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, planHasChanges, workspace, stages, phases } };
       }
       path.push(next.to);
       taken += 1;
@@ -194,15 +204,16 @@ export class RunProgress {
    * a start follows the run's own move, a close its cancel or discard), and a run never returns to a
    * status it left.
    */
-  private async execute({ phase, run, workspace, stages, phases }: Execution, budget: number): Promise<Batch> {
+  private async execute({ phase, run, planHasChanges, workspace, stages, phases }: Execution, budget: number): Promise<Batch> {
     const context = this.executionContext(run, workspace);
     const outcome = phase === 'plan' ? await this.executor.plan(context) : await this.executor.apply(context);
-    const facts = runFacts(runSnapshot(run), stages);
+    const facts = runFacts(runSnapshot(run, planHasChanges), stages);
+    const hasChangesAfter = phase === 'plan' && outcome.status === 'finished' ? outcome.hasChanges : planHasChanges;
     if (outcome.status !== 'finished') this.log.warn({ runId: run.id, executor: this.executor.name, message: outcome.message }, `${phase} errored`);
     const recorded = this.outcomeStep(run, phase, outcome, facts);
     try {
       return await this.db.transaction().execute(async (trx): Promise<Batch> => {
-        const after = await this.walk(trx, run, workspace, stages, phases, budget - 1, recorded);
+        const after = await this.walk(trx, run, hasChangesAfter, workspace, stages, phases, budget - 1, recorded);
         return { ...after, taken: after.taken + 1 };
       });
     } catch (error) {

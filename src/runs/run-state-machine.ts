@@ -48,7 +48,10 @@ export const RUN_EVENTS = [
   'stage_failed',
   'start_plan',
   'plan_finished',
-  /** A plan-only run stops after its plan (and post-plan stage). */
+  /**
+   * A plan-only run stops after its plan (and post-plan stage); so does a run whose plan, reported by a
+   * pipeline (agent mode), has no changes (HCP's `planned_and_finished`).
+   */
   'finish_plan_only',
   /** Apply was confirmed, by a user or by auto-apply. */
   'confirm',
@@ -66,6 +69,17 @@ export interface RunFacts {
   planOnly: boolean;
   /** The task stages created for this run (only stage values with an enabled workspace task). */
   stages: ReadonlySet<TaskStageName>;
+  /**
+   * Agent mode, and the plan reported has no changes: the run ends after its plan and post-plan stage,
+   * as HCP's do. Read only once the plan is done (`planned` and after); the no-op executor's empty plans
+   * (remote mode) never set it, so their runs still wait for apply. Absent: false.
+   */
+  noChanges?: boolean;
+}
+
+/** The run stops after its plan (and post-plan stage): plan-only, or nothing to apply. */
+export function endsAfterPlan(facts: RunFacts): boolean {
+  return facts.planOnly || facts.noChanges === true;
 }
 
 /** Statuses nothing leaves. `applied` is not among them: a post-apply stage may follow it. */
@@ -124,7 +138,7 @@ export function stageEnteredFrom(status: RunStatus, facts: RunFacts): TaskStageN
  * sense, so a run stops here unless it auto-applies: that keeps the apply stages reachable.
  */
 export function awaitsConfirmation(status: RunStatus, facts: RunFacts): boolean {
-  if (facts.planOnly) return false;
+  if (endsAfterPlan(facts)) return false;
   if (status === 'post_plan_completed') return true;
   return status === 'planned' && !facts.stages.has('post_plan');
 }
@@ -140,8 +154,8 @@ export function isCancelable(status: RunStatus, facts: RunFacts): boolean {
   if (isDiscardable(status, facts)) return false;
   // `applied` with nothing after it is finished; with a post-apply stage to enter it is still in progress.
   if (status === 'applied') return stageEnteredFrom('applied', facts) !== undefined;
-  // A plan-only run in `planned` / `post_plan_completed` is about to finish; there is nothing left to cancel.
-  if (facts.planOnly && (status === 'planned' || status === 'post_plan_completed')) return stageEnteredFrom(status, facts) !== undefined;
+  // A run that ends after its plan, in `planned` / `post_plan_completed`, is about to finish; there is nothing left to cancel.
+  if (endsAfterPlan(facts) && (status === 'planned' || status === 'post_plan_completed')) return stageEnteredFrom(status, facts) !== undefined;
   return true;
 }
 
@@ -167,7 +181,7 @@ export function transition(status: RunStatus, event: RunEvent, facts: RunFacts):
     case 'plan_finished':
       return status === 'planning' ? 'planned' : null;
     case 'finish_plan_only':
-      if (!facts.planOnly) return null;
+      if (!endsAfterPlan(facts)) return null;
       if (status === 'post_plan_completed') return 'planned_and_finished';
       return status === 'planned' && stageEnteredFrom(status, facts) === undefined ? 'planned_and_finished' : null;
     case 'confirm':

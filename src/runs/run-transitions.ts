@@ -3,9 +3,10 @@ import { withTimestamps } from '../core/status-timestamps.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';
-import type { PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
+import type { PhaseChanges, PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 
-export type PhaseDetails = Partial<Pick<PhaseRow, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'json_output'>>;
+/** What a phase's outcome writes on the plan or apply with the status change. */
+export type PhaseDetails = Pick<PhaseChanges, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'json_output' | 'agent_report'>;
 
 /**
  * The run's plan and apply rows as last read or written in the current transaction. Several moves in one
@@ -79,12 +80,14 @@ export class RunTransitions {
   private async writePhase(executor: Executor, table: PhaseTable, row: PhaseRow, passed: readonly PhaseStatus[], details: PhaseDetails | undefined, now: string): Promise<PhaseRow> {
     const status = passed[passed.length - 1];
     if (!status && !details) return row;
-    const changes: Parameters<RunsRepository['updatePhase']>[3] = { ...details, updated_at: now };
+    const { json_output: _uploaded, ...shown } = details ?? {};
+    const changes: PhaseChanges = { ...details, updated_at: now };
+    const written: Partial<PhaseRow> = { ...shown, updated_at: now };
     if (status) {
-      changes.status = status;
-      changes.status_timestamps = withTimestamps(row.status_timestamps, passed, now);
+      changes.status = written.status = status;
+      changes.status_timestamps = written.status_timestamps = withTimestamps(row.status_timestamps, passed, now);
     }
     await this.runs.updatePhase(executor, table, row.id, changes);
-    return { ...row, ...changes };
+    return { ...row, ...written };
   }
 }

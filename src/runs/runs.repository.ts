@@ -9,7 +9,10 @@ import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
 
 export type RunRow = RunsTable;
-export type PhaseRow = PhasesTable;
+/** A plan or apply as read with its run: without the uploads (plan JSON, log), which are read on their own. */
+export type PhaseRow = Omit<PhasesTable, 'json_output' | 'log'>;
+/** What a write may change on a plan or apply, uploads included. */
+export type PhaseChanges = Partial<Omit<PhasesTable, 'id' | 'run_id' | 'created_at'>>;
 export type PhaseTable = 'plans' | 'applies';
 /** What a plan or apply is told of the run's workspace. */
 export interface WorkspaceNames {
@@ -22,13 +25,14 @@ export type StageRow = Pick<TaskStagesTable, 'id' | 'stage' | 'status'>;
 
 const RUN_COLUMNS = [
   'runs.id', 'runs.workspace_id', 'runs.configuration_version_id', 'runs.status', 'runs.status_timestamps', 'runs.message',
-  'runs.plan_only', 'runs.auto_apply', 'runs.is_destroy', 'runs.created_by_user_id', 'runs.created_by_name', 'runs.created_at',
-  'runs.updated_at',
+  'runs.plan_only', 'runs.auto_apply', 'runs.is_destroy', 'runs.created_by_user_id', 'runs.created_by_name', 'runs.execution_mode',
+  'runs.created_at', 'runs.updated_at',
 ] as const;
 
+/** Not the plan JSON nor the log: up to tens of MiB each, read only where served (planJsonOf, logOf). */
 const PHASE_COLUMNS = [
   'id', 'run_id', 'status', 'status_timestamps', 'has_changes', 'resource_additions', 'resource_changes', 'resource_destructions',
-  'json_output', 'created_at', 'updated_at',
+  'resource_imports', 'execution_mode', 'agent_report', 'created_at', 'updated_at',
 ] as const;
 
 /** Runs with their plan, apply and the task stage rows created with them. */
@@ -58,9 +62,10 @@ export class RunsRepository {
     this.db
       .selectFrom('runs')
       .innerJoin('workspaces as w', 'w.id', 'runs.workspace_id')
+      .leftJoin('plans as p', 'p.run_id', 'runs.id')
       .leftJoin('task_stages as s', 's.run_id', 'runs.id')
       .select([
-        ...RUN_COLUMNS, 'w.name as workspace_name', 'w.organization_name as workspace_organization_name',
+        ...RUN_COLUMNS, 'w.name as workspace_name', 'w.organization_name as workspace_organization_name', 'p.has_changes as plan_has_changes',
         's.id as stage_id', 's.stage as stage_name', 's.status as stage_status',
       ])
       .where('runs.id', '=', p.id),
@@ -141,13 +146,22 @@ export class RunsRepository {
     return (await affectedRows(this.statusWrite(executor, { id, from, to, timestamps: statusTimestamps, now }))) > 0;
   }
 
-  /** findRun, taskStagesOf and the names of the run's workspace in one statement, for run progress. */
-  async runWithStages(runId: string, executor: Executor = this.db): Promise<{ run: RunRow; stages: StageRow[]; workspace: WorkspaceNames } | undefined> {
+  /**
+   * findRun, taskStagesOf, the names of the run's workspace and whether its plan has changes, in one
+   * statement, for run progress.
+   */
+  async runWithStages(
+    runId: string,
+    executor: Executor = this.db,
+  ): Promise<{ run: RunRow; stages: StageRow[]; workspace: WorkspaceNames; planHasChanges: boolean } | undefined> {
     const { rows } = await this.runWithStagesQuery(executor, { id: runId });
     if (rows.length === 0) return undefined;
-    const { stage_id: _id, stage_name: _stage, stage_status: _status, workspace_name: name, workspace_organization_name: organizationName, ...run } = rows[0]!;
+    const {
+      stage_id: _id, stage_name: _stage, stage_status: _status, workspace_name: name, workspace_organization_name: organizationName,
+      plan_has_changes: planHasChanges, ...run
+    } = rows[0]!;
     const stages = rows.flatMap((row) => (row.stage_id && row.stage_name && row.stage_status ? [{ id: row.stage_id, stage: row.stage_name, status: row.stage_status }] : []));
-    return { run, stages, workspace: { name, organizationName } };
+    return { run, stages, workspace: { name, organizationName }, planHasChanges: Number(planHasChanges) === 1 };
   }
 
   /** The run's task stages in run order (id, stage, status), for the run state machine. */
@@ -178,11 +192,49 @@ export class RunsRepository {
     return { plan: pick('plans'), apply: pick('applies') };
   }
 
-  findPhase(table: PhaseTable, id: string): Promise<PhaseRow | undefined> {
-    return this.db.selectFrom(table).select(PHASE_COLUMNS).where('id', '=', id).executeTakeFirst();
+  findPhase(table: PhaseTable, id: string, executor: Executor = this.db): Promise<PhaseRow | undefined> {
+    return executor.selectFrom(table).select(PHASE_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  async updatePhase(executor: Executor, table: PhaseTable, id: string, changes: Partial<Omit<PhaseRow, 'id' | 'run_id' | 'created_at'>>): Promise<void> {
+  /** The uploaded (or executor-made) plan JSON, as stored; undefined for an unknown plan. */
+  async planJsonOf(planId: string): Promise<{ json: string | null } | undefined> {
+    const row = await this.db.selectFrom('plans').select('json_output').where('id', '=', planId).executeTakeFirst();
+    return row && { json: row.json_output };
+  }
+
+  /** The log a pipeline uploaded; undefined for an unknown plan or apply. */
+  async logOf(table: PhaseTable, id: string): Promise<{ log: Buffer | null } | undefined> {
+    const row = await this.db.selectFrom(table).select('log').where('id', '=', id).executeTakeFirst();
+    return row && { log: row.log === null ? null : Buffer.from(row.log) };
+  }
+
+  /** Whether the plan holds a plan JSON, without reading it. */
+  async planHasJson(planId: string, executor: Executor = this.db): Promise<boolean> {
+    const row = await executor
+      .selectFrom('plans')
+      .select(sql<number>`case when json_output is null then 0 else 1 end`.as('present'))
+      .where('id', '=', planId)
+      .executeTakeFirst();
+    return Number(row?.present ?? 0) === 1;
+  }
+
+  /**
+   * An upload of the pipeline (agent mode): written only while the phase is running and unreported, in
+   * the same statement that checks it, so an upload racing the report either lands before it or not at
+   * all (the report's status change holds the row). Answers whether it was written.
+   */
+  async writeUpload(table: PhaseTable, id: string, changes: Pick<PhaseChanges, 'json_output' | 'log' | 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'updated_at'>): Promise<boolean> {
+    const result = await this.db
+      .updateTable(table)
+      .set(changes)
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .where('agent_report', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async updatePhase(executor: Executor, table: PhaseTable, id: string, changes: PhaseChanges): Promise<void> {
     await this.phaseWrite(executor, { table, columns: definedColumns(changes) }, { ...changes, id });
   }
 }

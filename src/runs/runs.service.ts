@@ -14,9 +14,10 @@ import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '.
 import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import { newRunRows } from './new-run-rows.js';
+import { executionModeOf } from '../workspaces/execution-mode.js';
 import { runCreator } from './run-creator.js';
 import type { RunProgress } from './run-progress.js';
-import { runFacts } from './run-next-step.js';
+import { runFactsOf } from './run-facts.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import type { RunTransitions } from './run-transitions.js';
 import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
@@ -70,6 +71,7 @@ export class RunsService {
     if (input.workspaceId === undefined) throw new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required');
     const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
     requireAccess(context.standing, 'workspace', 'queue-run', {});
+    if (executionModeOf(workspace.execution_mode) === 'local') throw Errors.localExecutionQueuesNoRuns();
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
     const creator = runCreator(principal);
     const created = await this.runs.newRunScope((executor) => this.insertRun(executor, workspace, version, input.attributes, creator));
@@ -86,7 +88,8 @@ export class RunsService {
     // Every read goes through the transaction: on SQLite it holds the only connection.
     const version = await this.versions.findById(versionId, executor);
     const workspace = version ? await this.workspaces.findById(version.workspace_id, executor) : undefined;
-    if (!version || !workspace) return;
+    // Local execution: Terraform runs elsewhere and Teamstage queues nothing (as HCP).
+    if (!version || !workspace || executionModeOf(workspace.execution_mode) === 'local') return;
     const username = version.created_by_user_id ? await this.runs.usernameOf(executor, version.created_by_user_id) : undefined;
     const creator = { userId: username ? version.created_by_user_id : null, name: username ?? 'site-admin' };
     await this.insertRun(executor, workspace, version, { message: 'Queued automatically when the configuration was uploaded' }, creator);
@@ -117,6 +120,7 @@ export class RunsService {
       planOnly: attributes['plan-only'] === true || version.speculative === 1,
       autoApply: attributes['auto-apply'] ?? workspace.auto_apply === 1,
       isDestroy: attributes['is-destroy'] === true,
+      executionMode: executionModeOf(workspace.execution_mode),
       message: attributes.message ?? DEFAULT_MESSAGE,
       creator,
       tasks,
@@ -151,7 +155,8 @@ export class RunsService {
         const run = await this.runs.findRun(runId, trx);
         if (!run) throw Errors.runNotFound();
         const stages = await this.runs.taskStagesOf(runId, trx);
-        const to = transition(run.status as RunStatus, event, runFacts({ status: run.status as RunStatus, planOnly: run.plan_only === 1, autoApply: false }, stages));
+        const { plan } = await this.runs.planAndApplyOf(runId, trx);
+        const to = transition(run.status as RunStatus, event, runFactsOf(run, stages, plan?.has_changes === 1));
         if (!to) {
           const why = action === 'apply' && run.plan_only === 1 ? 'a plan-only run cannot be applied' : `the run is ${run.status}`;
           throw new Conflict(`the run cannot be ${verb}: ${why}`);

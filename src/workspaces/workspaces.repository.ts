@@ -9,7 +9,7 @@ export type WorkspaceRow = WorkspacesTable;
 
 const COLUMNS = [
   'workspaces.id', 'workspaces.organization_name', 'workspaces.name', 'workspaces.name_lower', 'workspaces.description',
-  'workspaces.auto_apply', 'workspaces.working_directory', 'workspaces.created_at', 'workspaces.updated_at',
+  'workspaces.auto_apply', 'workspaces.working_directory', 'workspaces.execution_mode', 'workspaces.created_at', 'workspaces.updated_at',
 ] as const;
 
 export class WorkspacesRepository {
@@ -24,6 +24,12 @@ export class WorkspacesRepository {
 
   async findById(id: string, executor: Executor = this.db): Promise<WorkspaceRow | undefined> {
     return (await this.byId(executor, { id })).rows[0];
+  }
+
+  /** Changes the given settings; answers the row as written, or undefined when the workspace is gone. */
+  async update(id: string, changes: Partial<Pick<WorkspaceRow, 'name' | 'name_lower' | 'description' | 'auto_apply' | 'working_directory' | 'execution_mode' | 'updated_at'>>): Promise<WorkspaceRow | undefined> {
+    await this.db.updateTable('workspaces').set(changes).where('id', '=', id).execute();
+    return this.findById(id);
   }
 
   /** Names are unique ignoring case, so a lookup by name is too. */

@@ -10,6 +10,7 @@ import { nameKey, nameProblem } from '../core/team-name.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
+import { EXECUTION_MODES, isExecutionMode, type ExecutionMode } from './execution-mode.js';
 
 /** A workspace and the caller's standing in its organization (for its permissions). */
 export interface WorkspaceView {
@@ -22,9 +23,21 @@ export interface WorkspaceAttributesInput {
   'auto-apply'?: boolean;
   description?: string | null;
   'working-directory'?: string | null;
+  'execution-mode'?: string;
 }
 
-/** Workspaces: create, show by id or name, list, delete with everything in them. */
+/** A PATCH: only the attributes sent change. */
+export type WorkspaceUpdateInput = Partial<WorkspaceAttributesInput>;
+
+const EXECUTION_MODE_POINTER = '/data/attributes/execution-mode';
+
+function executionModeInput(value: string | undefined): ExecutionMode | undefined {
+  if (value === undefined) return undefined;
+  if (!isExecutionMode(value)) throw new InvalidAttribute(EXECUTION_MODE_POINTER, `execution-mode must be one of ${EXECUTION_MODES.join(', ')}`);
+  return value;
+}
+
+/** Workspaces: create, show by id or name, list, update, delete with everything in them. */
 export class WorkspacesService {
   constructor(
     private readonly workspaces: WorkspacesRepository,
@@ -36,6 +49,7 @@ export class WorkspacesService {
     const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'create-workspace', { name: organizationName });
     const problem = nameProblem(input.name);
     if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
+    const executionMode = executionModeInput(input['execution-mode']) ?? 'remote';
     const now = nowIso();
     const row = {
       id: newId('ws'),
@@ -45,6 +59,7 @@ export class WorkspacesService {
       description: input.description ?? null,
       auto_apply: input['auto-apply'] ? (1 as const) : (0 as const),
       working_directory: input['working-directory'] ?? '',
+      execution_mode: executionMode,
       created_at: now,
       updated_at: now,
     };
@@ -80,6 +95,35 @@ export class WorkspacesService {
       options.page.size,
     );
     return pageOf(options.page, rows.map((row) => ({ workspace: row, standing })), total);
+  }
+
+  /** Runs already created keep the execution mode they were created in. */
+  async update(principal: Principal, workspaceId: string, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+    requireAccess(context.standing, 'workspace', 'manage', {});
+    const changes: Parameters<WorkspacesRepository['update']>[1] = {};
+    if (input.name !== undefined) {
+      const problem = nameProblem(input.name);
+      if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
+      changes.name = input.name;
+      changes.name_lower = nameKey(input.name);
+    }
+    const executionMode = executionModeInput(input['execution-mode']);
+    if (executionMode !== undefined) changes.execution_mode = executionMode;
+    if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;
+    if (input.description !== undefined) changes.description = input.description;
+    if (input['working-directory'] !== undefined) changes.working_directory = input['working-directory'] ?? '';
+    if (Object.keys(changes).length === 0) return { workspace, standing: context.standing };
+    changes.updated_at = nowIso();
+    let updated: WorkspaceRow | undefined;
+    try {
+      updated = await this.workspaces.update(workspace.id, changes);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
+      throw error;
+    }
+    if (!updated) throw Errors.workspaceNotFound();
+    return { workspace: updated, standing: context.standing };
   }
 
   async delete(principal: Principal, workspaceId: string): Promise<void> {

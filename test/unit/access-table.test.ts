@@ -108,7 +108,10 @@ const ROWS: Row[] = [
   row('run', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('run', 'act', { action: 'apply' }, '', 'AADAD HHHH DDDA HHA HHH'),
   row('plan', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  // The agent protocol: queue-run's callers, and a 404 (never a 403) for everyone else, readers included.
+  row('plan', 'execute', {}, '', 'AAHAH HHHH HHHA HHA HHH'),
   row('apply', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  row('apply', 'execute', {}, '', 'AAHAH HHHH HHHA HHA HHH'),
   row('task-stage', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('task-stage', 'override', {}, '', 'AADAD HHHH ADDD HHA HHH'),
   row('task-result', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),

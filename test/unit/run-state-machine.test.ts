@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { TaskStageName } from '../../src/db/schema.js';
-import { nextStep, type StageSnapshot } from '../../src/runs/run-next-step.js';
+import { nextStep, runFacts, type StageSnapshot } from '../../src/runs/run-next-step.js';
 import {
   RUN_EVENTS, RUN_STATUSES, TERMINAL_STATUSES, isFinished, transition, type RunEvent, type RunFacts, type RunStatus,
 } from '../../src/runs/run-state-machine.js';
@@ -145,7 +145,7 @@ describe('run state machine: properties', () => {
         let status: RunStatus = 'pending';
         const entered: string[] = [];
         for (let steps = 0; steps < 100; steps++) {
-          const step = nextStep({ status, planOnly, autoApply }, snapshots);
+          const step = nextStep({ status, planOnly, autoApply, agent: false, planHasChanges: false }, snapshots);
           if (step.kind === 'wait') {
             if (step.reason === 'task-stage') {
               // The task stage side passes the stage and reports back.
@@ -171,7 +171,9 @@ describe('run state machine: properties', () => {
 });
 
 describe('run next step', () => {
-  const run = (status: RunStatus, extra: { planOnly?: boolean; autoApply?: boolean } = {}) => ({ status, planOnly: false, autoApply: false, ...extra });
+  const run = (status: RunStatus, extra: { planOnly?: boolean; autoApply?: boolean; agent?: boolean; planHasChanges?: boolean } = {}) => ({
+    status, planOnly: false, autoApply: false, agent: false, planHasChanges: false, ...extra,
+  });
   const stage = (name: TaskStageName, status: string): StageSnapshot => ({ id: `ts-${name}`, stage: name, status });
 
   it('maps the stage status to the run', () => {
@@ -202,6 +204,31 @@ describe('run next step', () => {
     assert.deepEqual(nextStep(run('planned', { planOnly: true, autoApply: true }), []), { kind: 'transition', event: 'finish_plan_only', to: 'planned_and_finished' });
     assert.deepEqual(nextStep(run('applied'), []), { kind: 'wait', reason: 'finished' });
     assert.deepEqual(nextStep(run('canceled'), [stage('post_plan', 'canceled')]), { kind: 'wait', reason: 'finished' });
+  });
+
+  it('agent mode: waits for the pipeline to claim and report each phase, never executes one itself', () => {
+    const agent = { agent: true, planHasChanges: true };
+    assert.deepEqual(nextStep(run('plan_queued', agent), []), { kind: 'wait', reason: 'agent' });
+    assert.deepEqual(nextStep(run('plan_queued', agent), [stage('pre_plan', 'pending')]), { kind: 'enter-stage', stageId: 'ts-pre_plan', to: 'pre_plan_running' });
+    assert.deepEqual(nextStep(run('pre_plan_completed', agent), [stage('pre_plan', 'passed')]), { kind: 'wait', reason: 'agent' });
+    assert.deepEqual(nextStep(run('planning', agent), []), { kind: 'wait', reason: 'agent' });
+    assert.deepEqual(nextStep(run('planned', agent), []), { kind: 'wait', reason: 'confirmation' });
+    assert.deepEqual(nextStep(run('confirmed', agent), []), { kind: 'transition', event: 'queue_apply', to: 'apply_queued' });
+    assert.deepEqual(nextStep(run('apply_queued', agent), []), { kind: 'wait', reason: 'agent' });
+    assert.deepEqual(nextStep(run('applying', agent), []), { kind: 'wait', reason: 'agent' });
+  });
+
+  it('agent mode: a plan without changes ends the run planned_and_finished after its post-plan stage; remote mode still waits', () => {
+    const noChanges = { agent: true, planHasChanges: false, autoApply: true };
+    assert.deepEqual(nextStep(run('planned', noChanges), []), { kind: 'transition', event: 'finish_plan_only', to: 'planned_and_finished' });
+    assert.deepEqual(nextStep(run('planned', noChanges), [stage('post_plan', 'pending')]), { kind: 'enter-stage', stageId: 'ts-post_plan', to: 'post_plan_running' });
+    assert.deepEqual(nextStep(run('post_plan_completed', noChanges), [stage('post_plan', 'passed'), stage('pre_apply', 'pending')]), {
+      kind: 'transition', event: 'finish_plan_only', to: 'planned_and_finished',
+    });
+    assert.equal(transition('planned', 'confirm', runFacts({ planOnly: false, agent: true, planHasChanges: false }, [])), null, 'nothing to apply');
+    assert.equal(transition('planned', 'discard', runFacts({ planOnly: false, agent: true, planHasChanges: false }, [])), null, 'about to finish');
+    // The no-op executor's empty plans (remote mode) keep waiting for apply, as documented.
+    assert.deepEqual(nextStep(run('planned', { planHasChanges: false }), []), { kind: 'wait', reason: 'confirmation' });
   });
 
   it('errors a run that is in a stage status it has no stage for, instead of hanging', () => {

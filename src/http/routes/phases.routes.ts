@@ -5,15 +5,17 @@ import { applyResource, planResource } from '../serializers/phases.serializer.js
 import type { TypedApp } from '../typed-app.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
+import { agentRoutes } from './agent.routes.js';
 
-/** Plans and applies, and the plan JSON run tasks download. */
+/** Plans and applies, and the plan JSON run tasks download; the agent protocol's routes beside them. */
 export async function phasesRoutes(app: TypedApp, services: Services): Promise<void> {
   const phases = services.phasesService;
+  const { baseUrl } = services.config;
 
   app.get(
     '/plans/:plan_id',
     { schema: { params: IdParam('plan_id'), tags: ['runs'], summary: 'Show a plan' } },
-    async (request, reply) => sendDocument(reply, 200, { data: planResource(await phases.showPlan(callerOf(request), request.params.plan_id)) }),
+    async (request, reply) => sendDocument(reply, 200, { data: planResource(await phases.showPlan(callerOf(request), request.params.plan_id), baseUrl) }),
   );
 
   // Public to the authentication hook: a run task's access token is not an API token.
@@ -29,6 +31,8 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
   app.get(
     '/applies/:apply_id',
     { schema: { params: IdParam('apply_id'), tags: ['runs'], summary: 'Show an apply' } },
-    async (request, reply) => sendDocument(reply, 200, { data: applyResource(await phases.showApply(callerOf(request), request.params.apply_id)) }),
+    async (request, reply) => sendDocument(reply, 200, { data: applyResource(await phases.showApply(callerOf(request), request.params.apply_id), baseUrl) }),
   );
+
+  await agentRoutes(app, services);
 }

@@ -47,7 +47,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
   const runDocument = async (result: RunResult, include: Set<RunInclude>) =>
     resourceDocument({
       data: runResource(result.run, result.standing),
-      included: runIncluded(result.related, result.standing, await taskStagesOf(include, result.standing, [result.run.row.id])),
+      included: runIncluded(result.related, result.standing, config.baseUrl, await taskStagesOf(include, result.standing, [result.run.row.id])),
     });
 
   app.post(
@@ -86,7 +86,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
       const page = parsePage(request.query);
       const result = await runsService.list(callerOf(request), request.params.workspace_id, page, include);
       const stages = await taskStagesOf(include, result.standing, result.items.map((run) => run.row.id));
-      const included = runIncluded(result.related, result.standing, stages);
+      const included = runIncluded(result.related, result.standing, config.baseUrl, stages);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, (run) => runResource(run, result.standing), included));
     },
   );

@@ -42,7 +42,7 @@ export async function taskStagesRoutes(app: TypedApp, services: Services): Promi
       if (include.has('run') || include.has('run.workspace')) {
         const run = await runsService.show(principal, stage.stage.run_id, new Set(include.has('run.workspace') ? ['workspace'] : []));
         // JSON:API: the run on the way to its workspace is included too.
-        included.push(runResource(run.run, run.standing), ...runIncluded(run.related, run.standing));
+        included.push(runResource(run.run, run.standing), ...runIncluded(run.related, run.standing, services.config.baseUrl));
       }
       if (include.has('task-results')) included.push(...results.map(taskResultResource));
       // include=policy-evaluations is accepted and adds nothing: there are none.

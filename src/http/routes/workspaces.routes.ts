@@ -9,21 +9,23 @@ import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
 import type { WorkspaceView } from '../../workspaces/workspaces.service.js';
 
-const CreateWorkspaceBody = resourceBody(
-  'workspaces',
-  Type.Object({
-    name: Type.String({ maxLength: 1000 }),
-    'auto-apply': Type.Optional(Type.Boolean()),
-    description: NullableString(10_000),
-    'working-directory': NullableString(1000),
-  }),
-);
+const workspaceAttributes = {
+  'auto-apply': Type.Optional(Type.Boolean()),
+  description: NullableString(10_000),
+  'working-directory': NullableString(1000),
+  /** remote, agent or local: checked by the service, which names the allowed values. */
+  'execution-mode': Type.Optional(Type.String({ maxLength: 100 })),
+};
+const CreateWorkspaceBody = resourceBody('workspaces', Type.Object({ name: Type.String({ maxLength: 1000 }), ...workspaceAttributes }));
+const UpdateWorkspaceBody = resourceBody('workspaces', Type.Object({ name: Type.Optional(Type.String({ maxLength: 1000 })), ...workspaceAttributes }), {
+  attributesRequired: false,
+});
 const OrgParams = IdParam('organization_name');
 const WorkspaceParams = IdParam('workspace_id');
 
 const workspaceOf = (view: WorkspaceView) => workspaceResource(view.workspace, view.standing);
 
-/** Workspaces: create, show by id or name, list, delete. */
+/** Workspaces: create, show by id or name, list, update, delete. */
 export async function workspacesRoutes(app: TypedApp, services: Services): Promise<void> {
   const { workspacesService, config } = services;
 
@@ -66,6 +68,15 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
     '/workspaces/:workspace_id',
     { schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Show a workspace' } },
     async (request, reply) => sendDocument(reply, 200, { data: workspaceOf(await workspacesService.show(callerOf(request), request.params.workspace_id)) }),
+  );
+
+  app.patch(
+    '/workspaces/:workspace_id',
+    { schema: { params: WorkspaceParams, body: UpdateWorkspaceBody, tags: ['workspaces'], summary: 'Update a workspace (execution-mode among its settings)' } },
+    async (request, reply) => {
+      const updated = await workspacesService.update(callerOf(request), request.params.workspace_id, request.body.data.attributes ?? {});
+      return sendDocument(reply, 200, { data: workspaceOf(updated) });
+    },
   );
 
   app.delete(

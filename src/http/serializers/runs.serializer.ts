@@ -2,7 +2,8 @@ import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OrganizationStanding } from '../../access/organization-standing.js';
 import { canQueueRuns } from '../../access/workspace-permissions.js';
 import { uniqueResources, type Resource } from '../jsonapi.js';
-import { isCancelable, isDiscardable, transition, type RunFacts, type RunStatus } from '../../runs/run-state-machine.js';
+import { isCancelable, isDiscardable, transition, type RunStatus } from '../../runs/run-state-machine.js';
+import { runFactsOf } from '../../runs/run-facts.js';
 import type { RunRelated, RunView } from '../../runs/run-view.js';
 import { configurationVersionResource } from './configuration-versions.serializer.js';
 import { applyResource, planResource } from './phases.serializer.js';
@@ -12,7 +13,7 @@ import { workspaceResource } from './workspaces.serializer.js';
 export function runResource(view: RunView, standing: OrganizationStanding): Resource {
   const { row } = view;
   const status = row.status as RunStatus;
-  const facts: RunFacts = { planOnly: row.plan_only === 1, stages: new Set(view.stages.map((stage) => stage.stage)) };
+  const facts = runFactsOf(row, view.stages, view.hasChanges);
   const queue = canQueueRuns(standing);
   const timestamps = parseTimestamps(row.status_timestamps);
   return {
@@ -67,10 +68,10 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
  * `included` of a run document: plans, applies, the workspace, configuration versions, then the task stages
  * (`include=task_stages`, read from the task stage side), each once.
  */
-export function runIncluded(related: RunRelated, standing: OrganizationStanding, taskStages: Resource[] = []): Resource[] {
+export function runIncluded(related: RunRelated, standing: OrganizationStanding, baseUrl: string, taskStages: Resource[] = []): Resource[] {
   return uniqueResources([
-    ...related.plans.map(planResource),
-    ...related.applies.map(applyResource),
+    ...related.plans.map((plan) => planResource(plan, baseUrl)),
+    ...related.applies.map((apply) => applyResource(apply, baseUrl)),
     ...(related.workspace ? [workspaceResource(related.workspace, standing)] : []),
     ...related.versions.map((version) => configurationVersionResource(version)),
     ...taskStages,

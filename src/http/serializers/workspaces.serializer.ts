@@ -3,6 +3,7 @@ import { workspacePermissions } from '../../access/workspace-permissions.js';
 import type { Resource } from '../jsonapi.js';
 import { NOOP_TERRAFORM_VERSION } from '../../runs/noop-executor.js';
 import type { WorkspaceRow } from '../../workspaces/workspaces.repository.js';
+import { executionModeOf } from '../../workspaces/execution-mode.js';
 
 /** Just deep enough for run task gating and go-tfe; one shape for list, show and create. */
 export function workspaceResource(row: WorkspaceRow, standing: OrganizationStanding): Resource {
@@ -13,7 +14,7 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       name: row.name,
       description: row.description,
       'auto-apply': row.auto_apply === 1,
-      'execution-mode': 'remote',
+      'execution-mode': executionModeOf(row.execution_mode),
       'terraform-version': NOOP_TERRAFORM_VERSION,
       'working-directory': row.working_directory,
       locked: false,

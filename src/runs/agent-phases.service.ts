@@ -1,0 +1,244 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { requireAccess } from '../access/require-access.js';
+import type { WorkspaceGate } from '../access/workspace-gate.js';
+import { nowIso } from '../core/clock.js';
+import { Errors } from '../core/errors.js';
+import type { Principal } from '../core/principal.js';
+import type { Database } from '../db/schema.js';
+import type { Executor } from '../jobs/job-queue.js';
+import { executionModeOf } from '../workspaces/execution-mode.js';
+import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
+import { AGENT_PHASE_TIMEOUT_JOB, agentPhaseTimeoutJob, isAgentPhaseTimeoutPayload, type AgentPhaseTimeoutPayload } from './agent-phase-timeout.js';
+import { storedReport, type AgentReport } from './agent-report.js';
+import { checkPlanJson } from './plan-summary.js';
+import { runFactsOf } from './run-facts.js';
+import type { RunJobs } from './run-progress.js';
+import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
+import { runAdvanceJob } from './run-advance-job.js';
+import type { RunTransitions } from './run-transitions.js';
+import type { PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
+
+export type PhaseKind = 'plan' | 'apply';
+
+export interface AgentSettings {
+  phaseTimeoutSeconds: number;
+  planJsonMaxBytes: number;
+  logMaxBytes: number;
+}
+
+const TABLE: Record<PhaseKind, PhaseTable> = { plan: 'plans', apply: 'applies' };
+/** The run's status while the phase is claimed, and the events that start and end it. */
+const PHASE_EVENTS: Record<PhaseKind, { running: RunStatus; start: RunEvent; finish: RunEvent }> = {
+  plan: { running: 'planning', start: 'start_plan', finish: 'plan_finished' },
+  apply: { running: 'applying', start: 'start_apply', finish: 'apply_finished' },
+};
+
+/** A compare-and-set lost to run progress (or another request) is decided again, a few times. */
+const ATTEMPTS = 5;
+
+/**
+ * The agent protocol (issue 16; /work/briefs/agent-protocol.md, README "Execution modes"): in a workspace
+ * whose execution mode is `agent`, a pipeline outside Teamstage carries out the plan and the apply of each
+ * run. It claims a phase (the run moves to planning / applying), uploads the plan JSON and the log, and
+ * reports the phase finished or errored; the run then moves on through run progress as with the built-in
+ * executor. Every status change is the state machine's, written with a compare-and-set in one
+ * transaction with what belongs to it (the timeout job of a claim, the report on the phase), so claims are
+ * exclusive across nodes and a report is recorded once.
+ */
+export class AgentPhasesService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly runs: RunsRepository,
+    private readonly workspaces: WorkspacesRepository,
+    private readonly workspaceGate: WorkspaceGate,
+    private readonly transitions: RunTransitions,
+    private readonly jobs: RunJobs,
+    private readonly settings: AgentSettings,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  get limits(): Pick<AgentSettings, 'planJsonMaxBytes' | 'logMaxBytes'> {
+    return { planJsonMaxBytes: this.settings.planJsonMaxBytes, logMaxBytes: this.settings.logMaxBytes };
+  }
+
+  registerJobs(): void {
+    this.jobs.register(AGENT_PHASE_TIMEOUT_JOB, async (payload: unknown) => {
+      if (isAgentPhaseTimeoutPayload(payload)) await this.timeOut(payload);
+    });
+  }
+
+  /**
+   * Answers when the caller may drive this phase (an upload route asks before it reads the body):
+   * 404 for a caller who may not queue runs in the workspace, as for a missing phase.
+   */
+  async authorize(principal: Principal, kind: PhaseKind, id: string): Promise<void> {
+    await this.enter(principal, kind, id, 'execute');
+  }
+
+  /** Claims the plan or apply: 409 unless the run waits for exactly this now. */
+  async claim(principal: Principal, kind: PhaseKind, id: string): Promise<PhaseRow> {
+    const { run } = await this.enter(principal, kind, id, 'execute', true);
+    const { running, start } = PHASE_EVENTS[kind];
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const claimed = await this.db.transaction().execute(async (trx) => {
+        const found = await this.runs.runWithStages(run.id, trx);
+        const phase = await this.runs.findPhase(TABLE[kind], id, trx);
+        if (!found || !phase) throw notFound(kind);
+        const status = found.run.status as RunStatus;
+        const to = transition(status, start, runFactsOf(found.run, found.stages, found.planHasChanges));
+        if (!to) throw Errors.phaseNotClaimable(kind, status === running ? 'it is already claimed' : `the run is ${status}`);
+        if (!(await this.transitions.move(trx, found.run, to))) return false;
+        const deadline = new Date(Date.now() + this.settings.phaseTimeoutSeconds * 1000);
+        await this.jobs.enqueue(trx, agentPhaseTimeoutJob({ runId: run.id, table: TABLE[kind], phaseId: id }, deadline, found.workspace.organizationName));
+        return true;
+      });
+      if (claimed) return this.current(kind, id);
+    }
+    throw Errors.phaseNotClaimable(kind, 'the run is changing right now; try again');
+  }
+
+  /**
+   * Stores the plan JSON byte for byte with the counts derived from it (plan-summary.ts). Checked first:
+   * a body that is no plan JSON changes nothing. Replaces an earlier upload until the report.
+   */
+  async uploadPlanJson(principal: Principal, planId: string, body: Buffer): Promise<PhaseRow> {
+    await this.enter(principal, 'plan', planId, 'execute', true);
+    if (body.length > this.settings.planJsonMaxBytes) throw Errors.uploadTooLarge('plan JSON', this.settings.planJsonMaxBytes);
+    const check = checkPlanJson(body);
+    if (!check.ok) throw Errors.invalidPlanJson(check.problem);
+    const { summary } = check;
+    const written = await this.runs.writeUpload('plans', planId, {
+      json_output: check.text,
+      has_changes: summary.hasChanges ? 1 : 0,
+      resource_additions: summary.resourceAdditions,
+      resource_changes: summary.resourceChanges,
+      resource_destructions: summary.resourceDestructions,
+      resource_imports: summary.resourceImports,
+      updated_at: nowIso(),
+    });
+    if (!written) throw await this.notRunning('plan', planId);
+    return this.current('plan', planId);
+  }
+
+  /** Stores the phase's log as sent (any bytes); replaces an earlier one until the report. */
+  async uploadLog(principal: Principal, kind: PhaseKind, id: string, body: Buffer): Promise<PhaseRow> {
+    await this.enter(principal, kind, id, 'execute', true);
+    if (body.length > this.settings.logMaxBytes) throw Errors.uploadTooLarge('log', this.settings.logMaxBytes);
+    if (!(await this.runs.writeUpload(TABLE[kind], id, { log: body, updated_at: nowIso() }))) throw await this.notRunning(kind, id);
+    return this.current(kind, id);
+  }
+
+  /**
+   * Ends the claimed phase as the pipeline says; run progress takes it from there (post-plan stage,
+   * confirmation, post-apply stage). The same report again answers as the first did; another is a 409,
+   * and so is any report once the run was canceled or discarded.
+   */
+  async report(principal: Principal, kind: PhaseKind, id: string, report: AgentReport): Promise<PhaseRow> {
+    const { run } = await this.enter(principal, kind, id, 'execute', true);
+    const stored = storedReport(report);
+    const { running, finish } = PHASE_EVENTS[kind];
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const done = await this.db.transaction().execute(async (trx) => {
+        const found = await this.runs.runWithStages(run.id, trx);
+        const phase = await this.runs.findPhase(TABLE[kind], id, trx);
+        if (!found || !phase) throw notFound(kind);
+        const status = found.run.status as RunStatus;
+        if (status === 'canceled' || status === 'discarded') throw Errors.phaseEndedWithoutReport(kind, phase.status, status);
+        if (phase.agent_report !== null) {
+          if (phase.agent_report === stored) return true;
+          throw Errors.reportConflicts(kind, describeReport(phase.agent_report));
+        }
+        if (status !== running || phase.status !== 'running') {
+          throw phase.status === 'pending' || phase.status === 'queued' ? Errors.phaseNotRunning(kind, phase.status) : Errors.phaseEndedWithoutReport(kind, phase.status, status);
+        }
+        if (report.status === 'finished' && kind === 'plan' && !(await this.runs.planHasJson(id, trx))) throw Errors.planJsonMissing();
+        const facts = runFactsOf(found.run, found.stages, found.planHasChanges);
+        const to = transition(status, report.status === 'finished' ? finish : 'error', facts)!;
+        if (!(await this.transitions.move(trx, found.run, to, { [TABLE[kind]]: { agent_report: stored } }))) return false;
+        if (report.status === 'errored') this.log.warn({ runId: run.id, phase: kind, message: report.message }, `the pipeline reported the ${kind} errored`);
+        await this.advanceLater(trx, run.id);
+        return true;
+      });
+      if (done) return this.current(kind, id);
+    }
+    throw Errors.phaseEndedWithoutReport(kind, 'changing', 'changing right now; try again');
+  }
+
+  /** The log as uploaded (empty until then), for whoever may read the run. */
+  async readLog(principal: Principal, kind: PhaseKind, id: string): Promise<Buffer> {
+    await this.enter(principal, kind, id, 'read');
+    const found = await this.runs.logOf(TABLE[kind], id);
+    if (!found) throw notFound(kind);
+    return found.log ?? Buffer.alloc(0);
+  }
+
+  /** The timeout job: errors the run if the phase is still claimed and unreported. */
+  private async timeOut({ runId, table, phaseId }: AgentPhaseTimeoutPayload): Promise<void> {
+    const kind: PhaseKind = table === 'plans' ? 'plan' : 'apply';
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const settled = await this.db.transaction().execute(async (trx) => {
+        const found = await this.runs.runWithStages(runId, trx);
+        const phase = await this.runs.findPhase(table, phaseId, trx);
+        if (!found || !phase || found.run.status !== PHASE_EVENTS[kind].running || phase.agent_report !== null) return true;
+        const to = transition(found.run.status as RunStatus, 'error', runFactsOf(found.run, found.stages, found.planHasChanges));
+        if (!to) return true;
+        if (!(await this.transitions.move(trx, found.run, to))) return false;
+        this.log.warn({ runId, phase: kind, timeoutSeconds: this.settings.phaseTimeoutSeconds }, `the ${kind} was claimed but not reported in time; the run errored`);
+        return true;
+      });
+      if (settled) return;
+    }
+    throw new Error(`the ${kind} timeout of run ${runId} kept losing to other changes; the job will retry`);
+  }
+
+  /** Run progress goes on from the new status (the post-plan or post-apply stage, confirmation, the end). */
+  private async advanceLater(executor: Executor, runId: string): Promise<void> {
+    await this.jobs.enqueue(executor, runAdvanceJob(runId));
+  }
+
+  /** Why an upload was refused: the phase is not (or no longer) claimed and unreported. */
+  private async notRunning(kind: PhaseKind, id: string): Promise<Error> {
+    const phase = await this.runs.findPhase(TABLE[kind], id);
+    const run = phase ? await this.runs.findRun(phase.run_id) : undefined;
+    if (!phase || !run) return notFound(kind);
+    if (phase.agent_report !== null) return Errors.phaseEndedWithoutReport(kind, `reported ${describeReport(phase.agent_report)}`, run.status);
+    if (phase.status === 'pending' || phase.status === 'queued') return Errors.phaseNotRunning(kind, phase.status);
+    return Errors.phaseEndedWithoutReport(kind, phase.status, run.status);
+  }
+
+  private async current(kind: PhaseKind, id: string): Promise<PhaseRow> {
+    const phase = await this.runs.findPhase(TABLE[kind], id);
+    if (!phase) throw notFound(kind);
+    return phase;
+  }
+
+  /**
+   * The phase, its run and the caller's right: `read` for whoever may read the run, `execute` for the
+   * pipeline (404 for anyone else). `agentOnly`: a run not in agent mode is a 409 (after the access check).
+   */
+  private async enter(principal: Principal, kind: PhaseKind, id: string, action: 'read' | 'execute', agentOnly = false): Promise<{ phase: PhaseRow; run: RunRow }> {
+    const phase = await this.runs.findPhase(TABLE[kind], id);
+    const run = phase ? await this.runs.findRun(phase.run_id) : undefined;
+    const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
+    if (!phase || !run || !workspace) throw notFound(kind);
+    const context = await this.workspaceGate.enterOrganizationOf(principal, workspace, kind);
+    if (action === 'execute') requireAccess(context.standing, kind, 'execute', {});
+    if (agentOnly && executionModeOf(run.execution_mode) !== 'agent') throw Errors.notAgentMode(kind);
+    return { phase, run };
+  }
+}
+
+function notFound(kind: PhaseKind) {
+  return kind === 'plan' ? Errors.planNotFound() : Errors.applyNotFound();
+}
+
+function describeReport(stored: string): string {
+  try {
+    const report = JSON.parse(stored) as { status?: string };
+    return String(report.status ?? 'already');
+  } catch {
+    return 'already';
+  }
+}
+

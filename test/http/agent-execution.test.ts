@@ -1,0 +1,415 @@
+/**
+ * Agent execution mode (issue 16): workspaces' execution-mode, and the protocol a pipeline drives a run's
+ * plan and apply with (claim, plan JSON, log, report), with real `terraform show -json` plans
+ * (test/fixtures/terraform-plans), on both databases.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { ApiClient } from '../helpers/api-client.js';
+import { assertError, assertStatus } from '../helpers/assertions.js';
+import { createOrganization, type TestOrganization } from '../helpers/fixtures.js';
+import { MockTaskService } from '../helpers/mock-task-service.js';
+import {
+  attachRunTask, createRun, createRunnableWorkspace, createRunTask, createWorkspace, memberWithAccess, organizationToken, waitForRunStatus,
+} from '../helpers/run-fixtures.js';
+import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans');
+const fixturePlan = (name: string): Buffer => fs.readFileSync(path.join(FIXTURES, name, 'plan.json'));
+
+/** A raw PUT through the app (uploads are not JSON:API documents). */
+async function put(ctx: TestContext, token: string, url: string, body: Buffer | string, contentType = 'application/json') {
+  const response = await ctx.app.inject({
+    method: 'PUT',
+    url: `/api/v2${url}`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    payload: body,
+  });
+  let parsed: any;
+  try {
+    parsed = JSON.parse(response.body);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.statusCode, headers: response.headers, body: parsed, text: response.body, raw: response.rawPayload };
+}
+
+interface AgentRun {
+  runId: string;
+  planId: string;
+  applyId: string;
+}
+
+async function agentRun(api: ApiClient, workspaceId: string, attributes: Record<string, unknown> = {}): Promise<AgentRun> {
+  const run = await createRun(api, workspaceId, attributes);
+  return { runId: run.data.id, planId: run.data.relationships.plan.data.id, applyId: run.data.relationships.apply.data.id };
+}
+
+/** What the database holds of a plan: the test's "nothing changed" check reads it before and after. */
+async function planRow(ctx: TestContext, planId: string) {
+  return ctx.handle.db.selectFrom('plans').selectAll().where('id', '=', planId).executeTakeFirstOrThrow();
+}
+
+const report = (api: ApiClient, kind: 'plans' | 'applies', id: string, body: unknown) =>
+  api.request('POST', `/${kind}/${id}/actions/report`, body, { 'content-type': 'application/json' });
+
+/** Claims the plan, uploads `plan` and a log, reports finished. */
+async function pipelinePlans(ctx: TestContext, org: TestOrganization, run: AgentRun, plan: Buffer): Promise<void> {
+  const api = org.owner.api;
+  assertStatus(await api.post(`/plans/${run.planId}/actions/claim`), 200);
+  assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, plan), 200);
+  assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/log`, 'Terraform will perform the following actions\n', 'text/plain'), 200);
+  assertStatus(await report(api, 'plans', run.planId, { status: 'finished' }), 200);
+}
+
+for (const dialect of testDialects()) {
+  describe(`agent execution mode (${dialect})`, { timeout: 120_000 }, () => {
+    let ctx: TestContext;
+    let mock: MockTaskService;
+    before(async () => {
+      ctx = await createTestApp(dialect, { TEAMSTAGE_PLAN_JSON_MAX_BYTES: String(64 * 1024), TEAMSTAGE_LOG_MAX_BYTES: '4096' });
+      mock = await MockTaskService.start();
+    });
+    after(async () => {
+      await mock.close();
+      await ctx.close();
+    });
+
+    it('execution-mode: remote by default, set on create and PATCH, shown; anything else is a 422', async () => {
+      const org = await createOrganization(ctx);
+      const plain = await createWorkspace(org.owner.api, org.name);
+      assert.equal(plain.body.data.attributes['execution-mode'], 'remote');
+      const agent = await createWorkspace(org.owner.api, org.name, { 'execution-mode': 'agent' });
+      assert.equal(agent.body.data.attributes['execution-mode'], 'agent');
+      assert.equal((await org.owner.api.get(`/workspaces/${agent.id}`)).body.data.attributes['execution-mode'], 'agent');
+
+      const patched = await org.owner.api.patch(`/workspaces/${plain.id}`, { data: { type: 'workspaces', attributes: { 'execution-mode': 'local' } } });
+      assertStatus(patched, 200);
+      assert.equal(patched.body.data.attributes['execution-mode'], 'local');
+      assert.equal(patched.body.data.attributes.name, plain.name, 'a PATCH changes only what it sends');
+      assert.equal((await org.owner.api.get(`/organizations/${org.name}/workspaces/${plain.name}`)).body.data.attributes['execution-mode'], 'local');
+
+      const bad = await org.owner.api.patch(`/workspaces/${plain.id}`, { data: { type: 'workspaces', attributes: { 'execution-mode': 'cloud' } } });
+      assertError(bad, 422, /remote, agent, local/);
+      assert.equal(bad.body.errors[0].source.pointer, '/data/attributes/execution-mode');
+      assertError(await org.owner.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'x1', 'execution-mode': 7 } } }), 422);
+      assert.equal((await org.owner.api.get(`/workspaces/${plain.id}`)).body.data.attributes['execution-mode'], 'local', 'unchanged');
+
+      // Changing modes needs manage-workspaces: a reader may see the workspace but not change it (403).
+      const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+      assertError(await reader.api.patch(`/workspaces/${plain.id}`, { data: { type: 'workspaces', attributes: { 'execution-mode': 'agent' } } }), 403);
+    });
+
+    it('local mode queues no runs (422); remote mode keeps the no-op executor, which still stops in planned for apply', async () => {
+      const org = await createOrganization(ctx);
+      const local = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'local' });
+      const refused = await org.owner.api.post('/runs', { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: local.id } } } } });
+      assertError(refused, 422, /execution-mode is local/);
+
+      const remote = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const run = await agentRun(org.owner.api, remote.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'planned');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal((await org.owner.api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'planned', 'waits for apply though the plan is empty');
+      const plan = (await org.owner.api.get(`/plans/${run.planId}`)).body.data;
+      assert.deepEqual(plan.attributes['execution-details'], { mode: 'remote' });
+      assert.equal(plan.attributes['log-read-url'], null);
+      // The agent protocol is for agent mode only.
+      assertError(await org.owner.api.post(`/applies/${run.applyId}/actions/claim`), 409, /not in agent execution mode/);
+    });
+
+    it('a whole run: claim, upload, report the plan; confirm; claim, log, report the apply', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const run = await agentRun(org.owner.api, workspace.id);
+      const api = org.owner.api;
+
+      // The run waits for the pipeline: nothing plans it.
+      await waitForRunStatus(api, run.runId, 'plan_queued');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const queued = (await api.get(`/plans/${run.planId}`)).body.data;
+      assert.equal(queued.attributes.status, 'queued');
+      assert.equal((await api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'plan_queued');
+      assert.deepEqual(queued.attributes['execution-details'], { mode: 'agent' });
+      assert.equal(queued.attributes['log-read-url'], `${ctx.config.baseUrl}/api/v2/plans/${run.planId}/log`);
+      // Nothing to upload or report before the claim; no apply before the plan.
+      assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('120_basic')), 409, /claim it first/);
+      assertError(await report(api, 'plans', run.planId, { status: 'finished' }), 409, /claim it first/);
+      assertError(await api.post(`/applies/${run.applyId}/actions/claim`), 409, /plan_queued/);
+
+      const claimed = await api.post(`/plans/${run.planId}/actions/claim`);
+      assertStatus(claimed, 200);
+      assert.equal(claimed.body.data.type, 'plans');
+      assert.equal(claimed.body.data.attributes.status, 'running');
+      assert.equal((await api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'planning');
+      assertError(await api.post(`/plans/${run.planId}/actions/claim`), 409, /already claimed/);
+      // A finished report needs the plan JSON.
+      assertError(await report(api, 'plans', run.planId, { status: 'finished' }), 422, /plan JSON/);
+
+      // Uploads may be replaced until the report.
+      assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('no_changes')), 200);
+      const plan = fixturePlan('120_basic');
+      const uploaded = await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, plan);
+      assertStatus(uploaded, 200);
+      assert.equal(uploaded.body.data.attributes['has-changes'], true);
+      assert.equal(uploaded.body.data.attributes['resource-additions'], 7);
+      const log = Buffer.concat([Buffer.from('Plan: 7 to add\n'), Buffer.from([0xff, 0x00, 0x1b]), Buffer.from('[0m\n')]);
+      assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/log`, log, 'text/plain'), 200);
+      const served = await ctx.app.inject({ method: 'GET', url: `/api/v2/plans/${run.planId}/log`, headers: { authorization: `Bearer ${org.owner.token}` } });
+      assert.equal(served.statusCode, 200);
+      assert.match(String(served.headers['content-type']), /^text\/plain/);
+      assert.ok(served.rawPayload.equals(log), 'the log is served as uploaded, byte for byte');
+
+      const reported = await report(api, 'plans', run.planId, { status: 'finished' });
+      assertStatus(reported, 200);
+      assert.equal(reported.body.data.attributes.status, 'finished');
+      // Idempotent: the same report again is answered the same; another one is refused.
+      assertStatus(await report(api, 'plans', run.planId, { status: 'finished' }), 200);
+      assertError(await report(api, 'plans', run.planId, { status: 'errored', message: 'late' }), 409, /already reported finished/);
+      assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('no_changes')), 409, /reported finished/);
+
+      const planned = await waitForRunStatus(api, run.runId, 'planned');
+      assert.equal(planned.attributes['has-changes'], true);
+      assert.equal(planned.attributes.actions['is-confirmable'], true);
+      const json = await ctx.app.inject({ method: 'GET', url: `/api/v2/plans/${run.planId}/json-output`, headers: { authorization: `Bearer ${org.owner.token}` } });
+      assert.ok(json.rawPayload.equals(plan), 'the plan JSON is served byte for byte');
+
+      assert.equal((await api.post(`/runs/${run.runId}/actions/apply`, { comment: 'ship' })).status, 202);
+      await waitForRunStatus(api, run.runId, 'apply_queued');
+      assert.equal((await api.get(`/applies/${run.applyId}`)).body.data.attributes.status, 'queued');
+      const applyClaim = await api.post(`/applies/${run.applyId}/actions/claim`);
+      assertStatus(applyClaim, 200);
+      assert.equal(applyClaim.body.data.attributes.status, 'running');
+      assert.equal((await api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'applying');
+      assertError(await api.post(`/applies/${run.applyId}/actions/claim`), 409, /already claimed/);
+      assertStatus(await put(ctx, org.owner.token, `/applies/${run.applyId}/log`, 'Apply complete! Resources: 7 added\n', 'text/plain'), 200);
+      assertStatus(await report(api, 'applies', run.applyId, { status: 'finished' }), 200);
+      const applied = await waitForRunStatus(api, run.runId, 'applied');
+      assert.equal(applied.attributes.actions['is-cancelable'], false);
+      const apply = (await api.get(`/applies/${run.applyId}`)).body.data;
+      assert.equal(apply.attributes.status, 'finished');
+      assert.equal(apply.attributes['log-read-url'], `${ctx.config.baseUrl}/api/v2/applies/${run.applyId}/log`);
+      assert.equal((await api.get(`/applies/${run.applyId}/log`)).text, 'Apply complete! Resources: 7 added\n');
+      assertStatus(await report(api, 'applies', run.applyId, { status: 'finished' }), 200);
+    });
+
+    it('an errored report errors the run; an unknown status is a 422 with nothing changed', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      assertStatus(await org.owner.api.post(`/plans/${run.planId}/actions/claim`), 200);
+      assertError(await report(org.owner.api, 'plans', run.planId, { status: 'done' }), 422, /finished/);
+      assertError(await report(org.owner.api, 'plans', run.planId, {}), 422);
+      assert.equal((await planRow(ctx, run.planId)).agent_report, null);
+      const errored = await report(org.owner.api, 'plans', run.planId, { status: 'errored', message: 'terraform plan exited 1' });
+      assertStatus(errored, 200);
+      assert.equal(errored.body.data.attributes.status, 'errored');
+      await waitForRunStatus(org.owner.api, run.runId, 'errored');
+      assertStatus(await report(org.owner.api, 'plans', run.planId, { status: 'errored', message: 'terraform plan exited 1' }), 200);
+      assertError(await report(org.owner.api, 'plans', run.planId, { status: 'finished' }), 409);
+      assert.equal((await org.owner.api.get(`/applies/${run.applyId}`)).body.data.attributes.status, 'unreachable');
+    });
+
+    it('uploads that are not plan JSON, or too large, are 422 with nothing changed', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      assertStatus(await org.owner.api.post(`/plans/${run.planId}/actions/claim`), 200);
+      assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('action_reason')), 200);
+      assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/log`, 'first log', 'text/plain'), 200);
+      const before = await planRow(ctx, run.planId);
+      assert.equal(before.resource_destructions, 1);
+
+      const big = Buffer.from(JSON.stringify({ format_version: '1.2', resource_changes: [], padding: 'x'.repeat(70 * 1024) }));
+      const refusals: Array<[Buffer | string, RegExp]> = [
+        ['{"format_version": "1.2", ', /not valid JSON/],
+        ['{"resource_changes": []}', /format_version/],
+        ['{"format_version": 1.2}', /format_version/],
+        ['["format_version"]', /JSON object/],
+        ['', /not valid JSON/],
+        [big, /larger than the limit of 65536 bytes/],
+      ];
+      for (const [body, detail] of refusals) {
+        assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, body), 422, detail);
+      }
+      assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/log`, 'y'.repeat(5000), 'text/plain'), 422, /larger than the limit of 4096 bytes/);
+      // Announced as too large: refused before the body is read.
+      const announced = await ctx.app.inject({
+        method: 'PUT',
+        url: `/api/v2/plans/${run.planId}/json-output`,
+        headers: { authorization: `Bearer ${org.owner.token}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) },
+        payload: '{}',
+      });
+      assert.equal(announced.statusCode, 422);
+      assert.deepEqual(await planRow(ctx, run.planId), before, 'the plan, its JSON, counts and log are as before');
+    });
+
+    it('a token that may not queue runs gets 404 from every protocol request; the organization token too', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+      const orgToken = await organizationToken(ctx, org);
+      const outsider = await createOrganization(ctx);
+      for (const [who, api] of [['reader', reader.api], ['organization token', orgToken], ['outsider', outsider.owner.api]] as const) {
+        assertError(await api.post(`/plans/${run.planId}/actions/claim`), 404, /plan not found/);
+        assertError(await report(api, 'plans', run.planId, { status: 'finished' }), 404, /plan not found/);
+        assertError(await put(ctx, api.token!, `/plans/${run.planId}/json-output`, fixturePlan('numerics')), 404, /plan not found/);
+        assertError(await put(ctx, api.token!, `/plans/${run.planId}/log`, 'x', 'text/plain'), 404, /plan not found/);
+        assertError(await api.post(`/applies/${run.applyId}/actions/claim`), 404, /apply not found/);
+        assertError(await put(ctx, api.token!, `/applies/${run.applyId}/log`, 'x', 'text/plain'), 404, /apply not found/);
+        assert.equal((await org.owner.api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'plan_queued', who);
+      }
+      // The reader still reads the log (empty until uploaded); the outsider does not.
+      const log = await reader.api.get(`/plans/${run.planId}/log`);
+      assert.equal(log.status, 200);
+      assert.equal(log.text, '');
+      assertError(await outsider.owner.api.get(`/plans/${run.planId}/log`), 404);
+      // A member who may queue runs is the pipeline.
+      const pipeline = await memberWithAccess(ctx, org, { 'manage-workspaces': true });
+      assertStatus(await pipeline.api.post(`/plans/${run.planId}/actions/claim`), 200);
+    });
+
+    it('a report after cancel, or for a discarded run, is 409', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const canceled = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, canceled.runId, 'plan_queued');
+      assertStatus(await org.owner.api.post(`/plans/${canceled.planId}/actions/claim`), 200);
+      assertStatus(await put(ctx, org.owner.token, `/plans/${canceled.planId}/json-output`, fixturePlan('numerics')), 200);
+      assert.equal((await org.owner.api.post(`/runs/${canceled.runId}/actions/cancel`)).status, 202);
+      await waitForRunStatus(org.owner.api, canceled.runId, 'canceled');
+      assertError(await report(org.owner.api, 'plans', canceled.planId, { status: 'finished' }), 409, /canceled/);
+      assertError(await put(ctx, org.owner.token, `/plans/${canceled.planId}/log`, 'x', 'text/plain'), 409);
+      assert.equal((await org.owner.api.get(`/plans/${canceled.planId}`)).body.data.attributes.status, 'canceled');
+
+      const discarded = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, discarded.runId, 'plan_queued');
+      await pipelinePlans(ctx, org, discarded, fixturePlan('numerics'));
+      await waitForRunStatus(org.owner.api, discarded.runId, 'planned');
+      assert.equal((await org.owner.api.post(`/runs/${discarded.runId}/actions/discard`)).status, 202);
+      await waitForRunStatus(org.owner.api, discarded.runId, 'discarded');
+      assertError(await report(org.owner.api, 'plans', discarded.planId, { status: 'finished' }), 409, /discarded/);
+      assertError(await org.owner.api.post(`/applies/${discarded.applyId}/actions/claim`), 409, /discarded/);
+      assertError(await report(org.owner.api, 'applies', discarded.applyId, { status: 'finished' }), 409, /discarded/);
+    });
+
+    it('stages: the claim waits for the pre-plan stage; post-plan run tasks download THAT plan; no changes ends planned_and_finished', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent', 'auto-apply': true });
+      const task = await createRunTask(org.owner.api, org.name, mock.url);
+      await attachRunTask(org.owner.api, workspace.id, task.id, { stages: ['pre_plan', 'post_plan', 'pre_apply'], 'enforcement-level': 'mandatory' });
+      const callBack = async (request: any, status: 'passed' | 'failed') => {
+        const answered = await new ApiClient(ctx.app, request.json.access_token).request(
+          'PATCH', new URL(request.json.task_result_callback_url).pathname,
+          { data: { type: 'task-results', attributes: { status } } },
+        );
+        assert.equal(answered.status, 200, answered.text);
+      };
+      const seen = mock.requests.length;
+      const run = await agentRun(org.owner.api, workspace.id);
+      const [prePlan] = (await mock.waitForRequests(seen + 1)).slice(seen);
+      assert.equal(prePlan!.json.stage, 'pre_plan');
+      await waitForRunStatus(org.owner.api, run.runId, 'pre_plan_running');
+      assertError(await org.owner.api.post(`/plans/${run.planId}/actions/claim`), 409, /pre_plan_running/);
+      await callBack(prePlan, 'passed');
+      // After its pre-plan stage the run waits for the pipeline (pre_plan_completed; the plan is queued).
+      await waitForRunStatus(org.owner.api, run.runId, 'pre_plan_completed');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal((await org.owner.api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'pre_plan_completed');
+      assert.equal((await org.owner.api.get(`/plans/${run.planId}`)).body.data.attributes.status, 'queued');
+
+      const plan = fixturePlan('no_changes');
+      await pipelinePlans(ctx, org, run, plan);
+      const [postPlan] = (await mock.waitForRequests(seen + 2)).slice(seen + 1);
+      assert.equal(postPlan!.json.stage, 'post_plan');
+      // The run task downloads the plan the pipeline reported, byte for byte, with its access token.
+      const downloaded = await ctx.app.inject({ method: 'GET', url: new URL(postPlan!.json.plan_json_api_url).pathname, headers: { authorization: `Bearer ${postPlan!.json.access_token}` } });
+      assert.equal(downloaded.statusCode, 200);
+      assert.ok(downloaded.rawPayload.equals(plan));
+      await callBack(postPlan, 'passed');
+      // No changes: finished after the post-plan stage, auto-apply or not; the apply is unreachable.
+      const finished = await waitForRunStatus(org.owner.api, run.runId, 'planned_and_finished');
+      assert.equal(finished.attributes['has-changes'], false);
+      assert.equal((await org.owner.api.get(`/applies/${run.applyId}`)).body.data.attributes.status, 'unreachable');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      assert.equal(mock.requests.length, seen + 2, 'no pre-apply request for a run with nothing to apply');
+    });
+
+    it('a plan with changes applies after auto-apply and the pre-apply stage, then the post-apply stage follows', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent', 'auto-apply': true });
+      const task = await createRunTask(org.owner.api, org.name, mock.url);
+      await attachRunTask(org.owner.api, workspace.id, task.id, { stages: ['pre_apply', 'post_apply'] });
+      const seen = mock.requests.length;
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      await pipelinePlans(ctx, org, run, fixturePlan('identity'));
+      const plan = (await org.owner.api.get(`/plans/${run.planId}`)).body.data.attributes;
+      assert.deepEqual(
+        [plan['has-changes'], plan['resource-additions'], plan['resource-changes'], plan['resource-destructions'], plan['resource-imports']],
+        [true, 0, 1, 0, 1],
+      );
+      const [preApply] = (await mock.waitForRequests(seen + 1)).slice(seen);
+      assert.equal(preApply!.json.stage, 'pre_apply');
+      await waitForRunStatus(org.owner.api, run.runId, 'pre_apply_running');
+      assertError(await org.owner.api.post(`/applies/${run.applyId}/actions/claim`), 409, /pre_apply_running/);
+      const passed = await new ApiClient(ctx.app, preApply!.json.access_token).request('PATCH', new URL(preApply!.json.task_result_callback_url).pathname, {
+        data: { type: 'task-results', attributes: { status: 'passed' } },
+      });
+      assert.equal(passed.status, 200);
+      await waitForRunStatus(org.owner.api, run.runId, 'apply_queued');
+      assertStatus(await org.owner.api.post(`/applies/${run.applyId}/actions/claim`), 200);
+      assertStatus(await report(org.owner.api, 'applies', run.applyId, { status: 'finished' }), 200);
+      const [postApply] = (await mock.waitForRequests(seen + 2)).slice(seen + 1);
+      assert.equal(postApply!.json.stage, 'post_apply');
+      await waitForRunStatus(org.owner.api, run.runId, 'post_apply_running');
+    });
+  });
+
+  describe(`agent phase timeout (${dialect})`, { timeout: 60_000 }, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestApp(dialect, { TEAMSTAGE_AGENT_PHASE_TIMEOUT: '0.5' });
+    });
+    after(() => ctx.close());
+
+    it('a claimed phase with no report in time errors the run, through a delayed job written with the claim', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      const claimedAt = Date.now();
+      assertStatus(await org.owner.api.post(`/plans/${run.planId}/actions/claim`), 200);
+      // Durable: the deadline is a job row in the database, due at claim + timeout, that any node takes.
+      const job = await ctx.handle.db.selectFrom('jobs').selectAll().where('kind', '=', 'agent.phase-timeout').where('dedupe_key', '=', `agent.phase-timeout:${run.planId}`).executeTakeFirst();
+      assert.ok(job, 'the timeout job was written with the claim');
+      const due = Date.parse(job.run_at) - claimedAt;
+      assert.ok(due >= 300 && due <= 1500, `due ${due} ms after the claim`);
+      const errored = await waitForRunStatus(org.owner.api, run.runId, 'errored', 10_000);
+      assert.ok(Date.now() - claimedAt >= 450, 'not before the timeout');
+      assert.ok(errored.attributes['status-timestamps']['errored-at']);
+      assert.equal((await org.owner.api.get(`/plans/${run.planId}`)).body.data.attributes.status, 'errored');
+      // Too late: the pipeline's report is refused.
+      assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('numerics')), 409, /errored/);
+      assertError(await report(org.owner.api, 'plans', run.planId, { status: 'finished' }), 409, /errored/);
+    });
+
+    it('a phase reported in time is not timed out', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      await pipelinePlans(ctx, org, run, fixturePlan('numerics'));
+      await waitForRunStatus(org.owner.api, run.runId, 'planned');
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      assert.equal((await org.owner.api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'planned');
+    });
+  });
+}
