@@ -3,7 +3,7 @@ import { EXIT, PipelineError, usageError } from './exit-codes.js';
 import { applyFinish, applyStart, planFinish, planStart, waitForRun } from './pipeline-steps.js';
 import type { FollowContext, WaitOptions } from './run-follower.js';
 import { processOutput, type Output } from './stage-report.js';
-import { TeamstageClient } from './teamstage-client.js';
+import { retryDelaysMs, TeamstageClient } from './teamstage-client.js';
 
 export const PIPELINE_USAGE = `Usage: teamstage pipeline <command> [options]
 
@@ -141,5 +141,5 @@ function contextOf(env: NodeJS.ProcessEnv, out: Output, values: Record<string, s
     timeoutMs: seconds('timeout', 3600, 0) * 1000,
     overrideWaitMs: seconds('override-wait', 0, 0) * 1000,
   };
-  return { client: new TeamstageClient(address, token), out, wait };
+  return { client: new TeamstageClient(address, token, retryDelaysMs(env.TEAMSTAGE_PIPELINE_RETRY_DELAYS)), out, wait };
 }

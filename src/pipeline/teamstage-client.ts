@@ -1,5 +1,5 @@
 import { VERSION } from '../core/version.js';
-import { EXIT, PipelineError } from './exit-codes.js';
+import { EXIT, PipelineError, usageError } from './exit-codes.js';
 
 /** A non-2xx answer of the API, with the JSON:API error's title and detail. */
 export class ApiError extends PipelineError {
@@ -32,7 +32,17 @@ export interface ApiAnswer {
   json: any;
 }
 
-const RETRY_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
+/**
+ * Pauses before retrying a request the server did not answer (or answered 5xx/429): about 15 s in all,
+ * enough to ride out a node restarting behind a load balancer. TEAMSTAGE_PIPELINE_RETRY_DELAYS
+ * (seconds, comma-separated) changes it.
+ */
+export function retryDelaysMs(text: string | undefined): number[] {
+  if (!text) return [500, 1000, 2000, 4000, 8000];
+  const delays = text.split(',').map((part) => Number(part.trim()) * 1000);
+  if (delays.some((delay) => !Number.isFinite(delay) || delay < 0)) throw usageError(`TEAMSTAGE_PIPELINE_RETRY_DELAYS must be seconds separated by commas, not "${text}"`);
+  return delays;
+}
 const REQUEST_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,6 +53,7 @@ export class TeamstageClient {
   constructor(
     readonly address: string,
     private readonly token: string,
+    private readonly retryDelays: number[] = retryDelaysMs(undefined),
   ) {
     this.apiBase = `${address.replace(/\/+$/, '')}/api/v2`;
   }
@@ -59,7 +70,7 @@ export class TeamstageClient {
       headers['content-type'] = options.contentType ?? 'application/vnd.api+json';
     }
     const what = `${method} ${url.replace(/\?.*$/, '')}`;
-    const delays = options.retry ? RETRY_DELAYS_MS : [];
+    const delays = options.retry ? this.retryDelays : [];
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
