@@ -32,6 +32,22 @@ module.exports = {
       from: { path: layer.path },
       to: { path: layer.above },
     })),
+    // src/pipeline is the CLI's HTTP client side (`teamstage pipeline …`): it talks to a server over the
+    // API like any pipeline would, so it may use only core, and only cli.ts may reach it.
+    {
+      name: 'pipeline-imports-only-core',
+      comment: 'the pipeline client imports only src/core (and itself)',
+      severity: 'error',
+      from: { path: '^src/pipeline/' },
+      to: { path: '^src/(?!(core|pipeline)/)' },
+    },
+    {
+      name: 'pipeline-is-a-top-layer',
+      comment: 'nothing but cli.ts imports the pipeline client',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(pipeline/|cli\\.ts$)' },
+      to: { path: '^src/pipeline/' },
+    },
     {
       name: 'no-circular',
       comment: 'modules import each other in one direction only',

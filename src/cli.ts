@@ -7,6 +7,7 @@ import { rotateSiteToken, siteTokenFile } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { serve } from './main.js';
 import { explainStartupFailure } from './ops/startup-failure.js';
+import { runPipeline } from './pipeline/pipeline-command.js';
 import { VERSION } from './core/version.js';
 
 const USAGE = `teamstage ${VERSION}
@@ -16,6 +17,7 @@ Usage:
   teamstage migrate          apply database migrations and exit
   teamstage token print      print the generated site admin token (from <data dir>/site-token)
   teamstage token rotate     replace the site admin token with a new one and print it
+  teamstage pipeline …       a CI pipeline's plan and apply through Teamstage's gate ("teamstage pipeline help")
 
 Configuration comes from the environment; see README.md.`;
 
@@ -25,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 1;
   }
+  // A client of a server elsewhere: reads none of the server's configuration.
+  if (command === 'pipeline') return runPipeline(argv.slice(1));
   const config = loadConfig();
   try {
     return await run(command, subcommand, config);

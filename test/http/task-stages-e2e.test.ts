@@ -439,7 +439,7 @@ for (const dialect of testDialects()) {
       ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
       // @ts-expect-error: a plain JavaScript example without type declarations
       const { createServer } = await import('../../examples/run-task-service/server.mjs');
-      example = createServer({ hmacKey: HMAC_KEY, failPattern: 'prod', alwaysFail: false, verdictDelayMs: 0, quiet: true });
+      example = createServer({ hmacKey: HMAC_KEY, failWorkspacePattern: 'prod', denyResourceTypes: [], allowDestroy: false, verdictDelayMs: 0, quiet: true });
       await new Promise<void>((resolve) => example.listen(0, '127.0.0.1', resolve));
       exampleUrl = `http://127.0.0.1:${(example.address() as import('node:net').AddressInfo).port}/`;
     });
@@ -449,7 +449,7 @@ for (const dialect of testDialects()) {
       await ctx.close();
     });
 
-    it('walks the README: register, attach, run; prod fails and is overridden, dev passes; outcomes and downloads work', async () => {
+    it('the optional workspace-name rule: prod fails and is overridden, dev passes on its empty plan; outcomes and downloads work', async () => {
       const org = await createOrganization(ctx);
       const api = org.owner.api;
       const { createRunTask, attachRunTask, createRunnableWorkspace, createRun } = await import('../helpers/run-fixtures.js');
@@ -469,7 +469,6 @@ for (const dialect of testDialects()) {
       assert.match(failed.result.attributes.message, /contains "prod"/);
       assert.equal(failed.outcomes[0].attributes['outcome-id'], 'NAME-001');
       assert.deepEqual(failed.outcomes[0].attributes.tags.Status, [{ label: 'Denied', level: 'error' }]);
-      assert.match(failed.outcomes[0].attributes.body, /Configuration: \d+ bytes; plan JSON: \d+ bytes/, 'the example downloaded both with its token');
       const overridden = await api.post(`/task-stages/${failed.stage.id}/actions/override`, { comment: 'reviewed' });
       assert.equal(overridden.status, 200, overridden.text);
       await waitForRunStatus(api, prodRun, 'post_plan_completed');
@@ -481,6 +480,7 @@ for (const dialect of testDialects()) {
       const passed = await outcomesOf(devRun);
       assert.equal(passed.stage.attributes.status, 'passed');
       assert.equal(passed.result.attributes.status, 'passed');
+      assert.match(passed.result.attributes.message, /none of the 0 resource changes/, 'the example read the (empty) plan with its token');
       assert.ok(passed.result.attributes['status-timestamps']['running-at'], 'the example reports running first');
     });
   });

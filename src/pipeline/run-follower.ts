@@ -1,0 +1,78 @@
+import { EXIT, PipelineError } from './exit-codes.js';
+import { positionOf, snapshotOf, type Position, type RunSnapshot } from './run-position.js';
+import type { Output, StageReporter } from './stage-report.js';
+import type { TeamstageClient } from './teamstage-client.js';
+
+export interface WaitOptions {
+  pollMs: number;
+  timeoutMs: number;
+  /** How long to keep waiting while a stage awaits an override before exiting 3 (0: exit at once). */
+  overrideWaitMs: number;
+}
+
+export interface FollowContext {
+  client: TeamstageClient;
+  out: Output;
+  wait: WaitOptions;
+}
+
+/** What to do at a position: an exit code ends the command, undefined polls again. */
+export type Decide = (position: Position, run: RunSnapshot) => Promise<number | undefined>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function readRun(client: TeamstageClient, runId: string): Promise<RunSnapshot> {
+  return snapshotOf((await client.get(`/runs/${encodeURIComponent(runId)}?include=task_stages`)).json);
+}
+
+/**
+ * Polls the run, printing each new status and each stage verdict, until `decide` ends the command.
+ * Failures and overrides are decided here for every command: a failed run exits 1, a stage awaiting
+ * an override exits 3 (after `overrideWaitMs`, for pipelines that would rather hold the job open
+ * while a person decides).
+ */
+export async function follow(
+  context: FollowContext,
+  runId: string,
+  reporter: StageReporter,
+  decide: Decide,
+  options: { printStatus: boolean } = { printStatus: true },
+): Promise<number> {
+  const { client, out, wait } = context;
+  const deadline = Date.now() + wait.timeoutMs;
+  let lastStatus: string | undefined;
+  let overrideSince: number | undefined;
+  const finish = (code: number, run: RunSnapshot) => {
+    if (options.printStatus) out.result(run.status);
+    return code;
+  };
+  for (;;) {
+    const run = await readRun(client, runId);
+    if (run.status !== lastStatus) out.info(`run ${run.id}: ${run.status}`);
+    lastStatus = run.status;
+    await reporter.report(run.stages);
+    const position = positionOf(run);
+    if (position.kind === 'failed') {
+      out.info(`the run is ${run.status}: it will not proceed`);
+      return finish(EXIT.failed, run);
+    }
+    if (position.kind === 'awaiting-override') {
+      overrideSince ??= Date.now();
+      if (Date.now() - overrideSince >= wait.overrideWaitMs) {
+        out.info(
+          `the ${position.stage} stage awaits an override: a person decides (override it, or discard the run). ` +
+            `Afterwards \`teamstage pipeline wait --run ${run.id}\` picks the run up again.`,
+        );
+        return finish(EXIT.awaitingOverride, run);
+      }
+    } else {
+      overrideSince = undefined;
+      const code = await decide(position, run);
+      if (code !== undefined) return finish(code, run);
+    }
+    if (Date.now() > deadline) {
+      throw new PipelineError(`gave up waiting after ${Math.round(wait.timeoutMs / 1000)} s: run ${run.id} is still ${run.status}`, EXIT.usage);
+    }
+    await sleep(wait.pollMs);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Where a run stands from the pipeline's point of view, read from its status and the few facts that
+ * decide whether a status is a resting point or passes by on its own (which task stages it has,
+ * whether it is confirmable now). The server's own state machine lives in src/runs; this client
+ * may not import it (it is a layer of its own that talks HTTP), so it reads the statuses as any API
+ * client would.
+ */
+export interface StageSnapshot {
+  id: string;
+  stage: string;
+  status: string;
+}
+
+export interface RunSnapshot {
+  id: string;
+  status: string;
+  /** `actions.is-confirmable`: the server's own word that the run waits for a confirmation now. */
+  confirmable: boolean;
+  planId: string | undefined;
+  applyId: string | undefined;
+  stages: StageSnapshot[];
+  /** The included plan's attributes (counts), when the server sent them. */
+  plan: Record<string, any> | undefined;
+}
+
+export type Position =
+  /** The server is working (a stage runs, the run is queued or moves on by itself): poll again. */
+  | { kind: 'in-progress' }
+  | { kind: 'plan-claimable' }
+  | { kind: 'planning' }
+  /** The plan passed its stages; someone (the pipeline's apply-start, or a person) confirms the apply. */
+  | { kind: 'awaiting-confirmation' }
+  | { kind: 'apply-claimable' }
+  | { kind: 'applying' }
+  /** Applied, and its post-apply stage (if any) passed. */
+  | { kind: 'applied' }
+  /** Ended after its plan: no changes, or a plan-only run. Nothing to apply. */
+  | { kind: 'planned-and-finished' }
+  | { kind: 'awaiting-override'; stage: string }
+  | { kind: 'failed' };
+
+const FAILED = new Set(['errored', 'canceled', 'discarded']);
+
+export function positionOf(run: RunSnapshot): Position {
+  const status = run.status;
+  const has = (stage: string) => run.stages.some((candidate) => candidate.stage === stage);
+  if (FAILED.has(status)) return { kind: 'failed' };
+  const awaiting = /^(pre_plan|post_plan|pre_apply|post_apply)_awaiting_decision$/.exec(status);
+  if (awaiting) return { kind: 'awaiting-override', stage: awaiting[1]! };
+  switch (status) {
+    case 'plan_queued':
+      return has('pre_plan') ? { kind: 'in-progress' } : { kind: 'plan-claimable' };
+    case 'pre_plan_completed':
+      return { kind: 'plan-claimable' };
+    case 'planning':
+      return { kind: 'planning' };
+    case 'planned':
+    case 'post_plan_completed':
+      // Otherwise the server moves on by itself: into the post-plan stage, to planned_and_finished
+      // (no changes, plan-only), or to an auto-apply's confirmation.
+      return run.confirmable ? { kind: 'awaiting-confirmation' } : { kind: 'in-progress' };
+    case 'planned_and_finished':
+      return { kind: 'planned-and-finished' };
+    case 'apply_queued':
+      return { kind: 'apply-claimable' };
+    case 'applying':
+      return { kind: 'applying' };
+    case 'applied':
+      return has('post_apply') ? { kind: 'in-progress' } : { kind: 'applied' };
+    case 'post_apply_completed':
+      return { kind: 'applied' };
+    default:
+      // pending, *_running, confirmed, pre_apply_completed, and any status this client does not know yet.
+      return { kind: 'in-progress' };
+  }
+}
+
+/** The run document (`GET /runs/:id?include=task_stages,plan`) as a snapshot. */
+export function snapshotOf(document: any): RunSnapshot {
+  const data = document.data;
+  const attributes = data.attributes ?? {};
+  const included: any[] = Array.isArray(document.included) ? document.included : [];
+  const planId = data.relationships?.plan?.data?.id as string | undefined;
+  const plan = included.find((resource) => resource.type === 'plans' && resource.id === planId);
+  const stages = included
+    .filter((resource) => resource.type === 'task-stages')
+    .map((resource) => ({ id: resource.id, stage: resource.attributes?.stage, status: resource.attributes?.status }));
+  return {
+    id: data.id,
+    status: attributes.status,
+    confirmable: attributes.actions?.['is-confirmable'] === true,
+    planId,
+    applyId: data.relationships?.apply?.data?.id,
+    stages,
+    plan: plan?.attributes,
+  };
+}
