@@ -7,6 +7,7 @@ import { rotateSiteToken, siteTokenFile } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { serve } from './main.js';
 import { explainStartupFailure } from './ops/startup-failure.js';
+import { backupCommand, restoreCommand } from './ops/backup-commands.js';
 import { VERSION } from './core/version.js';
 
 const USAGE = `teamstage ${VERSION}
@@ -16,6 +17,8 @@ Usage:
   teamstage migrate          apply database migrations and exit
   teamstage token print      print the generated site admin token (from <data dir>/site-token)
   teamstage token rotate     replace the site admin token with a new one and print it
+  teamstage backup <file>    copy the SQLite database to <file> while servers run
+  teamstage restore <file>   replace the SQLite database with a backup (every server stopped)
 
 Configuration comes from the environment; see README.md.`;
 
@@ -71,6 +74,10 @@ async function run(command: string, subcommand: string | undefined, config: Conf
       console.error(USAGE);
       return 1;
     }
+    case 'backup':
+      return backupCommand(subcommand, config);
+    case 'restore':
+      return restoreCommand(subcommand, config);
     default:
       console.error(USAGE);
       return 1;
