@@ -1,7 +1,8 @@
 /**
  * Issue 19: `teamstage backup` while a server runs and writes, `teamstage restore` into a new server.
  * Every write acknowledged before the backup began is in the restored server; the backup passes
- * integrity_check; a restore over a running server is refused and changes nothing.
+ * integrity_check; a restore over a running server is refused and changes nothing; over a server killed
+ * with SIGKILL it proceeds (no stale lock).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -119,6 +120,12 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     const missing = beforeBackup.filter((name) => !restoredNames.has(name));
     assert.deepEqual(missing, [], 'every write acknowledged before the backup began is restored');
     assert.ok(restoredNames.size < namesBefore.size, 'the restored server has the backup, not the writes after it');
+    // A server killed with SIGKILL leaves no lock behind (the kernel drops its locks): the restore proceeds.
+    await live.kill('SIGKILL');
+    const overKilled = await cli(['restore', backupFile], liveEnv);
+    assert.equal(overKilled.code, 0, overKilled.stderr);
+    assert.match(overKilled.stdout, /the database it replaced is kept at .*teamstage\.sqlite\.before-restore-\d{8}T\d{6}Z/);
+
     console.log(
       `backup under load: ${beforeBackup.length} writes acknowledged before it began, ${duringBackup} while it ran, ` +
         `${acknowledged.length} in all; restored server has ${restoredNames.size} teams, none missing`,
