@@ -18,8 +18,13 @@ export interface RestoreResult {
   movedTokenFile?: string;
 }
 
-function stamp(): string {
-  return new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z');
+/** `<file>.before-restore-<UTC time>`, with a counter should two restores fall in one second. */
+function asideName(file: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z');
+  for (let n = 1; ; n++) {
+    const name = `${file}.before-restore-${stamp}${n > 1 ? `-${n}` : ''}`;
+    if (!fs.existsSync(name)) return name;
+  }
 }
 
 /** Opens and checks the backup: a SQLite file, integrity_check ok, a Teamstage schema this version knows. */
@@ -83,7 +88,7 @@ function lockAndKeepCurrent(databaseFile: string): string {
   try {
     current.pragma('wal_checkpoint(TRUNCATE)');
     current.pragma('journal_mode = DELETE');
-    const previous = `${databaseFile}.before-restore-${stamp()}`;
+    const previous = asideName(databaseFile);
     current.exec(`vacuum into '${previous.replaceAll("'", "''")}'`);
     return previous;
   } finally {
@@ -95,6 +100,9 @@ function lockAndKeepCurrent(databaseFile: string): string {
  * Replaces the database with a backup, only while no server uses it. The copy goes through SQLite's
  * backup API (all pages in one step, one write transaction on the destination): should anything stop it
  * halfway, SQLite's journal rolls the file back to what it was. The database it replaces is kept beside it.
+ * The lock is let go just before the copy (the backup API opens its own connection, which that lock would
+ * shut out): a server started in that instant would see the restored data once the copy commits, under
+ * SQLite's locks, never a mix of the two.
  */
 export async function restoreSqlite(options: { backupFile: string; databaseFile: string; dataDir: string }): Promise<RestoreResult> {
   const backupFile = path.resolve(options.backupFile);
@@ -122,7 +130,7 @@ export async function restoreSqlite(options: { backupFile: string; databaseFile:
   if (tokenState !== 'differs') return { databaseFile: options.databaseFile, summary, previous, siteToken: tokenState };
   // The file's token is not one the restored database accepts: `token print` must not show it as working.
   const tokenFile = siteTokenFile(options.dataDir);
-  const movedTokenFile = `${tokenFile}.before-restore-${stamp()}`;
+  const movedTokenFile = asideName(tokenFile);
   fs.renameSync(tokenFile, movedTokenFile);
   return { databaseFile: options.databaseFile, summary, previous, siteToken: 'moved aside', movedTokenFile };
 }
