@@ -68,6 +68,8 @@ export async function backupSqlite(options: { databaseFile: string; dataDir: str
     throw error;
   }
   copy.close();
+  // It holds what the database holds, run task HMAC keys among it: readable by its owner only.
+  fs.chmodSync(partial, 0o600);
   const fd = fs.openSync(partial, 'r');
   fs.fsyncSync(fd);
   fs.closeSync(fd);

@@ -90,6 +90,7 @@ function lockAndKeepCurrent(databaseFile: string): string {
     current.pragma('journal_mode = DELETE');
     const previous = asideName(databaseFile);
     current.exec(`vacuum into '${previous.replaceAll("'", "''")}'`);
+    fs.chmodSync(previous, 0o600); // holds secrets, as the database does
     return previous;
   } finally {
     current.close();

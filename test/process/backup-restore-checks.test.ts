@@ -79,10 +79,12 @@ describe('restore checks', () => {
     const backup = path.join(dir, 'live-backup.sqlite');
     await backupSqlite({ databaseFile: live.databaseFile, dataDir: live.dataDir, destination: backup });
     const tokenAtBackup = fs.readFileSync(siteTokenFile(live.dataDir), 'utf8');
+    assert.equal(fs.statSync(backup).mode & 0o777, 0o600, 'the backup is readable by its owner only');
 
     const kept = await restoreSqlite({ backupFile: backup, databaseFile: live.databaseFile, dataDir: live.dataDir });
     assert.equal(kept.siteToken, 'matches');
     assert.ok(kept.previous && fs.existsSync(kept.previous), 'the replaced database is kept');
+    assert.equal(fs.statSync(kept.previous).mode & 0o777, 0o600);
     assert.equal(fs.readFileSync(siteTokenFile(live.dataDir), 'utf8'), tokenAtBackup);
 
     // Rotated after the backup: the file's token is not one the restored database accepts.
