@@ -8,6 +8,7 @@ import { TokensRepository } from './identity/tokens.repository.js';
 import { serve } from './main.js';
 import { explainStartupFailure } from './ops/startup-failure.js';
 import { runPipeline } from './pipeline/pipeline-command.js';
+import { backupCommand, restoreCommand } from './ops/backup-commands.js';
 import { VERSION } from './core/version.js';
 
 const USAGE = `teamstage ${VERSION}
@@ -18,6 +19,8 @@ Usage:
   teamstage token print      print the generated site admin token (from <data dir>/site-token)
   teamstage token rotate     replace the site admin token with a new one and print it
   teamstage pipeline …       a CI pipeline's plan and apply through Teamstage's gate ("teamstage pipeline help")
+  teamstage backup <file>    copy the SQLite database to <file> while servers run
+  teamstage restore <file>   replace the SQLite database with a backup (every server stopped)
 
 Configuration comes from the environment; see README.md.`;
 
@@ -75,6 +78,10 @@ async function run(command: string, subcommand: string | undefined, config: Conf
       console.error(USAGE);
       return 1;
     }
+    case 'backup':
+      return backupCommand(subcommand, config);
+    case 'restore':
+      return restoreCommand(subcommand, config);
     default:
       console.error(USAGE);
       return 1;
