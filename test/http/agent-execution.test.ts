@@ -342,6 +342,39 @@ for (const dialect of testDialects()) {
       assert.equal(mock.requests.length, seen + 2, 'no pre-apply request for a run with nothing to apply');
     });
 
+    it('a replace fails the mandatory post-plan stage; an override lets the run go on to apply through the pipeline', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const task = await createRunTask(org.owner.api, org.name, mock.url);
+      await attachRunTask(org.owner.api, workspace.id, task.id, { stages: ['post_plan'], 'enforcement-level': 'mandatory' });
+      const seen = mock.requests.length;
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      await pipelinePlans(ctx, org, run, fixturePlan('action_reason'));
+      const [postPlan] = (await mock.waitForRequests(seen + 1)).slice(seen);
+      // The run task judges the plan it downloads: it destroys null_resource.example, so it fails.
+      const judged = JSON.parse((await ctx.app.inject({
+        method: 'GET', url: new URL(postPlan!.json.plan_json_api_url).pathname, headers: { authorization: `Bearer ${postPlan!.json.access_token}` },
+      })).body);
+      const destroyed = judged.resource_changes.filter((change: any) => change.change.actions.includes('delete')).map((change: any) => change.address);
+      assert.deepEqual(destroyed, ['null_resource.example']);
+      const failed = await new ApiClient(ctx.app, postPlan!.json.access_token).request('PATCH', new URL(postPlan!.json.task_result_callback_url).pathname, {
+        data: { type: 'task-results', attributes: { status: 'failed', message: `destroys ${destroyed.join(', ')}` } },
+      });
+      assert.equal(failed.status, 200, failed.text);
+      const awaiting = await waitForRunStatus(org.owner.api, run.runId, 'post_plan_awaiting_decision');
+      assert.equal(awaiting.attributes['has-changes'], true);
+      assertError(await org.owner.api.post(`/applies/${run.applyId}/actions/claim`), 409, /post_plan_awaiting_decision/);
+      const stageId = awaiting.relationships['task-stages'].data[0].id;
+      assertStatus(await org.owner.api.post(`/task-stages/${stageId}/actions/override`, { comment: 'planned replacement' }, { 'content-type': 'application/json' }), 200);
+      await waitForRunStatus(org.owner.api, run.runId, 'post_plan_completed');
+      assert.equal((await org.owner.api.post(`/runs/${run.runId}/actions/apply`)).status, 202);
+      await waitForRunStatus(org.owner.api, run.runId, 'apply_queued');
+      assertStatus(await org.owner.api.post(`/applies/${run.applyId}/actions/claim`), 200);
+      assertStatus(await report(org.owner.api, 'applies', run.applyId, { status: 'finished' }), 200);
+      await waitForRunStatus(org.owner.api, run.runId, 'applied');
+    });
+
     it('a plan with changes applies after auto-apply and the pre-apply stage, then the post-apply stage follows', async () => {
       const org = await createOrganization(ctx);
       const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent', 'auto-apply': true });
