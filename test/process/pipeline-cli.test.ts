@@ -204,6 +204,68 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
   });
 
+  it('examples/pipeline/gate.sh, with a stand-in for terraform: exit 3 on a replace, then `gate.sh resume` after the override applies', async () => {
+    // There is no terraform binary here: this stand-in answers init/plan/show/apply as terraform would,
+    // `show -json` with a real plan from the fixtures.
+    const fakeTerraform = path.join(workDir, 'fake-terraform');
+    fs.writeFileSync(
+      fakeTerraform,
+      [
+        '#!/usr/bin/env bash',
+        'args=("$@"); [[ "${args[0]}" == -chdir=* ]] && args=("${args[@]:1}")',
+        'case "${args[0]}" in',
+        '  init) echo "Terraform has been successfully initialized!" ;;',
+        '  plan) for a in "${args[@]}"; do [[ $a == -out=* ]] && echo binary-plan > "${a#-out=}"; done; echo "Plan: 1 to add, 0 to change, 1 to destroy." ;;',
+        '  show) cat "$FAKE_PLAN_JSON" ;;',
+        '  apply) [ -f "${args[-1]}" ] || exit 1; echo "Apply complete! Resources: 1 added, 0 changed, 1 destroyed." ;;',
+        '  *) exit 1 ;;',
+        'esac',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const out = path.join(workDir, 'gate-out');
+    const env = {
+      ...process.env,
+      TEAMSTAGE_ADDRESS: server.url,
+      TEAMSTAGE_TOKEN: ownerToken,
+      TEAMSTAGE_ORGANIZATION: organization,
+      TEAMSTAGE_WORKSPACE: workspace,
+      TEAMSTAGE: `${process.execPath} ${bundle}`,
+      TF: fakeTerraform,
+      TF_DIR: path.join(FIXTURES, '120_basic'),
+      TEAMSTAGE_OUT: out,
+      FAKE_PLAN_JSON: path.join(FIXTURES, 'action_reason/plan.json'),
+    };
+    const gate = (args: string[]) =>
+      new Promise<CliResult>((resolve, reject) => {
+        const child = spawn('bash', [path.join(ROOT, 'examples/pipeline/gate.sh'), ...args], { cwd: workDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const killer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+        child.on('error', reject);
+        child.on('close', (code) => {
+          clearTimeout(killer);
+          resolve({ code, stdout, stderr });
+        });
+      });
+    const first = await gate([]);
+    assert.equal(first.code, 3, `${first.stdout}\n${first.stderr}`);
+    assert.match(first.stderr, /PLAN-001: null_resource\.example will be replaced/);
+    const runId = /then run: gate\.sh resume (run-\w+)/.exec(first.stderr)?.[1];
+    assert.ok(runId, first.stderr);
+    assert.ok(fs.existsSync(path.join(out, 'plan.tfplan')), 'the saved plan stays for the resume');
+
+    const stages = await http.request('GET', `/runs/${runId}/task-stages`, ownerToken);
+    const overridden = await http.request('POST', `/task-stages/${stages.body.data[0].id}/actions/override`, ownerToken, {});
+    assert.equal(overridden.status, 200, overridden.text);
+    const resumed = await gate(['resume', runId!]);
+    assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+    assert.match(resumed.stdout, /Apply complete!/);
+    assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+  });
+
   it('exit 0 with planned_and_finished for a plan without changes; exit 1 when the plan errored', async () => {
     const configDir = path.join(FIXTURES, 'no_changes');
     const first = await cli(['plan-start', '--organization', organization, '--workspace', workspace, '--config-dir', configDir, ...waiting]);
