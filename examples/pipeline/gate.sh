@@ -4,7 +4,8 @@
 # "Gate your pipeline".
 #
 #   gate.sh                 plan, hand the plan to Teamstage, and apply it if Teamstage lets it through
-#   gate.sh resume RUN_ID   after a person overrode a stage: wait for the run, then apply the saved plan
+#   gate.sh resume [RUN_ID] after a person overrode a stage: wait for the run, then apply the saved plan
+#                           (RUN_ID defaults to the one saved in $TEAMSTAGE_OUT/run-id)
 #
 # Environment:
 #   TEAMSTAGE_ADDRESS, TEAMSTAGE_TOKEN            the server and a token that may queue runs in the workspace
@@ -49,7 +50,8 @@ after_override() {
 }
 
 if [ "${1:-}" = resume ]; then
-  RUN=${2:?usage: gate.sh resume RUN_ID}
+  RUN=${2:-$(cat "$OUT/run-id" 2>/dev/null || true)}
+  [ -n "$RUN" ] || { echo "usage: gate.sh resume RUN_ID (no $OUT/run-id saved)" >&2; exit 2; }
   STATUS=$(pipeline wait --run "$RUN" "${WAIT[@]}") || { code=$?; [ $code -eq 3 ] && after_override "$RUN"; exit $code; }
   [ "$STATUS" = planned_and_finished ] && { echo "gate.sh: no changes, nothing to apply"; exit 0; }
   apply "$RUN"
@@ -62,6 +64,7 @@ fi
 RUN=$(pipeline plan-start --organization "$TEAMSTAGE_ORGANIZATION" --workspace "$TEAMSTAGE_WORKSPACE" \
   --config-dir "$TF_DIR" --message "${CI_COMMIT_TITLE:-${GITHUB_SHA:-gate.sh}}" "${WAIT[@]}") || exit $?
 echo "gate.sh: run $RUN"
+echo "$RUN" > "$OUT/run-id"
 
 # 2. terraform plan, and the plan as JSON for the run tasks.
 if ! "$TF" -chdir="$TF_DIR" plan -input=false -no-color -out="$OUT/plan.tfplan" > "$OUT/plan.log" 2>&1; then

@@ -260,7 +260,8 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     const stages = await http.request('GET', `/runs/${runId}/task-stages`, ownerToken);
     const overridden = await http.request('POST', `/task-stages/${stages.body.data[0].id}/actions/override`, ownerToken, {});
     assert.equal(overridden.status, 200, overridden.text);
-    const resumed = await gate(['resume', runId!]);
+    assert.equal(fs.readFileSync(path.join(out, 'run-id'), 'utf8').trim(), runId, 'saved for `gate.sh resume`');
+    const resumed = await gate(['resume']);
     assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
     assert.match(resumed.stdout, /Apply complete!/);
     assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
