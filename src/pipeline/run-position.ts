@@ -46,7 +46,12 @@ export function positionOf(run: RunSnapshot): Position {
   const has = (stage: string) => run.stages.some((candidate) => candidate.stage === stage);
   if (FAILED.has(status)) return { kind: 'failed' };
   const awaiting = /^(pre_plan|post_plan|pre_apply|post_apply)_awaiting_decision$/.exec(status);
-  if (awaiting) return { kind: 'awaiting-override', stage: awaiting[1]! };
+  if (awaiting) {
+    // Just overridden: the stage is already running/passed and the run follows a moment later.
+    const stage = run.stages.find((candidate) => candidate.stage === awaiting[1]);
+    if (stage && stage.status !== 'awaiting_override') return { kind: 'in-progress' };
+    return { kind: 'awaiting-override', stage: awaiting[1]! };
+  }
   switch (status) {
     case 'plan_queued':
       return has('pre_plan') ? { kind: 'in-progress' } : { kind: 'plan-claimable' };

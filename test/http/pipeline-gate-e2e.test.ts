@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runPipeline } from '../../src/pipeline/pipeline-command.js';
 import type { Output } from '../../src/pipeline/stage-report.js';
-import { createOrganization, type TestOrganization } from '../helpers/fixtures.js';
+import { createOrganization, createTeam, type TestOrganization } from '../helpers/fixtures.js';
 import { attachRunTask, createRunTask, createWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { HMAC_KEY, startListeningApp, stagesOf } from '../helpers/task-stage-scenario.js';
 import { testDialects, type TestContext } from '../helpers/test-app.js';
@@ -37,6 +37,7 @@ for (const dialect of testDialects()) {
     let org: TestOrganization;
     let taskId: string;
     let workDir: string;
+    let pipelineToken: string;
 
     before(async () => {
       ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
@@ -46,6 +47,11 @@ for (const dialect of testDialects()) {
       await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
       serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}/`;
       org = await createOrganization(ctx);
+      // The pipeline's token, as the README makes it: a team token of a team with manage-workspaces, made by a person.
+      const ci = await createTeam(ctx, org, { 'organization-access': { 'manage-workspaces': true } });
+      const token = await org.owner.api.post(`/teams/${ci.id}/authentication-tokens`, { data: { type: 'authentication-tokens', attributes: { description: 'pipeline' } } });
+      assert.equal(token.status, 201, token.text);
+      pipelineToken = token.body.data.attributes.token;
       taskId = (await createRunTask(org.owner.api, org.name, serviceUrl, { 'hmac-key': HMAC_KEY, name: 'plan-guard' })).id;
       workDir = fs.mkdtempSync(path.join(ctx.config.dataDir, 'pipeline-'));
       fs.writeFileSync(path.join(workDir, 'plan.log'), 'Terraform will perform the following actions:\n  # null_resource.example will be replaced\n');
@@ -57,12 +63,12 @@ for (const dialect of testDialects()) {
       await ctx.close();
     });
 
-    /** The CLI, in-process, as the pipeline's token (the organization owner's user token). */
+    /** The CLI, in-process, with the pipeline's team token. */
     async function cli(...args: string[]): Promise<CliResult> {
       const stdout: string[] = [];
       const stderr: string[] = [];
       const out: Output = { info: (line) => stderr.push(line), result: (line) => stdout.push(line) };
-      const env = { TEAMSTAGE_ADDRESS: ctx.config.baseUrl, TEAMSTAGE_TOKEN: org.owner.token, TEAMSTAGE_PIPELINE_RETRY_DELAYS: '0.1' };
+      const env = { TEAMSTAGE_ADDRESS: ctx.config.baseUrl, TEAMSTAGE_TOKEN: pipelineToken, TEAMSTAGE_PIPELINE_RETRY_DELAYS: '0.1' };
       const code = await runPipeline([...args, '--poll-interval', '0.05', '--timeout', '60'], env, out);
       return { code, stdout: stdout.join('\n'), stderr: stderr.join('\n') };
     }

@@ -1,0 +1,287 @@
+/**
+ * `teamstage pipeline …` as a CI job runs it: a separate process, bundled into one file the way
+ * `npm run build` bundles the `teamstage` command (scripts/bundle.mjs; here esbuild bundles the sources
+ * directly into .tmp/, so this test never races another test rebuilding dist/), against a live server
+ * process, with the plan JSON and log taken from the fixtures the way a pipeline hands them over after
+ * `terraform plan` and `terraform show -json`. Its exit codes: 0 proceed, 1 failed, 2 usage/transport,
+ * 3 awaiting an override.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { build } from 'esbuild';
+import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
+import { freePort } from '../helpers/postgres-server.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const FIXTURES = path.join(ROOT, 'test/fixtures/terraform-plans');
+const HMAC_KEY = `hmac-${randomBytes(8).toString('hex')}`;
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI bundled as scripts/bundle.mjs does it (same platform, format, externals and require shim). */
+async function bundleCli(outfile: string): Promise<void> {
+  await build({
+    entryPoints: [path.join(ROOT, 'src/cli.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['better-sqlite3', 'pg-native'],
+    banner: {
+      js: [
+        "import { createRequire as __teamstageCreateRequire } from 'node:module';",
+        "import { fileURLToPath as __teamstageFileURLToPath } from 'node:url';",
+        "import { dirname as __teamstageDirname } from 'node:path';",
+        'const require = __teamstageCreateRequire(import.meta.url);',
+        'const __filename = __teamstageFileURLToPath(import.meta.url);',
+        'const __dirname = __teamstageDirname(__filename);',
+      ].join('\n'),
+    },
+    logLevel: 'warning',
+  });
+}
+
+describe('teamstage pipeline (a real process, bundled) against a live server', { timeout: 300_000 }, () => {
+  const tmpRoot = path.join(ROOT, '.tmp');
+  fs.mkdirSync(tmpRoot, { recursive: true });
+  const workDir = fs.mkdtempSync(path.join(tmpRoot, 'pipeline-cli-'));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-pipeline-'));
+  const bundle = path.join(workDir, 'teamstage.mjs');
+  let server: ServerProcess;
+  let http: HttpClient;
+  let service: Server;
+  let ownerToken: string;
+  let organization: string;
+  let workspace: string;
+
+  before(async () => {
+    await bundleCli(bundle);
+    const siteToken = randomBytes(24).toString('hex');
+    server = await startServerProcess({
+      DATABASE_URL: `sqlite:${path.join(dataDir, 'db.sqlite')}`,
+      TEAMSTAGE_DATA_DIR: dataDir,
+      TEAMSTAGE_SITE_TOKEN: siteToken,
+      TEAMSTAGE_RATE_LIMIT: '0',
+      TEAMSTAGE_JOB_POLL: '0.1',
+      TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '60',
+    }, { readyTimeoutMs: 120_000 });
+    http = new HttpClient(server.url, 2);
+    ({ ownerToken, organization } = await bootstrapOrganization(http, siteToken, `pipe${randomBytes(3).toString('hex')}`));
+    // @ts-expect-error: a plain JavaScript example without type declarations
+    const { createServer } = await import('../../examples/run-task-service/server.mjs');
+    service = createServer({ hmacKey: HMAC_KEY, denyResourceTypes: [], allowDestroy: false, failWorkspacePattern: '', verdictDelayMs: 0, quiet: true });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    const task = await http.request('POST', `/organizations/${organization}/tasks`, ownerToken, {
+      data: { type: 'tasks', attributes: { name: 'plan-guard', url: `http://127.0.0.1:${(service.address() as AddressInfo).port}/`, category: 'task', 'hmac-key': HMAC_KEY } },
+    });
+    assert.equal(task.status, 201, task.text);
+    workspace = 'network';
+    const created = await http.request('POST', `/organizations/${organization}/workspaces`, ownerToken, {
+      data: { type: 'workspaces', attributes: { name: workspace, 'execution-mode': 'agent' } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const attached = await http.request('POST', `/workspaces/${created.body.data.id}/tasks`, ownerToken, {
+      data: {
+        type: 'workspace-tasks',
+        attributes: { 'enforcement-level': 'mandatory', stages: ['post_plan'] },
+        relationships: { task: { data: { type: 'tasks', id: task.body.data.id } } },
+      },
+    });
+    assert.equal(attached.status, 201, attached.text);
+    fs.writeFileSync(path.join(workDir, 'plan.log'), 'Plan: 1 to add, 0 to change, 1 to destroy.\n');
+    fs.writeFileSync(path.join(workDir, 'apply.log'), 'Apply complete! Resources: 1 added, 0 changed, 1 destroyed.\n');
+  });
+
+  after(async () => {
+    if (service) {
+      service.closeAllConnections();
+      await new Promise((resolve) => service.close(resolve));
+    }
+    await http?.close();
+    await server?.kill('SIGTERM');
+    fs.rmSync(workDir, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env };
+    for (const key of Object.keys(childEnv)) if (key.startsWith('TEAMSTAGE_')) delete childEnv[key];
+    Object.assign(childEnv, { TEAMSTAGE_ADDRESS: server.url, TEAMSTAGE_TOKEN: ownerToken, TEAMSTAGE_PIPELINE_RETRY_DELAYS: '0.1' }, env);
+    for (const [key, value] of Object.entries(env)) if (value === undefined) delete childEnv[key];
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [bundle, 'pipeline', ...args], { cwd: workDir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        resolve({ code, stdout: stdout.trim(), stderr });
+      });
+    });
+  }
+
+  const waiting = ['--poll-interval', '0.1', '--timeout', '60'];
+
+  it('exit 2: usage mistakes, a missing token, an unreachable server, a refused token', async () => {
+    assert.equal((await cli([])).code, 2);
+    const unknown = await cli(['deploy']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "deploy"/);
+    const noRun = await cli(['plan-finish', '--plan-json', 'plan.json']);
+    assert.equal(noRun.code, 2);
+    assert.match(noRun.stderr, /needs --run/);
+    assert.equal((await cli(['wait', '--run', 'run-x', '--bogus'])).code, 2);
+    assert.equal((await cli(['apply-start', '--run', 'run-x', '--plan-json', 'x'])).code, 2, 'an option of another command');
+    const noToken = await cli(['wait', '--run', 'run-x'], { TEAMSTAGE_TOKEN: undefined });
+    assert.equal(noToken.code, 2);
+    assert.match(noToken.stderr, /TEAMSTAGE_TOKEN is not set/);
+    const closedPort = await freePort();
+    const unreachable = await cli(['wait', '--run', 'run-x'], { TEAMSTAGE_ADDRESS: `http://127.0.0.1:${closedPort}`, TEAMSTAGE_PIPELINE_RETRY_DELAYS: '0' });
+    assert.equal(unreachable.code, 2);
+    assert.match(unreachable.stderr, /ECONNREFUSED/);
+    const refused = await cli(['plan-start', '--organization', organization, '--workspace', workspace], { TEAMSTAGE_TOKEN: 'not-a-token' });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /HTTP 401/);
+    const help = await cli(['help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stderr, /Exit codes: 0 the run may proceed/);
+  });
+
+  it('the whole flow: plan-start → plan-finish exits 3 on a replace → override → wait 0 → apply-start 0 → apply-finish 0 (applied)', async () => {
+    // The configuration directory as a pipeline's checkout has it after `terraform init` and a local run.
+    const configDir = path.join(workDir, 'config');
+    fs.cpSync(path.join(FIXTURES, '120_basic'), configDir, { recursive: true });
+    fs.mkdirSync(path.join(configDir, '.terraform/providers'), { recursive: true });
+    fs.writeFileSync(path.join(configDir, '.terraform/providers/big-binary'), randomBytes(64 * 1024));
+    fs.writeFileSync(path.join(configDir, 'terraform.tfstate'), '{"secret":"state"}');
+
+    const started = await cli(['plan-start', '--organization', organization, '--workspace', workspace, '--config-dir', configDir, '--message', 'CI build 7', ...waiting]);
+    assert.equal(started.code, 0, started.stderr);
+    const runId = started.stdout;
+    assert.match(runId, /^run-\w+$/, 'stdout is the run id alone, for RUN=$(teamstage pipeline plan-start …)');
+    const uploadedBytes = Number(/uploaded \((\d+) bytes/.exec(started.stderr)?.[1]);
+    assert.ok(uploadedBytes > 0 && uploadedBytes < 16 * 1024, `the .terraform directory and state were left out (${uploadedBytes} bytes)`);
+    const run = await http.request('GET', `/runs/${runId}`, ownerToken);
+    assert.equal(run.body.data.attributes.status, 'planning');
+    assert.equal(run.body.data.attributes.message, 'CI build 7');
+
+    const planned = await cli(['plan-finish', '--run', runId, '--plan-json', path.join(FIXTURES, 'action_reason/plan.json'), '--log', 'plan.log', ...waiting]);
+    assert.equal(planned.code, 3, planned.stderr);
+    assert.equal(planned.stdout, 'post_plan_awaiting_decision');
+    assert.match(planned.stderr, /post_plan stage: awaiting_override/);
+    assert.match(planned.stderr, /PLAN-001: null_resource\.example will be replaced/);
+
+    const stages = await http.request('GET', `/runs/${runId}/task-stages`, ownerToken);
+    const stageId = stages.body.data[0].id;
+    const overridden = await http.request('POST', `/task-stages/${stageId}/actions/override`, ownerToken, { comment: 'intended' });
+    assert.equal(overridden.status, 200, overridden.text);
+
+    const resumed = await cli(['wait', '--run', runId, ...waiting]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(resumed.stdout, 'post_plan_completed');
+    const applying = await cli(['apply-start', '--run', runId, ...waiting]);
+    assert.equal(applying.code, 0, applying.stderr);
+    const applied = await cli(['apply-finish', '--run', runId, '--log', 'apply.log', ...waiting]);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.equal(applied.stdout, 'applied');
+    assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+  });
+
+  it('examples/pipeline/gate.sh, with a stand-in for terraform: exit 3 on a replace, then `gate.sh resume` after the override applies', async () => {
+    // There is no terraform binary here: this stand-in answers init/plan/show/apply as terraform would,
+    // `show -json` with a real plan from the fixtures.
+    const fakeTerraform = path.join(workDir, 'fake-terraform');
+    fs.writeFileSync(
+      fakeTerraform,
+      [
+        '#!/usr/bin/env bash',
+        'args=("$@"); [[ "${args[0]}" == -chdir=* ]] && args=("${args[@]:1}")',
+        'case "${args[0]}" in',
+        '  init) echo "Terraform has been successfully initialized!" ;;',
+        '  plan) for a in "${args[@]}"; do [[ $a == -out=* ]] && echo binary-plan > "${a#-out=}"; done; echo "Plan: 1 to add, 0 to change, 1 to destroy." ;;',
+        '  show) cat "$FAKE_PLAN_JSON" ;;',
+        '  apply) [ -f "${args[-1]}" ] || exit 1; echo "Apply complete! Resources: 1 added, 0 changed, 1 destroyed." ;;',
+        '  *) exit 1 ;;',
+        'esac',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const out = path.join(workDir, 'gate-out');
+    const env = {
+      ...process.env,
+      TEAMSTAGE_ADDRESS: server.url,
+      TEAMSTAGE_TOKEN: ownerToken,
+      TEAMSTAGE_ORGANIZATION: organization,
+      TEAMSTAGE_WORKSPACE: workspace,
+      TEAMSTAGE: `${process.execPath} ${bundle}`,
+      TF: fakeTerraform,
+      TF_DIR: path.join(FIXTURES, '120_basic'),
+      TEAMSTAGE_OUT: out,
+      FAKE_PLAN_JSON: path.join(FIXTURES, 'action_reason/plan.json'),
+    };
+    const gate = (args: string[]) =>
+      new Promise<CliResult>((resolve, reject) => {
+        const child = spawn('bash', [path.join(ROOT, 'examples/pipeline/gate.sh'), ...args], { cwd: workDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const killer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+        child.on('error', reject);
+        child.on('close', (code) => {
+          clearTimeout(killer);
+          resolve({ code, stdout, stderr });
+        });
+      });
+    const first = await gate([]);
+    assert.equal(first.code, 3, `${first.stdout}\n${first.stderr}`);
+    assert.match(first.stderr, /PLAN-001: null_resource\.example will be replaced/);
+    const runId = /then run: gate\.sh resume (run-\w+)/.exec(first.stderr)?.[1];
+    assert.ok(runId, first.stderr);
+    assert.ok(fs.existsSync(path.join(out, 'plan.tfplan')), 'the saved plan stays for the resume');
+
+    const stages = await http.request('GET', `/runs/${runId}/task-stages`, ownerToken);
+    const overridden = await http.request('POST', `/task-stages/${stages.body.data[0].id}/actions/override`, ownerToken, {});
+    assert.equal(overridden.status, 200, overridden.text);
+    assert.equal(fs.readFileSync(path.join(out, 'run-id'), 'utf8').trim(), runId, 'saved for `gate.sh resume`');
+    const resumed = await gate(['resume']);
+    assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+    assert.match(resumed.stdout, /Apply complete!/);
+    assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+  });
+
+  it('exit 0 with planned_and_finished for a plan without changes; exit 1 when the plan errored', async () => {
+    const configDir = path.join(FIXTURES, 'no_changes');
+    const first = await cli(['plan-start', '--organization', organization, '--workspace', workspace, '--config-dir', configDir, ...waiting]);
+    assert.equal(first.code, 0, first.stderr);
+    const unchanged = await cli(['plan-finish', '--run', first.stdout, '--plan-json', path.join(FIXTURES, 'no_changes/plan.json'), ...waiting]);
+    assert.equal(unchanged.code, 0, unchanged.stderr);
+    assert.equal(unchanged.stdout, 'planned_and_finished');
+
+    const second = await cli(['plan-start', '--organization', organization, '--workspace', workspace, '--config-dir', configDir, ...waiting]);
+    assert.equal(second.code, 0, second.stderr);
+    const failed = await cli(['plan-finish', '--run', second.stdout, '--error', 'terraform plan exited 1', '--log', 'plan.log', ...waiting]);
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.equal(failed.stdout, 'errored');
+    // A second report of another kind is refused by the server: the CLI says so and exits 1, the run failed.
+    const late = await cli(['plan-finish', '--run', second.stdout, '--plan-json', path.join(FIXTURES, 'no_changes/plan.json'), ...waiting]);
+    assert.equal(late.code, 1, late.stderr);
+  });
+});
