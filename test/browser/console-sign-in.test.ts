@@ -1,0 +1,76 @@
+/**
+ * The console's shell in a real browser (Debian's chromium) against a real server on SQLite: sign-in by
+ * pasting a token, the account and its organizations, sign-out, a refused token, and axe on each page.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertAccessible, launchBrowser, signIn, type TestBrowser } from '../helpers/browser.js';
+import { startConsoleServer } from '../helpers/console-server.js';
+import { createOrganization, createUser } from '../helpers/fixtures.js';
+
+let server: Awaited<ReturnType<typeof startConsoleServer>>;
+let browser: TestBrowser;
+
+before(async () => {
+  server = await startConsoleServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('sign in with a pasted token: the account and its organizations, the token only in sessionStorage', async () => {
+  const org = await createOrganization(server.ctx);
+  const page = await browser.newPage();
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(`${server.url}/app/`);
+  await page.getByRole('heading', { name: 'Sign in to Teamstage' }).waitFor();
+  await assertAccessible(page, 'the sign-in page');
+
+  await signIn(page, server.url, org.owner.token);
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  assert.equal(await page.getByText(org.owner.username, { exact: true }).count() > 0, true);
+  await page.getByRole('heading', { name: org.name }).waitFor();
+  await assertAccessible(page, 'the account page');
+
+  // Kept in sessionStorage, never in the URL, a cookie or localStorage; nothing loaded from another host.
+  const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('teamstage.token'), local: localStorage.length, cookie: document.cookie }));
+  assert.deepEqual(stored, { session: org.owner.token, local: 0, cookie: '' });
+  assert.equal(requests.some((url) => url.includes(org.owner.token)), false);
+  assert.deepEqual(requests.filter((url) => !url.startsWith(server.url)), []);
+
+  // A reload keeps the sign-in (same tab); sign-out forgets the token.
+  await page.reload();
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to Teamstage' }).waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('teamstage.token')), null);
+  await page.close();
+});
+
+test('a token the server refuses is said so at the field, and nothing is kept', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/app/`);
+  await page.getByLabel('API token').fill('not-a-real-token');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('That token was not accepted').waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('teamstage.token')), null);
+  await assertAccessible(page, 'the sign-in page with an error');
+  await page.close();
+});
+
+test('the console is interactive within a second, and a user of no organization is told so', async () => {
+  const user = await createUser(server.ctx);
+  const page = await browser.newPage();
+  const started = Date.now();
+  await page.goto(`${server.url}/app/`);
+  await page.getByLabel('API token').waitFor();
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed < 1000, `sign-in form interactive after ${elapsed} ms`);
+  await signIn(page, server.url, user.token);
+  await page.getByText('You belong to no organization yet').waitFor();
+  await page.close();
+});
