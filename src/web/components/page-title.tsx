@@ -8,8 +8,9 @@ export function PageTitle(props: { children: string }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${props.children} · Teamstage`;
-    ref.current?.focus();
   }, [props.children]);
+  // Only when the page appears: a title that changes after a save must not take focus from the form.
+  useEffect(() => ref.current?.focus(), []);
   return (
     <h1 tabIndex={-1} ref={ref}>
       {props.children}
