@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertAccessible, launchBrowser, signIn, type TestBrowser } from '../helpers/browser.js';
 import { startConsoleServer } from '../helpers/console-server.js';
-import { createOrganization, createUser } from '../helpers/fixtures.js';
+import { createOrganization, createTeam, createUser } from '../helpers/fixtures.js';
 
 let server: Awaited<ReturnType<typeof startConsoleServer>>;
 let browser: TestBrowser;
@@ -80,5 +80,33 @@ test('the console is interactive within a second, and a user of no organization 
   assert.ok(Math.min(...timings) < 1000, `sign-in form interactive after ${timings.join(', ')} ms`);
   await signIn(page, server.url, user.token);
   await page.getByText('You belong to no organization yet').waitFor();
+  await page.close();
+});
+
+test('a team token signs in as its service account and sees its organization', async () => {
+  const org = await createOrganization(server.ctx);
+  const team = await createTeam(server.ctx, org, { visibility: 'organization' });
+  const issued = await org.owner.api.post(`/teams/${team.id}/authentication-tokens`, {});
+  assert.equal(issued.status, 201, issued.text);
+  const page = await browser.newPage();
+  await signIn(page, server.url, issued.body.data.attributes.token);
+  await page.getByText('Service account (a team or organization token)').waitFor();
+  await page.getByRole('heading', { name: org.name }).waitFor();
+  await page.close();
+});
+
+test('a token revoked while signed in signs the console out with a notice', async () => {
+  const user = await createUser(server.ctx);
+  const issued = await user.api.post(`/users/${user.id}/authentication-tokens`, {});
+  assert.equal(issued.status, 201, issued.text);
+  const token = issued.body.data.attributes.token as string;
+  await createOrganization(server.ctx, undefined, { ...user, token, api: user.api.as(token) });
+  const page = await browser.newPage();
+  await signIn(page, server.url, token);
+  const revoked = await user.api.delete(`/authentication-tokens/${issued.body.data.id}`);
+  assert.equal(revoked.status, 204, revoked.text);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Teams' }).click();
+  await page.getByText('Your token is no longer accepted; sign in again.').waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('teamstage.token')), null);
   await page.close();
 });

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertAccessible, launchBrowser, SCREENSHOTS, signIn, type TestBrowser } from '../helpers/browser.js';
 import { startConsoleServer } from '../helpers/console-server.js';
-import { addMember, addToTeam, createOrganization, createTeam, type TestOrganization } from '../helpers/fixtures.js';
+import { addMember, addToTeam, createOrganization, createTeam, createUser, type TestOrganization } from '../helpers/fixtures.js';
 
 let server: Awaited<ReturnType<typeof startConsoleServer>>;
 let browser: TestBrowser;
@@ -21,7 +21,8 @@ let org: TestOrganization;
 before(async () => {
   server = await startConsoleServer();
   browser = await launchBrowser();
-  org = await createOrganization(server.ctx, 'acme');
+  // Fixed names where the screenshots show them, so a rerun does not change the committed images needlessly.
+  org = await createOrganization(server.ctx, 'acme', await createUser(server.ctx, 'alice'));
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
@@ -97,7 +98,7 @@ test('an owner renames a team and changes its visibility and token management; a
 });
 
 test('an owner adds and removes a member; the list counts leave out the team token service account', async () => {
-  const member = await addMember(server.ctx, org);
+  const member = await addMember(server.ctx, org, await createUser(server.ctx, 'carol'));
   const team = await createTeam(server.ctx, org, { name: 'people', visibility: 'organization' });
   const issued = await org.owner.api.post(`/teams/${team.id}/authentication-tokens`, {});
   assert.equal(issued.status, 201, issued.text);
@@ -212,13 +213,15 @@ test('the team list searches by name (q) and says when nothing matches', async (
 
 test('the team page at phone width, and its screenshot', async () => {
   const team = await createTeam(server.ctx, org, { name: 'app-developers', visibility: 'organization', 'organization-access': { 'manage-workspaces': true, 'manage-run-tasks': true } });
-  const member = await addMember(server.ctx, org);
+  const member = await addMember(server.ctx, org, await createUser(server.ctx, 'bob'));
   await addToTeam(org, team.id, member.username);
   const page = await browser.newPage();
   await signIn(page, server.url, org.owner.token);
   await page.goto(`${server.url}/app/#/teams/${team.id}`);
   await page.getByRole('heading', { name: 'Team app-developers' }).waitFor();
   await page.getByRole('cell', { name: member.username, exact: true }).waitFor();
+  await page.getByText('This team has no tokens.').waitFor();
+  await page.locator('#add-member option', { hasText: 'Choose a member' }).waitFor({ state: 'attached' });
   await page.screenshot({ path: path.join(SCREENSHOTS, 'team-page.png'), fullPage: true });
 
   await page.setViewportSize({ width: 360, height: 740 });
