@@ -164,7 +164,7 @@ test('a team token is shown once with a copy button, listed without its secret, 
 });
 
 test('a member without rights: "not found" on a secret team, no controls on a visible one', async () => {
-  const member = await addMember(server.ctx, org);
+  const member = await addMember(server.ctx, org, await createUser(server.ctx, 'dave'));
   const secret = await createTeam(server.ctx, org, { name: 'security', visibility: 'secret' });
   // Token management off: by default (as in HCP Terraform) a team's members may manage its tokens.
   const visible = await createTeam(server.ctx, org, { name: 'open-team', visibility: 'organization', 'allow-member-token-management': false });
