@@ -48,6 +48,22 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/(pipeline/|cli\\.ts$)' },
       to: { path: '^src/pipeline/' },
     },
+    // The web console (src/web) runs in a browser and knows the server only through /api/v2, like any client:
+    // it imports nothing from the server's sources and they import nothing from it.
+    {
+      name: 'web-is-an-island',
+      comment: 'src/web may import only from src/web (and npm packages)',
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/(?!web/)' },
+    },
+    {
+      name: 'nothing-imports-web',
+      comment: 'the server does not import the web console',
+      severity: 'error',
+      from: { path: '^src/(?!web/)' },
+      to: { path: '^src/web/' },
+    },
     {
       name: 'no-circular',
       comment: 'modules import each other in one direction only',
@@ -59,6 +75,6 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
   },
 };

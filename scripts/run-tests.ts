@@ -1,6 +1,7 @@
 /**
  * `npm test`: starts one throwaway PostgreSQL for the whole run, then runs every test file with node's
- * built-in runner: unit and HTTP tests first, then the system tests (real processes, load, faults).
+ * built-in runner: unit and HTTP tests first, then the system tests (real processes, load, faults) and the
+ * browser tests (test/browser: the web console in Debian's chromium), one file at a time.
  * HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL), with TEAMSTAGE_CACHE=off,
  * then once more on SQLite with TEAMSTAGE_CACHE=on.
  * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. `--system` runs only test/system; `--fast`
@@ -34,7 +35,8 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const files = args.filter((arg) => !arg.startsWith('--'));
   const all = testFiles('test').sort();
-  const isSystem = (file: string) => file.split(path.sep).includes('system');
+  // Browser tests (test/browser: chromium against a real server on SQLite) run with the system ring.
+  const isSystem = (file: string) => file.split(path.sep).includes('system') || file.split(path.sep).includes('browser');
   let fast = files.length > 0 ? files.filter((file) => !isSystem(file)) : all.filter((file) => !isSystem(file));
   let system = files.length > 0 ? files.filter(isSystem) : all.filter(isSystem);
   if (args.includes('--system')) fast = [];

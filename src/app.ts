@@ -19,6 +19,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { registerResponseCache } from './cache/response-cache.js';
 import { exactChangeVersion } from './cache/cache-switch.js';
 import { healthRoutes } from './http/routes/health.routes.js';
+import { consoleRoutes } from './http/routes/console.routes.js';
 import { WriteHealth } from './ops/write-health.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
 import { createServices, type Services } from './services.js';
@@ -104,6 +105,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
 
   registerMetricsRoute(app, metrics);
   await app.register(healthRoutes, { handle, rateLimit: config.rateLimit, writeHealth });
+  await app.register(consoleRoutes);
   await app.register(async (api) => registerApiRoutes(api, services), { prefix: '/api/v2' });
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 

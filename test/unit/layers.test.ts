@@ -31,3 +31,9 @@ test('a backward import (core importing a domain) is caught', async () => {
   assert.notEqual(code, 0);
   assert.match(output, /core-imports-only-below: src\/core\/backward-import\.ts → src\/teams\/team\.ts/);
 });
+
+test('the web console importing server code is caught (src/web is an island)', async () => {
+  const { code, output } = await cruise(path.join(ROOT, 'test/fixtures/layers'));
+  assert.notEqual(code, 0);
+  assert.match(output, /web-is-an-island: src\/web\/server-import\.ts → src\/teams\/team\.ts/);
+});

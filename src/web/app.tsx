@@ -1,0 +1,123 @@
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, createApiClient } from './api/api-client';
+import type { Document, ListDocument } from './api/jsonapi-types';
+import { toApiError } from './api/use-api';
+import { ErrorNotice } from './components/page-states';
+import { PageTitle } from './components/page-title';
+import { SignInPage } from './pages/sign-in-page';
+import { href, matchPath, navigate, useHashPath } from './router/hash-router';
+import { ORG_NAV, ROUTES } from './routes';
+import { SessionContext, type AccountAttributes, type OrganizationAttributes, type Session } from './session/session-context';
+import { clearToken, readToken, saveToken } from './session/token-store';
+
+type ShellState =
+  | { kind: 'checking' }
+  | { kind: 'signed-out'; error: ApiError | null; notice?: string }
+  | { kind: 'signed-in'; session: Session };
+
+/** The shell: signs in with a pasted token, then renders the header, navigation and the current page. */
+export function App() {
+  const [state, setState] = useState<ShellState>(() => (readToken() ? { kind: 'checking' } : { kind: 'signed-out', error: null }));
+
+  const signOut = useCallback((notice?: string) => {
+    clearToken();
+    setState({ kind: 'signed-out', error: null, notice });
+  }, []);
+
+  const signIn = useCallback(
+    async (token: string) => {
+      const api = createApiClient(token, () => signOut('Your token is no longer accepted; sign in again.'));
+      try {
+        const account = await api.get<Document<AccountAttributes>>('/account/details');
+        const organizations = await api.get<ListDocument<OrganizationAttributes>>('/organizations', { 'page[size]': '100' });
+        saveToken(token);
+        setState({ kind: 'signed-in', session: { api, account: account.data, organizations: organizations.data, signOut: () => signOut() } });
+      } catch (error) {
+        clearToken();
+        setState({ kind: 'signed-out', error: toApiError(error) });
+      }
+    },
+    [signOut],
+  );
+
+  useEffect(() => {
+    const token = readToken();
+    if (token && state.kind === 'checking') void signIn(token);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  if (state.kind === 'checking') return <p role="status" class="boot">Signing in…</p>;
+  if (state.kind === 'signed-out') return <SignInPage onSignIn={signIn} error={state.error} notice={state.notice} />;
+  return (
+    <SessionContext.Provider value={state.session}>
+      <Shell session={state.session} />
+    </SessionContext.Provider>
+  );
+}
+
+function Shell(props: { session: Session }) {
+  const path = useHashPath();
+  const { account, organizations } = props.session;
+  const matched = useMemo(() => {
+    for (const route of ROUTES) {
+      const params = matchPath(route.pattern, path);
+      if (params) return { route, params };
+    }
+    return null;
+  }, [path]);
+  return (
+    <>
+      <a class="skip-link" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={href('/')}>
+          Teamstage
+        </a>
+        <nav aria-label="Main">
+          <ul>
+            {organizations.flatMap((organization) =>
+              ORG_NAV.map((item) => {
+                const target = item.pattern.replace(':org', encodeURIComponent(organization.id));
+                return (
+                  <li key={`${organization.id}${item.pattern}`}>
+                    <a href={href(target)} aria-current={path === target ? 'page' : undefined}>
+                      {organizations.length > 1 ? `${organization.id}: ${item.label}` : item.label}
+                    </a>
+                  </li>
+                );
+              }),
+            )}
+          </ul>
+        </nav>
+        <div class="account">
+          <span class="muted">Signed in as {account.attributes.username}</span>
+          <button type="button" class="secondary" onClick={() => props.session.signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {matched ? (
+          <matched.route.page key={path} params={matched.params} />
+        ) : (
+          <>
+            <PageTitle>Not found</PageTitle>
+            <ErrorNotice error={new ApiError(404, [])} what="page" />
+            <p>
+              <a href={href('/')} onClick={() => navigate('/')}>
+                Back to your account
+              </a>
+            </p>
+          </>
+        )}
+      </main>
+    </>
+  );
+}
+
+/** With hash routing the skip link cannot use its fragment: move focus to <main> instead. */
+function skipToMain(event: Event) {
+  event.preventDefault();
+  document.getElementById('main')?.focus();
+}

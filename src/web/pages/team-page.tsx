@@ -1,0 +1,48 @@
+import type { Document } from '../api/jsonapi-types';
+import { segment } from '../api/api-client';
+import { useApi } from '../api/use-api';
+import { ErrorNotice } from '../components/page-states';
+import { PageTitle } from '../components/page-title';
+import { href, link } from '../router/hash-router';
+import { useSession } from '../session/session-context';
+import { OrganizationAccessForm } from '../teams/organization-access-form';
+import { TeamMembersSection } from '../teams/team-members-section';
+import { TeamSettingsForm } from '../teams/team-settings-form';
+import { TeamTokensSection } from '../teams/team-tokens-section';
+import type { TeamAttributes } from '../teams/team-types';
+
+/** One team: settings, organization access, members and tokens, each offered only when `permissions` allow. */
+export function TeamPage(props: { teamId: string }) {
+  const { api } = useSession();
+  const team = useApi(
+    () => api.get<Document<TeamAttributes>>(`/teams/${segment(props.teamId)}`, { include: 'users,organization-memberships' }),
+    [props.teamId],
+  );
+  if (team.state === 'loading') return <p role="status" class="muted">Loading the team…</p>;
+  if (team.state === 'error') {
+    return (
+      <>
+        <PageTitle>Team</PageTitle>
+        <ErrorNotice error={team.error} what="team" />
+      </>
+    );
+  }
+  const data = team.data.data;
+  const organization = (data.relationships?.organization?.data as { id: string } | undefined)?.id ?? '';
+  return (
+    <>
+      <p class="muted">
+        <a href={href(link`/orgs/${organization}/teams`)}>Teams of {organization}</a>
+      </p>
+      <PageTitle>{`Team ${data.attributes.name}`}</PageTitle>
+      <p>
+        {data.attributes.visibility === 'secret' ? 'Secret team' : 'Visible to the organization'} ·{' '}
+        {data.attributes['non-service-users-count']} {data.attributes['non-service-users-count'] === 1 ? 'member' : 'members'}
+      </p>
+      <TeamSettingsForm team={data} onSaved={team.reload} />
+      <OrganizationAccessForm team={data} onSaved={team.reload} />
+      <TeamMembersSection team={data} included={team.data.included ?? []} onChanged={team.reload} />
+      <TeamTokensSection team={data} />
+    </>
+  );
+}
