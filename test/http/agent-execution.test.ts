@@ -92,6 +92,14 @@ for (const dialect of testDialects()) {
       assert.equal(patched.body.data.attributes.name, plain.name, 'a PATCH changes only what it sends');
       assert.equal((await org.owner.api.get(`/organizations/${org.name}/workspaces/${plain.name}`)).body.data.attributes['execution-mode'], 'local');
 
+      const byName = await org.owner.api.patch(`/organizations/${org.name}/workspaces/${agent.name}`, {
+        data: { type: 'workspaces', attributes: { 'execution-mode': 'remote', 'auto-apply': true } },
+      });
+      assertStatus(byName, 200);
+      assert.deepEqual([byName.body.data.id, byName.body.data.attributes['execution-mode'], byName.body.data.attributes['auto-apply']], [agent.id, 'remote', true]);
+      assertError(await org.owner.api.patch(`/organizations/${org.name}/workspaces/nope`, { data: { type: 'workspaces', attributes: {} } }), 404);
+      assertError(await org.owner.api.patch(`/workspaces/${agent.id}`, { data: { type: 'workspaces', attributes: { name: plain.name.toUpperCase() } } }), 422, /already been taken/);
+
       const bad = await org.owner.api.patch(`/workspaces/${plain.id}`, { data: { type: 'workspaces', attributes: { 'execution-mode': 'cloud' } } });
       assertError(bad, 422, /remote, agent, local/);
       assert.equal(bad.body.errors[0].source.pointer, '/data/attributes/execution-mode');
