@@ -54,7 +54,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     const siteToken = randomBytes(24).toString('hex');
     const liveDir = path.join(dir, 'live');
     const liveEnv = { DATABASE_URL: `sqlite:${path.join(liveDir, 'teamstage.sqlite')}`, TEAMSTAGE_SITE_TOKEN: siteToken, TEAMSTAGE_RATE_LIMIT: '0' };
-    const live = await startServerProcess(liveEnv);
+    const live = await startServerProcess(liveEnv, { readyTimeoutMs: 90_000 });
     servers.push(live);
     const client = new HttpClient(live.url, 10);
     const { ownerToken, organization } = await bootstrapOrganization(client, siteToken, `bk${randomBytes(3).toString('hex')}`);
@@ -73,7 +73,10 @@ describe('backup and restore', { timeout: 180_000 }, () => {
       }
     };
     const writers = Array.from({ length: 8 }, (_, index) => writer(index));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Under way first: 100 writes acknowledged (a count, not a time, so a loaded machine runs the same test), at most 30 s.
+    for (const deadline = Date.now() + 30_000; acknowledged.length < 100 && failures.length === 0 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
 
     const backupFile = path.join(dir, 'teamstage-backup.sqlite');
     const beforeBackup = [...acknowledged];
@@ -86,7 +89,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     assert.equal(backup.code, 0, backup.stderr);
     assert.match(backup.stdout, /^wrote .*teamstage-backup\.sqlite \(\d+ bytes, integrity_check ok\)/);
     assert.match(backup.stdout, /1 organizations, \d+ teams/);
-    assert.ok(beforeBackup.length > 20, `the load was running when the backup began (${beforeBackup.length} writes acknowledged)`);
+    assert.ok(beforeBackup.length >= 100, `the load was running when the backup began (${beforeBackup.length} writes acknowledged)`);
     assert.ok(acknowledged.length > beforeBackup.length, 'the load went on during and after the backup');
 
     const copy = new SQLite(backupFile, { readonly: true });
@@ -112,7 +115,7 @@ describe('backup and restore', { timeout: 180_000 }, () => {
     assert.equal(restore.code, 0, restore.stderr);
     assert.match(restore.stdout, /^restored .*restored\/teamstage\.sqlite \(integrity_check ok\)/);
     assert.match(restore.stdout, /holds 1 organizations, \d+ teams/);
-    const restoredServer = await startServerProcess(restoredEnv);
+    const restoredServer = await startServerProcess(restoredEnv, { readyTimeoutMs: 90_000 });
     servers.push(restoredServer);
     const restoredClient = new HttpClient(restoredServer.url, 4);
     const restoredNames = await teamNames(restoredClient, organization, ownerToken);

@@ -104,7 +104,8 @@ describe('container image', { timeout: 1_200_000 }, () => {
     const stopMs = Date.now() - stopping;
     const exitCode = (await podman(['inspect', '--format', '{{.State.ExitCode}}', container])).trim();
     assert.equal(exitCode, '0', 'a graceful exit, not a SIGKILL (137)');
-    assert.ok(stopMs < 5000, `SIGTERM stopped it in ${stopMs} ms`);
+    // 1.3 s on a quiet machine, 4 s with the load average at 25 (podman's own bookkeeping included).
+    assert.ok(stopMs < 8000, `SIGTERM stopped it in ${stopMs} ms`);
 
     await podman(['start', container]);
     await waitReady(url, 60_000);
