@@ -1,0 +1,66 @@
+import { readToken } from '../session/token-store';
+import { API_BASE } from '../api/api-client';
+import { useApi } from '../api/use-api';
+import { ErrorNotice } from '../components/page-states';
+import type { Phase } from './run-types';
+
+/** A plan's or apply's resource counts (+ additions, ~ changes, − destructions) and its log once it has one. */
+export function PhaseDetails(props: { phase: Phase; kind: 'plan' | 'apply' }) {
+  const { attributes } = props.phase;
+  const counted = attributes.status === 'finished' || attributes['has-changes'];
+  return (
+    <>
+      {counted && (
+        <p class="change-summary" aria-label={`${props.kind === 'plan' ? 'Plan' : 'Apply'} summary`}>
+          <span class="add">+{attributes['resource-additions']} to add</span>
+          <span class="change">~{attributes['resource-changes']} to change</span>
+          <span class="destroy">−{attributes['resource-destructions']} to destroy</span>
+          {(attributes['resource-imports'] ?? 0) > 0 && <span>{attributes['resource-imports']} to import</span>}
+        </p>
+      )}
+      {attributes['log-read-url'] && <PhaseLog url={attributes['log-read-url']} status={attributes.status} kind={props.kind} />}
+    </>
+  );
+}
+
+/**
+ * The phase's log (`log-read-url`, e.g. /api/v2/plans/:id/log), read with the signed-in token and shown as
+ * text. Read again when the phase's status changes. Only a URL of this server is fetched (the page's
+ * Content-Security-Policy allows no other); another host's is offered as a link.
+ */
+function PhaseLog(props: { url: string; status: string; kind: string }) {
+  const target = sameOriginPath(props.url);
+  const log = useApi(async () => {
+    if (!target) return null;
+    const response = await fetch(target, { headers: { authorization: `Bearer ${readToken() ?? ''}` }, credentials: 'omit' });
+    if (!response.ok) throw new Error(`the ${props.kind} log could not be read (${response.status})`);
+    return response.text();
+  }, [target, props.status]);
+  if (!target) {
+    return (
+      <p>
+        <a href={props.url} target="_blank" rel="noopener noreferrer">
+          The {props.kind} log
+        </a>
+      </p>
+    );
+  }
+  return (
+    <details class="log">
+      <summary>The {props.kind} log</summary>
+      {log.state === 'loading' && <p role="status" class="muted">Loading the log…</p>}
+      {log.state === 'error' && <ErrorNotice error={log.error} />}
+      {log.state === 'ok' && (log.data ? <pre tabIndex={0}>{log.data}</pre> : <p class="muted">The log is empty.</p>)}
+    </details>
+  );
+}
+
+function sameOriginPath(url: string): string | null {
+  try {
+    const parsed = new URL(url, window.location.href);
+    if (parsed.origin !== window.location.origin || !parsed.pathname.startsWith(API_BASE)) return null;
+    return parsed.pathname + parsed.search;
+  } catch {
+    return null;
+  }
+}
