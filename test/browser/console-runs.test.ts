@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -207,4 +208,26 @@ test('a member with no read right is told a workspace is not found, and empty li
   await assertAccessible(ownerPage, 'an empty run tasks page');
   await page.close();
   await ownerPage.close();
+});
+
+test('a refresh that fails keeps the run on screen, says so, and recovers by itself', async () => {
+  const { runId } = await runAwaitingOverride();
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.getByRole('button', { name: 'Override' }).waitFor();
+  // The server stops answering: the next poll fails.
+  await page.route(`**/api/v2/runs/${runId}?**`, (route) => route.abort());
+  await page.getByText('Could not refresh the run').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Override' }).count(), 1);
+  assert.equal(await page.getByText('two findings').count(), 1);
+  await assertAccessible(page, 'a run page whose refresh failed');
+  await page.unroute(`**/api/v2/runs/${runId}?**`);
+  await page.getByText('Could not refresh the run').waitFor({ state: 'detached' });
+
+  // At phone width the run page fits: nothing wider than the screen.
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.screenshot({ path: path.join(os.tmpdir(), 'teamstage-run-page-360.png'), fullPage: true });
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'the run page scrolls sideways at 360 px');
+  await page.close();
 });

@@ -55,6 +55,11 @@ export function RunPage(props: { runId: string }) {
             .join(', ')}
         </dd>
       </dl>
+      {details.refreshError && (
+        <div role="status" class="notice notice-error">
+          Could not refresh the run ({details.refreshError.message}); showing what was last read, and trying again.
+        </div>
+      )}
       <RunActions run={run} onDone={details.reload} />
       <h2>Timeline</h2>
       <RunTimeline

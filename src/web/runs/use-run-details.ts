@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApiError } from '../api/api-client';
 import { segment, type ApiClient } from '../api/api-client';
 import type { Document, Resource } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
@@ -53,25 +54,30 @@ async function loadRun(api: ApiClient, runId: string): Promise<RunDetails> {
  * once, before the next poll, unless a poll has already seen a newer version of it.
  */
 export function useRunDetails(api: ApiClient, runId: string) {
-  const details = useApi(() => loadRun(api, runId), [runId]);
+  const fetched = useApi(() => loadRun(api, runId), [runId]);
   const [fresher, setFresher] = useState<Map<string, TaskStage>>(new Map());
+  // A refresh that fails (the server restarting, a dropped connection) keeps the last picture on screen,
+  // says so, and the polling goes on; only a first load that fails shows the error instead of the run.
+  const lastGood = useRef<{ runId: string; data: RunDetails } | null>(null);
+  if (fetched.state === 'ok') lastGood.current = { runId, data: fetched.data };
+  const kept = lastGood.current?.runId === runId ? lastGood.current.data : undefined;
+  const refreshError: ApiError | null = fetched.state === 'error' && kept ? fetched.error : null;
 
-  const status = details.data?.run.attributes.status;
-  const stageNames = details.data?.stages.map((stage) => stage.attributes.stage) ?? [];
-  const settled = status === undefined ? details.state === 'error' : isRunSettled(status, stageNames as StageName[]);
-  const interval = status && awaitsPerson(status) ? POLL_WAITING_MS : POLL_MOVING_MS;
-  const { reload } = details;
+  const status = kept?.run.attributes.status;
+  const stageNames = kept?.stages.map((stage) => stage.attributes.stage) ?? [];
+  const settled = status === undefined ? fetched.state === 'error' : isRunSettled(status, stageNames as StageName[]);
+  const interval = status && awaitsPerson(status) && !refreshError ? POLL_WAITING_MS : POLL_MOVING_MS;
+  const { reload } = fetched;
   useEffect(() => {
     if (settled) return;
     const timer = setInterval(reload, interval);
     return () => clearInterval(timer);
   }, [settled, interval, reload]);
 
-  const result = { ...details, settled, replaceStage: (stage: TaskStage) => setFresher((map) => new Map(map).set(stage.id, stage)) };
-  if (result.state === 'ok' && fresher.size > 0) {
-    result.data = { ...result.data, stages: result.data.stages.map((stage) => newer(stage, fresher.get(stage.id))) };
-  }
-  return result;
+  const replaceStage = (stage: TaskStage) => setFresher((map) => new Map(map).set(stage.id, stage));
+  if (!kept) return { ...fetched, settled, refreshError, replaceStage };
+  const data = fresher.size > 0 ? { ...kept, stages: kept.stages.map((stage) => newer(stage, fresher.get(stage.id))) } : kept;
+  return { state: 'ok' as const, data, error: undefined, reload, settled, refreshError, replaceStage };
 }
 
 function newer(polled: TaskStage, local: TaskStage | undefined): TaskStage {
