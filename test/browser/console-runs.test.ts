@@ -231,3 +231,33 @@ test('a refresh that fails keeps the run on screen, says so, and recovers by its
   assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'the run page scrolls sideways at 360 px');
   await page.close();
 });
+
+test('a plan with a log (log-read-url) shows it, read with the signed-in token', async () => {
+  // This branch's server writes no logs (the no-op executor): the run document is given a log-read-url
+  // on its way to the page, and the log itself is answered by the test, as the agent server answers it.
+  const gated = await gatedWorkspace(ctx, service, 'pass', { org });
+  const runId = await startRun(gated, { 'plan-only': true });
+  await waitForRunStatus(gated.api, runId, 'planned_and_finished');
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  let logAuthorization: string | undefined;
+  await page.route(`**/api/v2/runs/${runId}?**`, async (route) => {
+    const response = await route.fetch();
+    const document = await response.json();
+    for (const resource of document.included ?? []) {
+      if (resource.type === 'plans') resource.attributes['log-read-url'] = `http://teamstage.example/api/v2/plans/${resource.id}/log`;
+    }
+    await route.fulfill({ response, json: document });
+  });
+  await page.route('**/api/v2/plans/*/log', async (route) => {
+    logAuthorization = await route.request().headerValue('authorization') ?? undefined;
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: 'Terraform will perform the following actions:\n\nPlan: 1 to add, 0 to change, 0 to destroy.' });
+  });
+  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.getByText('The plan log').click();
+  await page.getByText('Plan: 1 to add, 0 to change, 0 to destroy.').waitFor();
+  // Read from the console's own origin (not the host the base URL names), with the signed-in token.
+  assert.equal(logAuthorization, `Bearer ${org.owner.token}`);
+  await assertAccessible(page, 'a run page with its plan log open');
+  await page.close();
+});

@@ -25,8 +25,7 @@ export function PhaseDetails(props: { phase: Phase; kind: 'plan' | 'apply' }) {
 
 /**
  * The phase's log (`log-read-url`, e.g. /api/v2/plans/:id/log), read with the signed-in token and shown as
- * text. Read again when the phase's status changes. Only a URL of this server is fetched (the page's
- * Content-Security-Policy allows no other); another host's is offered as a link.
+ * text. Read again when the phase's status changes.
  */
 function PhaseLog(props: { url: string; status: string; kind: string }) {
   const target = sameOriginPath(props.url);
@@ -55,10 +54,15 @@ function PhaseLog(props: { url: string; status: string; kind: string }) {
   );
 }
 
+/**
+ * The API path of a log URL this server made (`<base URL>/api/v2/plans/:id/log`), read from the console's
+ * own origin: the base URL may name another host than the one the browser used to reach the same server.
+ * The token goes to this origin only; any other URL is offered as a plain link.
+ */
 function sameOriginPath(url: string): string | null {
   try {
     const parsed = new URL(url, window.location.href);
-    if (parsed.origin !== window.location.origin || !parsed.pathname.startsWith(API_BASE)) return null;
+    if (!parsed.pathname.startsWith(`${API_BASE}/`) || !/\/log$/.test(parsed.pathname)) return null;
     return parsed.pathname + parsed.search;
   } catch {
     return null;
