@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertAccessible, launchBrowser, signIn, type TestBrowser } from '../helpers/browser.js';
+import { assertAccessible, assertFitsPhoneWidth, launchBrowser, signIn, type TestBrowser } from '../helpers/browser.js';
 import { startConsoleServer } from '../helpers/console-server.js';
 import { createOrganization, createTeam, createUser } from '../helpers/fixtures.js';
 
@@ -35,6 +35,7 @@ test('sign in with a pasted token: the account and its organizations, the token 
   assert.equal(await page.getByText(org.owner.username, { exact: true }).count() > 0, true);
   await page.getByRole('heading', { name: org.name }).waitFor();
   await assertAccessible(page, 'the account page');
+  await assertFitsPhoneWidth(page, 'the account page');
 
   // Kept in sessionStorage, never in the URL, a cookie or localStorage; nothing loaded from another host.
   const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('teamstage.token'), local: localStorage.length, cookie: document.cookie }));

@@ -86,6 +86,23 @@ export async function assertAccessible(page: Page, where: string): Promise<void>
   );
 }
 
+/** At phone width (360 px) nothing makes the page scroll sideways; names the widest elements if it does. */
+export async function assertFitsPhoneWidth(page: Page, where: string): Promise<void> {
+  const before = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 740 });
+  const wide = await page.evaluate(() =>
+    document.documentElement.scrollWidth > window.innerWidth
+      ? [...document.querySelectorAll('body *')]
+          .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .slice(0, 5)
+          .map((element) => `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''} (${Math.round(element.getBoundingClientRect().right)} px)`)
+      : [],
+  );
+  assert.deepEqual(wide, [], `${where} scrolls sideways at 360 px wide`);
+  await assertAccessible(page, `${where} at phone width`);
+  if (before) await page.setViewportSize(before);
+}
+
 /** Opens the console and signs in by pasting `token`, as a person would. */
 export async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
   await page.goto(`${baseUrl}/app/`);

@@ -19,9 +19,9 @@ export class ApiError extends Error {
     return this.status === 404;
   }
 
-  /** The errors whose source pointer ends with `field` (e.g. "organization-access/manage-projects"). */
+  /** The errors whose source pointer is the attribute `field` (e.g. "organization-access/manage-projects"). */
   forField(field: string): ApiErrorObject[] {
-    return this.errors.filter((error) => error.source?.pointer?.endsWith(field));
+    return this.errors.filter((error) => error.source?.pointer === `/data/attributes/${field}`);
   }
 }
 
