@@ -9,11 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertAccessible, launchBrowser, SCREENSHOTS, signIn, type TestBrowser } from '../helpers/browser.js';
+import { assertAccessible, assertFitsPhoneWidth, launchBrowser, SCREENSHOTS, signIn, type TestBrowser } from '../helpers/browser.js';
 import { createOrganization, createUser, type TestOrganization } from '../helpers/fixtures.js';
 import { memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, ScriptedTaskService, stagesOf, startListeningApp, startRun, waitForStageStatus, type GatedWorkspace } from '../helpers/task-stage-scenario.js';
@@ -166,6 +165,7 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   await runs.getByText('planned and finished').waitFor();
   await runs.getByText('first run').waitFor();
   await assertAccessible(page, 'the workspace page');
+  await assertFitsPhoneWidth(page, 'the workspace page');
 
   // The run: both stages passed, in order, with the task's message; plan-only, so no Apply.
   await runs.getByRole('link', { name: runId }).click();
@@ -182,6 +182,7 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   const workspaces = page.getByRole('table', { name: /^Workspaces using / });
   await workspaces.getByRole('link', { name: gated.workspace.name }).first().waitFor();
   await assertAccessible(page, 'the run tasks page');
+  await assertFitsPhoneWidth(page, 'the run tasks page');
 
   // A run id nobody may see: "not found or not visible to you", as the API answers.
   await page.goto(`${url}/app/#/runs/run-doesnotexist`);
@@ -225,10 +226,7 @@ test('a refresh that fails keeps the run on screen, says so, and recovers by its
   await page.unroute(`**/api/v2/runs/${runId}?**`);
   await page.getByText('Could not refresh the run').waitFor({ state: 'detached' });
 
-  // At phone width the run page fits: nothing wider than the screen.
-  await page.setViewportSize({ width: 360, height: 800 });
-  await page.screenshot({ path: path.join(os.tmpdir(), 'teamstage-run-page-360.png'), fullPage: true });
-  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'the run page scrolls sideways at 360 px');
+  await assertFitsPhoneWidth(page, 'the run page awaiting an override');
   await page.close();
 });
 
