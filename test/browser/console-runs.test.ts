@@ -131,6 +131,8 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   const statuses = await page.evaluate(() => (window as unknown as { stepStatuses: string[] }).stepStatuses);
   assert.deepEqual(statuses, ['awaiting override', 'running', 'passed'], `the stage showed ${statuses.join(' → ')}`);
   assert.equal(await page.getByRole('button', { name: 'Override' }).count(), 0);
+  // The form went away with the focused button: focus continues at the stage's heading.
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'step-post_plan');
   const recorded = await ctx.handle.db.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', stageId).execute();
   assert.equal(recorded.length, 1);
   assert.equal(recorded[0]!.comment, 'accepted: MFA delete follows in the next change');

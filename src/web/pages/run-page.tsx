@@ -38,7 +38,7 @@ export function RunPage(props: { runId: string }) {
       <PageTitle>{`Run ${run.id}`}</PageTitle>
       <dl class="facts">
         <dt>Status</dt>
-        <dd aria-live="polite" data-testid="run-status">
+        <dd aria-live="polite" data-testid="run-status" id="run-status" tabIndex={-1}>
           <StatusBadge status={run.attributes.status} />
           {!details.settled && <span class="muted"> · updating by itself</span>}
         </dd>
@@ -60,7 +60,13 @@ export function RunPage(props: { runId: string }) {
           Could not refresh the run ({details.refreshError.message}); showing what was last read, and trying again.
         </div>
       )}
-      <RunActions run={run} onDone={details.reload} />
+      <RunActions
+        run={run}
+        onDone={() => {
+          details.reload();
+          focusSoon('run-status');
+        }}
+      />
       <h2>Timeline</h2>
       <RunTimeline
         steps={steps}
@@ -69,8 +75,15 @@ export function RunPage(props: { runId: string }) {
         onOverridden={(stage) => {
           details.replaceStage(stage);
           details.reload();
+          // The form (and the button that had focus) is gone: keyboard and screen-reader users continue at the stage.
+          focusSoon(`step-${stage.attributes.stage}`);
         }}
       />
     </>
   );
+}
+
+/** Focus an element after the render that follows a state change. */
+function focusSoon(id: string): void {
+  requestAnimationFrame(() => document.getElementById(id)?.focus());
 }

@@ -22,7 +22,7 @@ export function RunTimeline(props: {
         const headingId = `step-${step.key}`;
         return (
           <li key={step.key} class={step.status === null ? 'step step-absent' : 'step'}>
-            <h3 id={headingId}>
+            <h3 id={headingId} tabIndex={-1}>
               <span class="step-label">{step.label}</span> {step.status !== null ? <StatusBadge status={step.status} /> : <span class="muted">— no run task at this stage</span>}
             </h3>
             {step.status !== null && (
