@@ -58,6 +58,12 @@ describe('npm start (the bundled build, SQLite)', () => {
       const invalid = await api('POST', '/organizations/bundled/teams', { data: { type: 'teams', attributes: { name: 42 } } });
       assert.equal(invalid.status, 422);
       assert.equal((await fetch(`${base}/api/docs`)).status, 200);
+      // The web console the build made (dist/web), found from the bundle's own place.
+      const page = await fetch(`${base}/app/`);
+      assert.equal(page.status, 200);
+      const script = /src="(\/app\/assets\/main-[^"]+\.js)"/.exec(await page.text())?.[1];
+      assert.ok(script, 'the console page names its script');
+      assert.equal((await fetch(`${base}${script}`)).status, 200);
     } finally {
       child.kill('SIGTERM');
       const code = await exited;
