@@ -1,0 +1,89 @@
+import { PageTitle } from '../components/page-title';
+import { ErrorNotice } from '../components/page-states';
+import { href, link } from '../router/hash-router';
+import { RunActions } from '../runs/run-actions';
+import { RunTimeline } from '../runs/run-timeline';
+import { buildTimeline } from '../runs/run-timeline-model';
+import { StatusBadge, Time } from '../runs/status-badge';
+import { useRunDetails } from '../runs/use-run-details';
+import { useSession } from '../session/session-context';
+
+/**
+ * One run: its status, the timeline of phases and task stages with each stage's results and outcomes,
+ * the plan summary, and the decisions the caller may take (override, apply, discard, cancel). While the
+ * run can still move the page reads it again by itself.
+ */
+export function RunPage(props: { runId: string }) {
+  const { api } = useSession();
+  const details = useRunDetails(api, props.runId);
+  if (details.state === 'loading') return <p role="status" class="muted">Loading the run…</p>;
+  if (details.state === 'error') {
+    return (
+      <>
+        <PageTitle>Run</PageTitle>
+        <ErrorNotice error={details.error} what="run" />
+      </>
+    );
+  }
+  const { run, workspace, plan, apply, stages, results } = details.data;
+  const workspaceId = (run.relationships?.workspace?.data as { id: string } | undefined)?.id;
+  const steps = buildTimeline({ plan, apply, stages, results });
+  return (
+    <>
+      {workspaceId && (
+        <p class="muted">
+          <a href={href(link`/workspaces/${workspaceId}`)}>Workspace {workspace?.attributes.name ?? workspaceId}</a>
+        </p>
+      )}
+      <PageTitle>{`Run ${run.id}`}</PageTitle>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd aria-live="polite" data-testid="run-status" id="run-status" tabIndex={-1}>
+          <StatusBadge status={run.attributes.status} />
+          {!details.settled && <span class="muted"> · updating by itself</span>}
+        </dd>
+        <dt>Message</dt>
+        <dd class="preserve-lines">{run.attributes.message || <span class="muted">none</span>}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time iso={run.attributes['created-at']} />
+        </dd>
+        <dt>Kind</dt>
+        <dd>
+          {[run.attributes['plan-only'] ? 'plan only' : 'plan and apply', run.attributes['is-destroy'] ? 'destroy' : null, run.attributes['auto-apply'] ? 'auto-apply' : null]
+            .filter(Boolean)
+            .join(', ')}
+        </dd>
+      </dl>
+      {details.refreshError && (
+        <div role="status" class="notice notice-error">
+          Could not refresh the run ({details.refreshError.message}); showing what was last read, and trying again.
+        </div>
+      )}
+      <RunActions
+        run={run}
+        onDone={() => {
+          details.reload();
+          focusSoon('run-status');
+        }}
+      />
+      <h2>Timeline</h2>
+      <RunTimeline
+        steps={steps}
+        results={results}
+        now={Date.now()}
+        onOverridden={(stage) => {
+          details.replaceStage(stage);
+          details.reload();
+          // The form (and the button that had focus) is gone: keyboard and screen-reader users continue at the stage.
+          focusSoon(`step-${stage.attributes.stage}`);
+        }}
+      />
+    </>
+  );
+}
+
+/** Focus an element after the render that follows a state change. */
+function focusSoon(id: string): void {
+  requestAnimationFrame(() => document.getElementById(id)?.focus());
+}

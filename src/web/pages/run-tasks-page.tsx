@@ -1,0 +1,97 @@
+import { segment } from '../api/api-client';
+import type { ListDocument, Resource } from '../api/jsonapi-types';
+import { useApi } from '../api/use-api';
+import { EmptyState, Loader } from '../components/page-states';
+import { PageTitle } from '../components/page-title';
+import { href, link } from '../router/hash-router';
+import { useSession } from '../session/session-context';
+import { relatedId, stageLabel, type RunTaskAttributes, type WorkspaceAttributes, type WorkspaceTaskAttributes } from '../workspaces/workspace-types';
+
+/** An organization's run tasks, and for each the workspaces it is attached to, at which stages and how strictly. */
+export function RunTasksPage(props: { organization: string }) {
+  const { api } = useSession();
+  const tasks = useApi(
+    () =>
+      api.get<ListDocument<RunTaskAttributes>>(`/organizations/${segment(props.organization)}/tasks`, {
+        include: 'workspace_tasks.workspace',
+        'page[size]': '100',
+      }),
+    [props.organization],
+  );
+  return (
+    <>
+      <PageTitle>{`Run tasks of ${props.organization}`}</PageTitle>
+      <Loader result={tasks} what="run tasks">
+        {(document) => {
+          if (document.data.length === 0) {
+            return (
+              <EmptyState>
+                This organization has no run task. Register one through the API (POST /organizations/{props.organization}/tasks), then attach it to
+                workspaces.
+              </EmptyState>
+            );
+          }
+          const included = document.included ?? [];
+          return (
+            <ul class="cards task-cards">
+              {document.data.map((task) => {
+                const attachmentIds = ((task.relationships?.['workspace-tasks']?.data as { id: string }[] | undefined) ?? []).map((ref) => ref.id);
+                const attachments = included.filter(
+                  (resource) => resource.type === 'workspace-tasks' && attachmentIds.includes(resource.id),
+                ) as unknown as Resource<WorkspaceTaskAttributes>[];
+                return (
+                  <li key={task.id}>
+                    <h2>{task.attributes.name}</h2>
+                    <dl class="facts">
+                      <dt>Status</dt>
+                      <dd>{task.attributes.enabled ? 'Enabled' : 'Disabled (runs skip it)'}</dd>
+                      <dt>Service</dt>
+                      <dd class="break">{task.attributes.url}</dd>
+                      {task.attributes.description && (
+                        <>
+                          <dt>Description</dt>
+                          <dd>{task.attributes.description}</dd>
+                        </>
+                      )}
+                    </dl>
+                    {attachments.length === 0 ? (
+                      <p class="muted">Attached to no workspace.</p>
+                    ) : (
+                      <table class="list">
+                        <caption>Workspaces using {task.attributes.name}</caption>
+                        <thead>
+                          <tr>
+                            <th scope="col">Workspace</th>
+                            <th scope="col">Stages</th>
+                            <th scope="col">Enforcement</th>
+                          </tr>
+                        </thead>
+                        <tbody>
+                          {attachments.map((attachment) => {
+                            const workspaceId = relatedId(attachment, 'workspace') ?? '';
+                            const workspace = included.find((resource) => resource.type === 'workspaces' && resource.id === workspaceId) as
+                              | Resource<WorkspaceAttributes>
+                              | undefined;
+                            return (
+                              <tr key={attachment.id}>
+                                <td>
+                                  <a href={href(link`/workspaces/${workspaceId}`)}>{workspace?.attributes.name ?? workspaceId}</a>
+                                </td>
+                                <td>{(attachment.attributes.stages ?? []).map(stageLabel).join(', ')}</td>
+                                <td>{attachment.attributes['enforcement-level'] === 'mandatory' ? 'Mandatory' : 'Advisory'}</td>
+                              </tr>
+                            );
+                          })}
+                        </tbody>
+                      </table>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
+          );
+        }}
+      </Loader>
+    </>
+  );
+}

@@ -1,0 +1,58 @@
+import { segment } from '../api/api-client';
+import type { ListDocument } from '../api/jsonapi-types';
+import { useApi } from '../api/use-api';
+import { EmptyState, Loader } from '../components/page-states';
+import { PageTitle } from '../components/page-title';
+import { href, link } from '../router/hash-router';
+import { useSession } from '../session/session-context';
+import type { WorkspaceAttributes } from '../workspaces/workspace-types';
+
+/** An organization's workspaces (those the caller may read), each leading to its run tasks and runs. */
+export function WorkspacesListPage(props: { organization: string }) {
+  const { api } = useSession();
+  const workspaces = useApi(
+    () => api.get<ListDocument<WorkspaceAttributes>>(`/organizations/${segment(props.organization)}/workspaces`, { 'page[size]': '100' }),
+    [props.organization],
+  );
+  return (
+    <>
+      <PageTitle>{`Workspaces of ${props.organization}`}</PageTitle>
+      <Loader result={workspaces} what="workspaces">
+        {(document) =>
+          document.data.length === 0 ? (
+            <EmptyState>No workspace you can see in this organization. Workspaces are created through the API (POST /organizations/…/workspaces).</EmptyState>
+          ) : (
+            <>
+              <table class="list">
+                <caption class="visually-hidden">Workspaces of {props.organization}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Apply</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {document.data.map((workspace) => (
+                    <tr key={workspace.id}>
+                      <td>
+                        <a href={href(link`/workspaces/${workspace.id}`)}>{workspace.attributes.name}</a>
+                      </td>
+                      <td>{workspace.attributes.description || <span class="muted">—</span>}</td>
+                      <td>{workspace.attributes['auto-apply'] ? 'Automatic' : 'After confirmation'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {(document.meta?.pagination?.['total-count'] ?? 0) > document.data.length && (
+                <p class="muted">
+                  Showing {document.data.length} of {document.meta?.pagination?.['total-count']}.
+                </p>
+              )}
+            </>
+          )
+        }
+      </Loader>
+    </>
+  );
+}

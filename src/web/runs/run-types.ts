@@ -1,0 +1,100 @@
+import type { Resource } from '../api/jsonapi-types';
+
+/**
+ * Runs, plans, applies, task stages, results and outcomes as /api/v2 serializes them
+ * (src/http/serializers/runs.serializer.ts, phases.serializer.ts, task-stages.serializer.ts).
+ * Only the fields the console reads are typed.
+ */
+export type Timestamps = Record<string, string | undefined>;
+
+export interface RunAttributes {
+  status: string;
+  'status-timestamps': Timestamps;
+  message: string | null;
+  'plan-only': boolean;
+  'auto-apply': boolean;
+  'is-destroy': boolean;
+  'has-changes': boolean;
+  'created-at': string;
+  actions: { 'is-cancelable': boolean; 'is-confirmable': boolean; 'is-discardable': boolean };
+  permissions: { 'can-apply': boolean; 'can-cancel': boolean; 'can-discard': boolean };
+}
+
+export interface PhaseAttributes {
+  status: string;
+  'status-timestamps': Timestamps;
+  'has-changes': boolean;
+  'resource-additions': number;
+  'resource-changes': number;
+  'resource-destructions': number;
+  'resource-imports'?: number;
+  /** Where the phase's log is read, once the run has one (real plans, agent mode); null otherwise. */
+  'log-read-url': string | null;
+}
+
+export const STAGE_NAMES = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+export interface TaskStageAttributes {
+  status: string;
+  stage: StageName;
+  'status-timestamps': Timestamps;
+  'created-at': string;
+  'updated-at': string;
+  permissions: { 'can-override': boolean; 'can-override-tasks'?: boolean };
+  actions: { 'is-overridable': boolean };
+}
+
+export interface TaskResultAttributes {
+  message: string | null;
+  status: string;
+  'status-timestamps': Timestamps;
+  url: string | null;
+  'created-at': string;
+  'updated-at': string;
+  'task-id': string;
+  'task-name': string;
+  'task-url': string;
+  stage: string;
+  'workspace-task-enforcement-level': 'advisory' | 'mandatory';
+}
+
+/** One tag of an outcome: `{ label, level }` grouped by a name such as "Severity". */
+export interface OutcomeTag {
+  label: string;
+  level?: string | null;
+}
+
+export interface OutcomeAttributes {
+  'outcome-id': string;
+  description: string;
+  body: string | null;
+  url: string | null;
+  tags: Record<string, OutcomeTag[]> | unknown;
+  'created-at': string;
+}
+
+export type Run = Resource<RunAttributes>;
+export type Phase = Resource<PhaseAttributes>;
+export type TaskStage = Resource<TaskStageAttributes>;
+export type TaskResult = Resource<TaskResultAttributes>;
+export type Outcome = Resource<OutcomeAttributes>;
+
+/** Run statuses nothing leaves (src/runs/run-state-machine.ts TERMINAL_STATUSES). */
+const TERMINAL_RUN_STATUSES = new Set(['planned_and_finished', 'post_apply_completed', 'discarded', 'errored', 'canceled']);
+
+/** Statuses where the run waits for a person (confirm, override, discard), not for the server. */
+export function awaitsPerson(status: string): boolean {
+  return status === 'planned' || status === 'policy_checked' || status.endsWith('_awaiting_decision');
+}
+
+/**
+ * Whether the run can still change by itself: not in a terminal status, and not `applied` with no
+ * post-apply stage to follow (`applied` ends such a run).
+ */
+export function isRunSettled(status: string, stages: readonly StageName[]): boolean {
+  if (TERMINAL_RUN_STATUSES.has(status)) return true;
+  return status === 'applied' && !stages.includes('post_apply');
+}
+
+export const OPEN_STAGE_STATUSES = new Set(['pending', 'running', 'awaiting_override']);

@@ -1,0 +1,69 @@
+import { useEffect } from 'preact/hooks';
+import { segment } from '../api/api-client';
+import type { ListDocument } from '../api/jsonapi-types';
+import { useApi } from '../api/use-api';
+import { EmptyState, Loader } from '../components/page-states';
+import { href, link } from '../router/hash-router';
+import { StatusBadge, Time } from '../runs/status-badge';
+import type { RunAttributes } from '../runs/run-types';
+import { useSession } from '../session/session-context';
+import type { Workspace } from './workspace-types';
+
+/** Statuses after which a run in the list is not expected to change (an `applied` run may still run post-apply tasks). */
+const AT_REST = new Set(['planned_and_finished', 'post_apply_completed', 'discarded', 'errored', 'canceled', 'applied']);
+
+/** A workspace's runs, newest first; the list reads itself again every few seconds while one is moving. */
+export function WorkspaceRunsSection(props: { workspace: Workspace }) {
+  const { api } = useSession();
+  const runs = useApi(
+    () => api.get<ListDocument<RunAttributes>>(`/workspaces/${segment(props.workspace.id)}/runs`, { 'page[size]': '50' }),
+    [props.workspace.id],
+  );
+  const moving = (runs.data?.data ?? []).some((run) => !AT_REST.has(run.attributes.status));
+  const { reload } = runs;
+  useEffect(() => {
+    if (!moving) return;
+    const timer = setInterval(reload, 3000);
+    return () => clearInterval(timer);
+  }, [moving, reload]);
+  return (
+    <section aria-labelledby="workspace-runs-heading">
+      <h2 id="workspace-runs-heading">Runs</h2>
+      <Loader result={runs} what="runs">
+        {(document) =>
+          document.data.length === 0 ? (
+            <EmptyState>No run in this workspace yet. Runs are queued by Terraform, a pipeline, or POST /runs.</EmptyState>
+          ) : (
+            <table class="list">
+              <caption class="visually-hidden">Runs of {props.workspace.attributes.name}, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Run</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Message</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {document.data.map((run) => (
+                  <tr key={run.id}>
+                    <td>
+                      <a href={href(link`/runs/${run.id}`)}>{run.id}</a>
+                    </td>
+                    <td>
+                      <StatusBadge status={run.attributes.status} />
+                    </td>
+                    <td>{run.attributes.message || <span class="muted">—</span>}</td>
+                    <td>
+                      <Time iso={run.attributes['created-at']} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loader>
+    </section>
+  );
+}

@@ -1,0 +1,263 @@
+/**
+ * Issue 17's run acceptance in a real browser against a real server on SQLite, with a real run task
+ * service on 127.0.0.1 (test/helpers/task-stage-scenario.ts) that fails its check with two outcomes:
+ * open the run awaiting an override, read the task's message (line breaks kept) and outcomes (with their
+ * severity tags); a member who may read runs but not override sees no Override button; the owner
+ * overrides with a comment and watches the stage go `running` then `passed` without reloading, and the
+ * run move on to be applied. Also the workspace list and page (attached tasks, runs) and the run tasks
+ * page. axe on every page; a screenshot of the run page awaiting override for the README.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { assertAccessible, assertFitsPhoneWidth, launchBrowser, SCREENSHOTS, signIn, type TestBrowser } from '../helpers/browser.js';
+import { createOrganization, createUser, type TestOrganization } from '../helpers/fixtures.js';
+import { memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
+import { gatedWorkspace, ScriptedTaskService, stagesOf, startListeningApp, startRun, waitForStageStatus, type GatedWorkspace } from '../helpers/task-stage-scenario.js';
+import type { TestContext } from '../helpers/test-app.js';
+import { ensureWebBuilt } from '../helpers/web-build.js';
+
+let ctx: TestContext;
+let url: string;
+let service: ScriptedTaskService;
+let browser: TestBrowser;
+let org: TestOrganization;
+
+before(async () => {
+  await ensureWebBuilt();
+  // Listening at the port its base URL names, so the task service's callbacks reach it.
+  ctx = await startListeningApp('sqlite');
+  url = ctx.config.baseUrl.replace(/\/$/, '');
+  service = await ScriptedTaskService.start();
+  browser = await launchBrowser();
+  org = await createOrganization(ctx, 'acme-runs', await createUser(ctx, 'alice'));
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await service?.close();
+  await ctx?.close();
+});
+
+/** A run whose mandatory post-plan task failed: the stage awaits an override. */
+async function runAwaitingOverride(): Promise<{ gated: GatedWorkspace; runId: string; stageId: string }> {
+  const gated = await gatedWorkspace(ctx, service, 'fail', { org, enforcement: 'mandatory', stages: ['post_plan'] });
+  const runId = await startRun(gated, { message: 'add the audit bucket' });
+  const [stage] = await stagesOf(gated.api, runId);
+  await waitForStageStatus(gated.api, stage.id, 'awaiting_override');
+  await waitForRunStatus(gated.api, runId, 'post_plan_awaiting_decision');
+  return { gated, runId, stageId: stage.id };
+}
+
+function postPlanStep(page: Page) {
+  return page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^Post-plan tasks/ }) });
+}
+
+/** Records every status the post-plan step's heading shows, so a short-lived `running` is not missed. */
+async function recordStepStatuses(page: Page): Promise<void> {
+  // A string, not a function: tsx would wrap a named arrow function in a helper the page does not have.
+  await page.evaluate(`(() => {
+    const seen = (window.stepStatuses = []);
+    function read() {
+      const text = document.querySelector('#step-post_plan .badge')?.textContent ?? '';
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+    }
+    read();
+    new MutationObserver(read).observe(document.body, { subtree: true, childList: true, characterData: true });
+  })()`);
+}
+
+test('a run whose mandatory task failed: message and outcomes, no override for a reader, override with a comment, the run moves on', async () => {
+  const { gated, runId, stageId } = await runAwaitingOverride();
+
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await page.getByRole('button', { name: 'Override' }).waitFor();
+
+  // The timeline in order, with the absent stages said so.
+  const headings = await page.locator('ol.timeline > li h3').allInnerTexts();
+  assert.deepEqual(await page.locator('ol.timeline > li h3 .step-label').allInnerTexts(), [
+    'Pre-plan tasks', 'Plan', 'Post-plan tasks', 'Pre-apply tasks', 'Apply', 'Post-apply tasks',
+  ]);
+  assert.match(headings[2]!, /awaiting override/);
+  assert.match(headings[0]!, /no run task at this stage/);
+  assert.match(await page.getByTestId('run-status').innerText(), /post plan awaiting decision/);
+
+  // The task's message with its line break kept, its link, and the outcomes with their severity tags.
+  const step = postPlanStep(page);
+  const message = step.locator('.message');
+  assert.equal(await message.innerText(), 'two findings\nsee outcomes');
+  assert.equal(await step.getByRole('link', { name: /^Details from / }).getAttribute('href'), 'https://external.service.example/r/1');
+  await step.getByText('PRTNR-CC-TF-127', { exact: true }).waitFor();
+  await step.getByText('S3 bucket will not enforce MFA login on delete requests').waitFor();
+  await step.getByText('PRTNR-CC-TF-128', { exact: true }).waitFor();
+  const tags = await step.getByRole('list', { name: 'Tags' }).getByRole('listitem').allInnerTexts();
+  assert.deepEqual(tags, ['Status: Denied', 'Severity: High', 'Severity: Recoverable']);
+  assert.equal(await step.locator('.tag-error', { hasText: 'Severity: High' }).count(), 1);
+  // Started, ended and a duration for the finished plan; the stage is still open.
+  const plan = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^Plan/ }) });
+  assert.match(await plan.locator('dl').innerText(), /Duration\s+\d+(\.\d)? s/);
+  assert.match(await plan.innerText(), /\+0 to add/);
+  assert.match(await step.locator('dl').innerText(), /not yet/);
+  // Waiting for a person, the run offers Discard but not Apply.
+  assert.equal(await page.getByRole('button', { name: 'Discard' }).count(), 1);
+  assert.equal(await page.getByRole('button', { name: 'Apply' }).count(), 0);
+  await assertAccessible(page, 'the run page awaiting an override');
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'run-awaiting-override.png'), fullPage: true });
+
+  // A member who reads runs but may not override: the results, and no Override button (nor Discard).
+  const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+  const readerPage = await browser.newPage();
+  await signIn(readerPage, url, reader.token);
+  await readerPage.goto(`${url}/app/#/runs/${runId}`);
+  await readerPage.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await postPlanStep(readerPage).getByText('PRTNR-CC-TF-127', { exact: true }).waitFor();
+  await readerPage.getByText('the run waits until someone who manages run tasks overrides this stage').waitFor();
+  assert.equal(await readerPage.getByRole('button', { name: 'Override' }).count(), 0);
+  assert.equal(await readerPage.getByRole('button', { name: 'Discard' }).count(), 0);
+  await assertAccessible(readerPage, 'the run page for a reader');
+
+  // The owner overrides with a comment; the page follows the stage and the run without a reload.
+  await recordStepStatuses(page);
+  await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+  await page.getByLabel('Override comment (optional)').fill('accepted: MFA delete follows in the next change');
+  await page.getByRole('button', { name: 'Override' }).click();
+  await page.locator('#step-post_plan .badge', { hasText: 'passed' }).waitFor();
+  const statuses = await page.evaluate(() => (window as unknown as { stepStatuses: string[] }).stepStatuses);
+  assert.deepEqual(statuses, ['awaiting override', 'running', 'passed'], `the stage showed ${statuses.join(' → ')}`);
+  assert.equal(await page.getByRole('button', { name: 'Override' }).count(), 0);
+  // The form went away with the focused button: focus continues at the stage's heading.
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'step-post_plan');
+  const recorded = await ctx.handle.db.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', stageId).execute();
+  assert.equal(recorded.length, 1);
+  assert.equal(recorded[0]!.comment, 'accepted: MFA delete follows in the next change');
+
+  // The run moves on: its plan may now be confirmed, and applying it finishes the run.
+  await page.getByTestId('run-status').getByText('post plan completed').waitFor();
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByTestId('run-status').getByText('applied', { exact: true }).waitFor({ timeout: 20_000 });
+  assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
+  assert.equal((await waitForRunStatus(gated.api, runId, 'applied')).attributes.status, 'applied');
+  await assertAccessible(page, 'the applied run page');
+  await page.close();
+  await readerPage.close();
+});
+
+test('workspaces, a workspace with its attached task and runs, and the run tasks page', async () => {
+  const gated = await gatedWorkspace(ctx, service, 'pass', { org, enforcement: 'advisory', stages: ['pre_plan', 'post_plan'] });
+  const runId = await startRun(gated, { message: 'first run', 'plan-only': true });
+  await waitForRunStatus(gated.api, runId, 'planned_and_finished');
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+
+  await page.getByRole('link', { name: 'Workspaces' }).click();
+  await page.getByRole('heading', { name: `Workspaces of ${org.name}` }).waitFor();
+  await assertAccessible(page, 'the workspace list');
+  await page.getByRole('link', { name: gated.workspace.name }).click();
+  await page.getByRole('heading', { name: `Workspace ${gated.workspace.name}` }).waitFor();
+  const tasks = page.getByRole('table', { name: `Run tasks attached to ${gated.workspace.name}` });
+  await tasks.getByText('pre-plan, post-plan').waitFor();
+  await tasks.getByText('Advisory: a failure is only reported').waitFor();
+  const runs = page.getByRole('table', { name: /^Runs of / });
+  await runs.getByText('planned and finished').waitFor();
+  await runs.getByText('first run').waitFor();
+  await assertAccessible(page, 'the workspace page');
+  await assertFitsPhoneWidth(page, 'the workspace page');
+
+  // The run: both stages passed, in order, with the task's message; plan-only, so no Apply.
+  await runs.getByRole('link', { name: runId }).click();
+  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await page.locator('#step-pre_plan .badge', { hasText: 'passed' }).waitFor();
+  await page.locator('#step-post_plan .badge', { hasText: 'passed' }).waitFor();
+  await page.locator('#step-apply .badge', { hasText: 'unreachable' }).waitFor();
+  assert.equal(await page.getByText('all good').count(), 2);
+  assert.equal(await page.getByRole('button', { name: /Apply|Discard|Cancel run/ }).count(), 0);
+  await assertAccessible(page, 'a finished run page');
+
+  await page.getByRole('link', { name: 'Run tasks' }).click();
+  await page.getByRole('heading', { name: `Run tasks of ${org.name}` }).waitFor();
+  const workspaces = page.getByRole('table', { name: /^Workspaces using / });
+  await workspaces.getByRole('link', { name: gated.workspace.name }).first().waitFor();
+  await assertAccessible(page, 'the run tasks page');
+  await assertFitsPhoneWidth(page, 'the run tasks page');
+
+  // A run id nobody may see: "not found or not visible to you", as the API answers.
+  await page.goto(`${url}/app/#/runs/run-doesnotexist`);
+  await page.getByText('Run: not found or not visible to you.').waitFor();
+  await page.close();
+});
+
+test('a member with no read right is told a workspace is not found, and empty lists say so', async () => {
+  const other = await createOrganization(ctx);
+  const member = await memberWithAccess(ctx, org, {});
+  const gated = await gatedWorkspace(ctx, service, 'pass', { org });
+  const page = await browser.newPage();
+  await signIn(page, url, member.token);
+  await page.goto(`${url}/app/#/workspaces/${gated.workspace.id}`);
+  await page.getByText('Workspace: not found or not visible to you.').waitFor();
+  await assertAccessible(page, 'a hidden workspace');
+
+  const ownerPage = await browser.newPage();
+  await signIn(ownerPage, url, other.owner.token);
+  await ownerPage.goto(`${url}/app/#/orgs/${other.name}/workspaces`);
+  await ownerPage.getByText('No workspace you can see in this organization.').waitFor();
+  await ownerPage.goto(`${url}/app/#/orgs/${other.name}/tasks`);
+  await ownerPage.getByText('This organization has no run task.').waitFor();
+  await assertAccessible(ownerPage, 'an empty run tasks page');
+  await page.close();
+  await ownerPage.close();
+});
+
+test('a refresh that fails keeps the run on screen, says so, and recovers by itself', async () => {
+  const { runId } = await runAwaitingOverride();
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.getByRole('button', { name: 'Override' }).waitFor();
+  // The server stops answering: the next poll fails.
+  await page.route(`**/api/v2/runs/${runId}?**`, (route) => route.abort());
+  await page.getByText('Could not refresh the run').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Override' }).count(), 1);
+  assert.equal(await page.getByText('two findings').count(), 1);
+  await assertAccessible(page, 'a run page whose refresh failed');
+  await page.unroute(`**/api/v2/runs/${runId}?**`);
+  await page.getByText('Could not refresh the run').waitFor({ state: 'detached' });
+
+  await assertFitsPhoneWidth(page, 'the run page awaiting an override');
+  await page.close();
+});
+
+test('a plan with a log (log-read-url) shows it, read with the signed-in token', async () => {
+  // This branch's server writes no logs (the no-op executor): the run document is given a log-read-url
+  // on its way to the page, and the log itself is answered by the test, as the agent server answers it.
+  const gated = await gatedWorkspace(ctx, service, 'pass', { org });
+  const runId = await startRun(gated, { 'plan-only': true });
+  await waitForRunStatus(gated.api, runId, 'planned_and_finished');
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  let logAuthorization: string | undefined;
+  await page.route(`**/api/v2/runs/${runId}?**`, async (route) => {
+    const response = await route.fetch();
+    const document = await response.json();
+    for (const resource of document.included ?? []) {
+      if (resource.type === 'plans') resource.attributes['log-read-url'] = `http://teamstage.example/api/v2/plans/${resource.id}/log`;
+    }
+    await route.fulfill({ response, json: document });
+  });
+  await page.route('**/api/v2/plans/*/log', async (route) => {
+    logAuthorization = await route.request().headerValue('authorization') ?? undefined;
+    await route.fulfill({ status: 200, contentType: 'text/plain', body: 'Terraform will perform the following actions:\n\nPlan: 1 to add, 0 to change, 0 to destroy.' });
+  });
+  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.getByText('The plan log').click();
+  await page.getByText('Plan: 1 to add, 0 to change, 0 to destroy.').waitFor();
+  // Read from the console's own origin (not the host the base URL names), with the signed-in token.
+  assert.equal(logAuthorization, `Bearer ${org.owner.token}`);
+  await assertAccessible(page, 'a run page with its plan log open');
+  await page.close();
+});
