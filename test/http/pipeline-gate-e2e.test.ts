@@ -182,10 +182,15 @@ for (const dialect of testDialects()) {
       const { result, outcomes } = await outcomesOfPostPlan(runId);
       assert.equal(result.attributes.status, 'passed');
       assert.deepEqual(outcomes, []);
+      // The CI step re-run after its report landed: nothing is uploaded again, the verdict is the same.
+      const again = await cli('plan-finish', '--run', runId, '--plan-json', planFile('120_basic'));
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stderr, /reported already/);
       assert.equal((await cli('apply-start', '--run', runId)).code, 0);
       const applyFinish = await cli('apply-finish', '--run', runId);
       assert.equal(applyFinish.code, 0, applyFinish.stderr);
       assert.equal(applyFinish.stdout, 'applied');
+      assert.equal((await cli('apply-finish', '--run', runId)).code, 0, 'a re-run of the step');
       await waitForRunStatus(org.owner.api, runId, 'applied');
     });
 
