@@ -97,6 +97,15 @@ export class WorkspacesService {
     return pageOf(options.page, rows.map((row) => ({ workspace: row, standing })), total);
   }
 
+  /** go-tfe's Workspaces.Update: the workspace named in the path. */
+  async updateByName(principal: Principal, organizationName: string, name: string, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
+    const { organization, standing } = await this.gate.enter(principal, organizationName);
+    requireAccess(standing, 'workspace', 'read', {});
+    const row = await this.workspaces.findByName(organization.name, name);
+    if (!row) throw Errors.workspaceNotFound();
+    return this.update(principal, row.id, input);
+  }
+
   /** Runs already created keep the execution mode they were created in. */
   async update(principal: Principal, workspaceId: string, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);

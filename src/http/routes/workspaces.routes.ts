@@ -64,6 +64,23 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
     },
   );
 
+  app.patch(
+    '/organizations/:organization_name/workspaces/:workspace_name',
+    {
+      schema: {
+        params: Type.Object({ organization_name: Type.String({ maxLength: 255 }), workspace_name: Type.String({ maxLength: 255 }) }),
+        body: UpdateWorkspaceBody,
+        tags: ['workspaces'],
+        summary: 'Update a workspace by name',
+      },
+    },
+    async (request, reply) => {
+      const { organization_name, workspace_name } = request.params;
+      const updated = await workspacesService.updateByName(callerOf(request), organization_name, workspace_name, request.body.data.attributes ?? {});
+      return sendDocument(reply, 200, { data: workspaceOf(updated) });
+    },
+  );
+
   app.get(
     '/workspaces/:workspace_id',
     { schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Show a workspace' } },
