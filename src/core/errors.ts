@@ -124,6 +124,7 @@ export const Errors = {
   /** Agent protocol (src/runs/agent-phases.service.ts): the pipeline asked for something the phase is not ready for. */
   notAgentMode: (what: 'plan' | 'apply') => new Conflict(`the ${what}'s run is not in agent execution mode: Teamstage carries it out itself`),
   phaseNotClaimable: (what: 'plan' | 'apply', why: string) => new Conflict(`the ${what} cannot be claimed now: ${why}`),
+  phaseBusy: (what: 'plan' | 'apply') => new Conflict(`the ${what}'s run is changing right now; try again`),
   phaseNotRunning: (what: 'plan' | 'apply', status: string) => new Conflict(`the ${what} is ${status}, not running: claim it first`),
   reportConflicts: (what: 'plan' | 'apply', recorded: string) => new Conflict(`the ${what} was already reported ${recorded}; a different report is refused`),
   phaseEndedWithoutReport: (what: 'plan' | 'apply', status: string, runStatus: string) =>

@@ -95,7 +95,7 @@ export class AgentPhasesService {
       });
       if (claimed) return this.current(kind, id);
     }
-    throw Errors.phaseNotClaimable(kind, 'the run is changing right now; try again');
+    throw Errors.phaseBusy(kind);
   }
 
   /**
@@ -162,7 +162,7 @@ export class AgentPhasesService {
       });
       if (done) return this.current(kind, id);
     }
-    throw Errors.phaseEndedWithoutReport(kind, 'changing', 'changing right now; try again');
+    throw Errors.phaseBusy(kind);
   }
 
   /** The log as uploaded (empty until then), for whoever may read the run. */
