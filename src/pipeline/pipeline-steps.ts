@@ -259,17 +259,21 @@ function reportPhase(context: FollowContext, phase: string, error: string | unde
  * failure (exit 1), not the pipeline's mistake.
  */
 async function handOver<T>(context: FollowContext, runId: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 409) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
       const run = await readRun(context.client, runId);
       if (['canceled', 'discarded', 'errored'].includes(run.status)) {
         context.out.result(run.status);
         throw runFailed(`run ${runId} is ${run.status}: ${error.detail}`);
       }
+      // The server answers a contended write with a plain 409 "try again"; uploads replace and reports
+      // are idempotent, so the whole hand-over may be repeated. A real conflict stays a 409 and ends here.
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
-    throw error;
   }
 }
 
