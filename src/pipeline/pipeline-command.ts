@@ -13,6 +13,7 @@ queue runs in the workspace, which must have execution-mode "agent").
 
 Commands:
   plan-start    --organization ORG --workspace NAME [--config-dir DIR] [--message TEXT] [--plan-only]
+                (or TEAMSTAGE_ORGANIZATION / TEAMSTAGE_WORKSPACE; --workspace also takes a ws- id)
                 Uploads DIR (default .; without .terraform/, .git/ and *.tfstate*) as the configuration, creates
                 a run, waits for its pre-plan stage and claims the plan. Prints the run id.
   plan-start    --run RUN              claims the plan of an existing run (after a pre-plan override)

@@ -109,6 +109,11 @@ export async function planFinish(context: FollowContext, args: FinishArgs & { pl
   const run = await readRun(client, args.run);
   if (!run.planId) throw runFailed(`run ${run.id} has no plan`);
   const phase = `/plans/${run.planId}`;
+  if (!args.error && !BEFORE_PLAN_REPORT.has(run.status)) {
+    // A re-run of the CI step after the report landed: the plan is handed over already, only wait.
+    if (!['errored', 'canceled', 'discarded'].includes(run.status)) out.info(`the plan was reported already (run is ${run.status}): waiting for the verdict`);
+    return followPlanVerdict(context, run.id);
+  }
   const report = await handOver(context, run.id, async () => {
     if (planJson) await client.request('PUT', `${phase}/json-output`, { body: planJson, contentType: 'application/json', retry: true });
     if (log) await client.request('PUT', `${phase}/log`, { body: log, contentType: 'text/plain', retry: true });
@@ -122,8 +127,16 @@ export async function planFinish(context: FollowContext, args: FinishArgs & { pl
         `${attributes['resource-destructions']} to destroy, ${attributes['resource-imports'] ?? 0} to import`,
     );
   }
+  return followPlanVerdict(context, run.id);
+}
+
+/** Statuses in which the plan is not reported yet. */
+const BEFORE_PLAN_REPORT = new Set(['pending', 'plan_queued', 'pre_plan_running', 'pre_plan_completed', 'pre_plan_awaiting_decision', 'planning']);
+
+function followPlanVerdict(context: FollowContext, runId: string): Promise<number> {
+  const { client, out } = context;
   const reporter = new StageReporter(client, out, new Set(['post_plan', 'pre_apply']));
-  return follow(context, run.id, reporter, async (position) => {
+  return follow(context, runId, reporter, async (position) => {
     switch (position.kind) {
       case 'in-progress':
       case 'planning':
@@ -191,10 +204,15 @@ export async function applyFinish(context: FollowContext, args: FinishArgs): Pro
   const run = await readRun(client, args.run);
   if (!run.applyId) throw runFailed(`run ${run.id} has no apply`);
   const phase = `/applies/${run.applyId}`;
-  await handOver(context, run.id, async () => {
-    if (log) await client.request('PUT', `${phase}/log`, { body: log, contentType: 'text/plain', retry: true });
-    return reportPhase(context, phase, args.error);
-  });
+  if (!args.error && ['applied', 'post_apply_running', 'post_apply_awaiting_decision', 'post_apply_completed'].includes(run.status)) {
+    // A re-run of the CI step after the report landed: only wait.
+    out.info(`the apply was reported already (run is ${run.status}): waiting for the post-apply stage`);
+  } else {
+    await handOver(context, run.id, async () => {
+      if (log) await client.request('PUT', `${phase}/log`, { body: log, contentType: 'text/plain', retry: true });
+      return reportPhase(context, phase, args.error);
+    });
+  }
   if (args.error) return reportedErrored(context, run.id);
   const reporter = new StageReporter(client, out, new Set(['post_apply']));
   return follow(context, run.id, reporter, async (position, run) => {
@@ -241,17 +259,21 @@ function reportPhase(context: FollowContext, phase: string, error: string | unde
  * failure (exit 1), not the pipeline's mistake.
  */
 async function handOver<T>(context: FollowContext, runId: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 409) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 409) throw error;
       const run = await readRun(context.client, runId);
       if (['canceled', 'discarded', 'errored'].includes(run.status)) {
         context.out.result(run.status);
         throw runFailed(`run ${runId} is ${run.status}: ${error.detail}`);
       }
+      // The server answers a contended write with a plain 409 "try again"; uploads replace and reports
+      // are idempotent, so the whole hand-over may be repeated. A real conflict stays a 409 and ends here.
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
-    throw error;
   }
 }
 

@@ -182,11 +182,35 @@ for (const dialect of testDialects()) {
       const { result, outcomes } = await outcomesOfPostPlan(runId);
       assert.equal(result.attributes.status, 'passed');
       assert.deepEqual(outcomes, []);
+      // The CI step re-run after its report landed: nothing is uploaded again, the verdict is the same.
+      const again = await cli('plan-finish', '--run', runId, '--plan-json', planFile('120_basic'));
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stderr, /reported already/);
       assert.equal((await cli('apply-start', '--run', runId)).code, 0);
       const applyFinish = await cli('apply-finish', '--run', runId);
       assert.equal(applyFinish.code, 0, applyFinish.stderr);
       assert.equal(applyFinish.stdout, 'applied');
+      assert.equal((await cli('apply-finish', '--run', runId)).code, 0, 'a re-run of the step');
       await waitForRunStatus(org.owner.api, runId, 'applied');
+    });
+
+    it('all four stages: the CLI waits through pre-plan, post-plan, pre-apply and post-apply, printing each verdict', async () => {
+      const created = await createWorkspace(org.owner.api, org.name, { 'execution-mode': 'agent' });
+      await attachRunTask(org.owner.api, created.id, taskId, { 'enforcement-level': 'mandatory', stages: ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] });
+      const started = await cli('plan-start', '--organization', org.name, '--workspace', created.name, '--config-dir', path.join(FIXTURES, '120_basic'));
+      assert.equal(started.code, 0, started.stderr);
+      assert.match(started.stderr, /pre_plan stage: passed/);
+      const runId = started.stdout;
+      const finished = await cli('plan-finish', '--run', runId, '--plan-json', planFile('120_basic'));
+      assert.equal(finished.code, 0, finished.stderr);
+      assert.match(finished.stderr, /post_plan stage: passed/);
+      const applyStart = await cli('apply-start', '--run', runId);
+      assert.equal(applyStart.code, 0, applyStart.stderr);
+      assert.match(applyStart.stderr, /pre_apply stage: passed/);
+      const applyFinish = await cli('apply-finish', '--run', runId);
+      assert.equal(applyFinish.code, 0, applyFinish.stderr);
+      assert.equal(applyFinish.stdout, 'post_apply_completed');
+      assert.match(applyFinish.stderr, /post_apply stage: passed/);
     });
 
     it('creating a resource type on the deny list fails, one outcome per address', async () => {

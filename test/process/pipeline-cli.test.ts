@@ -55,7 +55,7 @@ async function bundleCli(outfile: string): Promise<void> {
   });
 }
 
-describe('teamstage pipeline (a real process, bundled) against a live server', { timeout: 300_000 }, () => {
+describe('teamstage pipeline (a real process, bundled) against a live server', { timeout: 900_000 }, () => {
   const tmpRoot = path.join(ROOT, '.tmp');
   fs.mkdirSync(tmpRoot, { recursive: true });
   const workDir = fs.mkdtempSync(path.join(tmpRoot, 'pipeline-cli-'));
