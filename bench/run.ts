@@ -233,6 +233,12 @@ alternately with its baseline in the same run: a bare \`node:http\` server answe
 of the same response from memory (for POST: doing one bare INSERT per request on the same database), in a
 process of its own as Teamstage's server is. CPU per request is read from \`/proc\` (PostgreSQL: the
 postmaster and its backends). The server runs the compiled build with \`TEAMSTAGE_RATE_LIMIT=0\` and \`LOG_LEVEL=warn\`.
+The rows of issue 18 (mixed, reads, many callers) run at the default configuration, request logs on
+(\`LOG_LEVEL=info\`), each connection walking its own order through the teams, against the physical limit
+(\`bench/limit/\`): bare \`node:http\` + better-sqlite3 in WAL mode, a GET one primary-key read answering the
+stored bytes, a PATCH one UPDATE group-committed by a writer thread with \`synchronous=FULL\` (PostgreSQL:
+\`pg\`, one prepared statement each); the rate limit is off except for many callers. Gate latency: runs
+created one at a time, idle and under the mix.
 The organization holds ${fmt(settings.teams)} teams (growth rows: as stated).
 
 ${table()}
