@@ -20,8 +20,7 @@ export interface DatabaseHandle {
   /**
    * SQLite only: a value that changes whenever the database may have changed, which makes exact caching
    * possible (src/cache/): a commit by any other connection (`PRAGMA data_version`) or a row changed
-   * through this one (`total_changes()`), two cached statements, and the durable snapshot served to
-   * reads (durable-snapshot-reads.ts). PostgreSQL has no such signal that is
+   * through this one (`total_changes()`), two cached statements. PostgreSQL has no such signal that is
    * both cheap and shared by every node, so none.
    */
   changeVersion?: () => string;
@@ -83,8 +82,7 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
       db,
       dialect: 'sqlite',
       sqliteFile: file === ':memory:' ? file : path.resolve(file),
-      // With snapshot reads, also the served snapshot: an answer read from it may change without a new commit.
-      changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}:${snapshots?.generation ?? 0}`,
+      changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}`,
       ...(groupCommit && { durable: () => groupCommit.durable() }),
       ...(snapshots && { snapshotReads: { run: (work) => snapshots.run(work), mayShowUndurable: () => snapshots.mayShowUndurable() } }),
       close: async () => {
@@ -131,8 +129,6 @@ function withStatementCache(sqlite: SQLite.Database, groupCommit: WalGroupCommit
     close: () => sqlite.close(),
     prepare(text: string) {
       // A plain read of a request that has not written: from the durable snapshot, waiting for no sync.
-      // The commit the writer may have just made is counted first, so that a sync will move the snapshot on.
-      groupCommit?.settle();
       const snapshotStatement = snapshots?.statementFor(text, sqlite.inTransaction);
       if (snapshotStatement) return snapshotStatement;
       let statement = cache.get(text);

@@ -39,7 +39,6 @@ export class DurableSnapshotReads {
   readonly #begin: SQLite.Statement[];
   #serving: number | undefined;
   #servingVersion = -1;
-  #generation = 0;
 
   constructor(
     file: string,
@@ -114,14 +113,8 @@ export class DurableSnapshotReads {
       const previous = this.#serving;
       this.#serving = standby;
       this.#servingVersion = version;
-      this.#generation += 1;
       if (previous !== undefined && this.#connections[previous]!.inTransaction) this.#connections[previous]!.exec('commit');
     };
-  }
-
-  /** Moves whenever the served snapshot does: what a request read from it may change without a new commit. */
-  get generation(): number {
-    return this.#generation;
   }
 
   close(): void {

@@ -31,7 +31,6 @@ export class WalGroupCommit {
   #synced = 0; // commits known to be on disk
   #dirty = false;
   #running: Promise<void> | undefined;
-  #syncScheduled = false;
   #fd: number | undefined;
 
   /**
@@ -50,12 +49,6 @@ export class WalGroupCommit {
   trackStatement(statement: SQLite.Statement): void {
     this.#settle();
     if (!statement.readonly) this.#dirty = true;
-    if (this.#dirty) this.#syncSoon();
-  }
-
-  /** Counts a commit the connection made since the last statement (called before any statement, on any connection). */
-  settle(): void {
-    this.#settle();
   }
 
   /** Resolves once every commit made before the call is on disk. Costs nothing when there is none. */
@@ -89,22 +82,6 @@ export class WalGroupCommit {
       this.#committed += 1;
       this.#dirty = false;
     }
-  }
-
-  /**
-   * With snapshot reads, every commit is synced soon even if nobody waits for it (a job's): the snapshot
-   * they read only moves on with a sync. Checked once the statement (the COMMIT, or a write outside a
-   * transaction) has run: the driver runs each statement right after preparing it.
-   */
-  #syncSoon(): void {
-    if (!this.onSyncStart || this.#syncScheduled) return;
-    this.#syncScheduled = true;
-    setImmediate(() => {
-      this.#syncScheduled = false;
-      this.#settle();
-      // A failed sync rejects whoever awaits durable(); nobody does here.
-      if (this.#committed > this.#synced) this.durable().catch(() => {});
-    });
   }
 
   async #syncOnce(): Promise<void> {

@@ -104,19 +104,6 @@ describe('durable snapshot reads (SQLite group commit)', () => {
     await handle.close();
   });
 
-  it('a commit nobody awaits (a background job\'s) is synced unasked, and readers see it after that sync', async () => {
-    const { handle, disk } = await database();
-    await update(handle, 'from a job');
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(disk.waiting(), 1, 'a sync started without anyone calling durable()');
-    assert.equal((await readInScope(handle)).value, 'durable');
-    disk.finishAll();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.deepEqual(await readInScope(handle), { value: 'from a job', mayShowUndurable: false });
-    disk.free();
-    await handle.close();
-  });
-
   it("another process's commit is not hidden: reads go to the writer until a new snapshot has been synced", async () => {
     const disk = heldDisk();
     const { handle, file } = await database(disk);
