@@ -7,7 +7,6 @@ import type { Database } from './schema.js';
 import { ImmediateTransactionsSqliteDialect } from './sqlite-immediate-transactions.js';
 import { preparingPool } from './pg-prepared-statements.js';
 import { WalGroupCommit } from './wal-group-commit.js';
-import { DurableSnapshotReads } from './durable-snapshot-reads.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
@@ -29,12 +28,6 @@ export interface DatabaseHandle {
    * acknowledges a write to the outside (an HTTP response, a request to a task service) awaits it first.
    */
   durable?: () => Promise<void>;
-  /**
-   * SQLite with group commit: runs a unit of work (an HTTP request) whose plain reads see the latest
-   * durable snapshot and so never wait for a sync (durable-snapshot-reads.ts); `mayShowUndurable` says
-   * whether it touched the writer since, and must await `durable()` before acknowledging.
-   */
-  snapshotReads?: { run<T>(work: () => T): T; mayShowUndurable(): boolean };
   close(): Promise<void>;
 }
 
@@ -51,8 +44,6 @@ export interface DatabaseOptions {
    * for whoever awaits `durable()`. NORMAL: no fsync; survives process crashes, not power loss.
    */
   sqliteSynchronous?: SqliteSynchronous;
-  /** Tests only: what group commit calls instead of `fdatasync` (a held or failing disk). */
-  sqliteSync?: (fd: number) => Promise<void>;
 }
 
 export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): DatabaseHandle {
@@ -65,18 +56,11 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     sqlite.pragma('journal_mode = WAL');
     const synchronous = options.sqliteSynchronous ?? 'FULL';
     sqlite.pragma(`synchronous = ${synchronous === 'GROUP' ? 'NORMAL' : synchronous}`);
-    const groupCommit = synchronous === 'GROUP' && file !== ':memory:' ? new WalGroupCommit(sqlite, `${path.resolve(file)}-wal`, options.sqliteSync) : undefined;
+    const groupCommit = synchronous === 'GROUP' && file !== ':memory:' ? new WalGroupCommit(sqlite, `${path.resolve(file)}-wal`) : undefined;
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit) }), log: slowQueryLog(options) });
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
-    let snapshotWanted = false;
-    const snapshots = groupCommit && new DurableSnapshotReads(path.resolve(file), () => dataVersion.get() as number, () => {
-      if (snapshotWanted) return;
-      snapshotWanted = true;
-      groupCommit.refresh().catch(() => {}).finally(() => (snapshotWanted = false));
-    });
-    if (groupCommit && snapshots) groupCommit.onSyncStart = () => snapshots.beginSnapshot();
-    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit, snapshots) }), log: slowQueryLog(options) });
     const totalChanges = sqlite.prepare('select total_changes()').pluck();
     return {
       db,
@@ -84,11 +68,9 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
       sqliteFile: file === ':memory:' ? file : path.resolve(file),
       changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}`,
       ...(groupCommit && { durable: () => groupCommit.durable() }),
-      ...(snapshots && { snapshotReads: { run: (work) => snapshots.run(work), mayShowUndurable: () => snapshots.mayShowUndurable() } }),
       close: async () => {
         await groupCommit?.durable();
         await db.destroy();
-        snapshots?.close();
         groupCommit?.close();
       },
     };
@@ -120,17 +102,13 @@ function slowQueryLog(options: DatabaseOptions): Logger | undefined {
  * Kysely prepares every query anew; preparing is a large share of a small query's cost. The SQL text of
  * Kysely's queries repeats (values are parameters), so a bounded cache of prepared statements keyed by
  * SQL serves almost every request. Safe because Kysely's SQLite driver runs one query at a time, each right
- * after preparing it, which is also why group commit can count commits here, and why a read can be
- * handed a statement of the snapshot connection instead (durable-snapshot-reads.ts).
+ * after preparing it, which is also why group commit can count commits here.
  */
-function withStatementCache(sqlite: SQLite.Database, groupCommit: WalGroupCommit | undefined, snapshots: DurableSnapshotReads | undefined, capacity = 1000) {
+function withStatementCache(sqlite: SQLite.Database, groupCommit: WalGroupCommit | undefined, capacity = 1000) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
-      // A plain read of a request that has not written: from the durable snapshot, waiting for no sync.
-      const snapshotStatement = snapshots?.statementFor(text, sqlite.inTransaction);
-      if (snapshotStatement) return snapshotStatement;
       let statement = cache.get(text);
       if (statement) {
         cache.delete(text); // re-insert: the Map's order is the recency order

@@ -33,12 +33,6 @@ export class WalGroupCommit {
   #running: Promise<void> | undefined;
   #fd: number | undefined;
 
-  /**
-   * Where a sync starts (durable-snapshot-reads.ts): takes a snapshot of what the sync covers and answers
-   * what to call once it is on disk.
-   */
-  onSyncStart: (() => () => void) | undefined;
-
   constructor(
     private readonly sqlite: SQLite.Database,
     private readonly walFile: string,
@@ -62,16 +56,6 @@ export class WalGroupCommit {
     }
   }
 
-  /**
-   * One more sync even when nothing of this connection's needs one (another process committed, or the
-   * snapshot reads have none yet); joins the sync in flight if there is one, then runs its own.
-   */
-  async refresh(): Promise<void> {
-    if (this.#running) await this.#running.catch(() => {});
-    this.#running ??= this.#syncOnce().finally(() => (this.#running = undefined));
-    await this.#running;
-  }
-
   close(): void {
     if (this.#fd !== undefined) fs.closeSync(this.#fd);
     this.#fd = undefined;
@@ -87,16 +71,7 @@ export class WalGroupCommit {
   async #syncOnce(): Promise<void> {
     this.#settle();
     const covered = this.#committed; // everything counted so far is already written to the WAL file
-    const descriptor = this.#walDescriptor();
-    let snapshotDurable: (() => void) | undefined;
-    try {
-      snapshotDurable = this.onSyncStart?.();
-    } catch {
-      // No new snapshot this time: reads keep the one they have, or go to the writer and wait as before.
-    }
-    await this.sync(descriptor);
-    // Before anyone awaiting durable() goes on: whatever they acknowledge next is then in the served snapshot.
-    snapshotDurable?.();
+    await this.sync(this.#walDescriptor());
     this.#synced = Math.max(this.#synced, covered);
   }
 
