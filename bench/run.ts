@@ -17,6 +17,7 @@ import { load, median, paired } from './measure.js';
 import { cpuText, fmt, readRow } from './read-row.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
+import { mixedScenarios } from './mixed-scenarios.js';
 import './task-scenarios.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +33,10 @@ const settings = smoke
   ? { rounds: 1, duration: 1, connections: 10, teams: 1000, dialects: ['sqlite'] as Dialect[], growth: [] as number[] }
   : { rounds: 3, duration: 5, connections: 50, teams: 10_000, dialects: ['sqlite', 'postgres'] as Dialect[], growth: [1000, 10_000, 100_000] };
 if (dialectsArg) settings.dialects = dialectsArg.split(',') as Dialect[];
+// `--rounds=N`, `--seconds=N`: shorter runs while working on one scenario (BENCHMARKS.md needs the defaults).
+const numberArg = (name: string) => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1] ?? NaN);
+if (numberArg('rounds') > 0) settings.rounds = numberArg('rounds');
+if (numberArg('seconds') > 0) settings.duration = numberArg('seconds');
 
 export interface Row {
   scenario: string;
@@ -228,6 +233,12 @@ alternately with its baseline in the same run: a bare \`node:http\` server answe
 of the same response from memory (for POST: doing one bare INSERT per request on the same database), in a
 process of its own as Teamstage's server is. CPU per request is read from \`/proc\` (PostgreSQL: the
 postmaster and its backends). The server runs the compiled build with \`TEAMSTAGE_RATE_LIMIT=0\` and \`LOG_LEVEL=warn\`.
+The rows of issue 18 (mixed, reads, many callers) run at the default configuration, request logs on
+(\`LOG_LEVEL=info\`), each connection walking its own order through the teams, against the physical limit
+(\`bench/limit/\`): bare \`node:http\` + better-sqlite3 in WAL mode, a GET one primary-key read answering the
+stored bytes, a PATCH one UPDATE group-committed by a writer thread with \`synchronous=FULL\` (PostgreSQL:
+\`pg\`, one prepared statement each); the rate limit is off except for many callers. Gate latency: runs
+created one at a time, idle and under the mix.
 The organization holds ${fmt(settings.teams)} teams (growth rows: as stated).
 
 ${table()}
@@ -241,6 +252,8 @@ async function main(): Promise<void> {
   const databases = new BenchDatabases();
   try {
     for (const dialect of settings.dialects) {
+      await mixedScenarios({ dialect, databases, settings, rows, wanted });
+      if (dialect === 'postgres' && !smoke) await mixedScenarios({ dialect, databases, settings, rows, wanted, nodes: 2 });
       await mainScenarios(databases, dialect);
       if (settings.growth.length > 0 && (wanted('cost growth') || wanted('memory'))) await growthScenario(databases, dialect);
       if (dialect === 'sqlite' && !smoke) await sqliteFullScenarios(databases);
@@ -249,7 +262,7 @@ async function main(): Promise<void> {
     await databases.close();
   }
   console.log(`\n${table()}\n`);
-  if (smoke || only) {
+  if (smoke || only || numberArg('rounds') > 0 || numberArg('seconds') > 0) {
     if (rows.length === 0) throw new Error('smoke bench produced no rows');
     console.log('partial run: BENCHMARKS.md left unchanged');
   } else {

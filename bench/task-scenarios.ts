@@ -5,6 +5,7 @@ import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-
 import { tarGz } from '../test/helpers/run-fixtures.js';
 import { median } from './measure.js';
 import { fmt, readRow } from './read-row.js';
+import { mixedLoad } from './mixed-load.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
 
 const HMAC_KEY = `bench-${randomBytes(8).toString('hex')}`;
@@ -38,7 +39,7 @@ async function gatedWorkspace(client: HttpClient, token: string, organization: s
  * A task service that answers 200 and calls back `passed` at once, remembering when each callback was
  * sent (`callbackDone`: when it left, not when it was queued) and counting the answered ones.
  */
-async function answeringService(serverUrl: string) {
+async function answeringService(serverUrl: string, onRequest: (runId: string) => void = () => {}) {
   const callbackDone = new Map<string, number>();
   const answered = { count: 0 };
   // Like a real service: callbacks go out over a pool of 32 keep-alive connections. Unbounded
@@ -61,6 +62,7 @@ async function answeringService(serverUrl: string) {
     hmacKey: HMAC_KEY,
     respond: (request: RecordedTaskRequest) => {
       const payload = request.json;
+      if (payload?.run_id) onRequest(payload.run_id);
       if (payload && payload.stage !== 'test') {
         setImmediate(async () => {
           await slot();
@@ -230,4 +232,80 @@ function printSlowQueries(output: string): void {
   }
 }
 
-extraScenarios.push({ name: 'GET /task-stages/:id', run: taskStageShow }, { name: 'run-task fan-out', run: fanOut });
+/** p50 and p99 of a list of milliseconds. */
+function percentiles(values: number[]): { p50: number; p99: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: median(sorted), p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0 };
+}
+
+/**
+ * Gate latency, what a person waiting on a run feels (issue 18): runs created one at a time on the gated
+ * workspace; from POST /runs answered to the task service receiving the run's task request, and from the
+ * stage's last callback sent to the stage's recorded final time. At idle, then under the mixed load
+ * (95% GET of distinct teams + 5% PATCH, bench/mixed-load.ts) on the same server.
+ */
+async function gateLatency(context: ScenarioContext): Promise<void> {
+  const runs = context.settings.rounds === 1 ? 10 : 100;
+  const received = new Map<string, number>();
+  const service = await answeringService(context.server.url, (runId) => received.set(runId, Date.now()));
+  const client = new HttpClient(context.server.url, 4);
+  try {
+    const { call, createRun } = await gatedWorkspace(client, context.seeded.ownerToken, context.seeded.organization, service.service.url);
+    const page = await call('GET', `/organizations/${context.seeded.organization}/teams?page%5Bsize%5D=100`);
+    const teamIds = (page.data as Array<{ id: string }>).map((team) => team.id);
+    const measure = async () => {
+      const toRequest: number[] = [];
+      const toFinal: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const runId = await createRun();
+        const created = Date.now();
+        const deadline = Date.now() + 30_000;
+        let stage: any;
+        while (!stage) {
+          if (Date.now() > deadline) throw new Error(`gate latency: run ${runId} did not pass`);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (!received.has(runId)) continue;
+          const stages = await call('GET', `/runs/${runId}/task-stages`);
+          if (stages.data[0]?.attributes.status === 'passed') stage = stages.data[0];
+        }
+        toRequest.push(received.get(runId)! - created);
+        const lastCallback = Math.max(...stage.relationships['task-results'].data.map((r: any) => service.callbackDone.get(r.id) ?? 0));
+        toFinal.push(Date.parse(stage.attributes['status-timestamps']['passed-at']) - lastCallback);
+      }
+      return { toRequest: percentiles(toRequest), toFinal: percentiles(toFinal) };
+    };
+    const idle = await measure();
+    let loading = true;
+    const background = (async () => {
+      while (loading) {
+        await mixedLoad({ urls: [context.server.url], connections: context.settings.connections, durationSeconds: 1, teamIds, tokens: [context.seeded.ownerToken], tokenUse: 'perConnection', patchShare: 0.05 });
+      }
+    })();
+    const loaded = await measure().finally(() => (loading = false));
+    await background;
+    const text = (m: typeof idle) => `run created → task request p50 ${m.toRequest.p50} ms, p99 ${m.toRequest.p99} ms; last callback → stage final p50 ${m.toFinal.p50} ms, p99 ${m.toFinal.p99} ms`;
+    context.rows.push({
+      scenario: `gate latency: ${runs} runs one at a time, idle`,
+      dialect: context.dialect,
+      measured: text(idle),
+      baseline: '-',
+      ratio: '-',
+      target: 'p99 ≤ 20 ms to the task request; p99 ≤ 50 ms to stage final',
+      met: idle.toRequest.p99 <= 20 && idle.toFinal.p99 <= 50,
+    });
+    context.rows.push({
+      scenario: `gate latency: ${runs} runs one at a time, under the mixed load (${context.settings.connections} connections)`,
+      dialect: context.dialect,
+      measured: text(loaded),
+      baseline: '-',
+      ratio: '-',
+      target: 'p99 ≤ 100 ms for both',
+      met: loaded.toRequest.p99 <= 100 && loaded.toFinal.p99 <= 100,
+    });
+  } finally {
+    await client.close();
+    await service.close();
+  }
+}
+
+extraScenarios.push({ name: 'GET /task-stages/:id', run: taskStageShow }, { name: 'run-task fan-out', run: fanOut }, { name: 'gate latency', run: gateLatency });

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { compiledOnce, fixed } from '../db/compiled-query.js';
 import type { Database } from '../db/schema.js';
 import type { Principal } from '../core/principal.js';
 import { parseStoredAccess } from './organization-access.js';
@@ -7,6 +8,22 @@ import { standingFromTeams, type CallerTeam, type OrganizationStanding } from '.
 /** Loads the facts a standing is computed from: the caller's active membership and teams. */
 export class StandingRepository {
   constructor(private readonly db: Kysely<Database>) {}
+
+  // Run by nearly every request: their SQL is built once (compiled-query.ts), not per request.
+  private readonly tokenTeam = compiledOnce((p: { teamId: string }) =>
+    this.db.selectFrom('teams').select(['id', 'is_owners', 'organization_access']).where('id', '=', p.teamId),
+  );
+  /** The active membership, with one row per team it belongs to (a null team when none). */
+  private readonly membershipTeams = compiledOnce((p: { organizationName: string; userId: string }) =>
+    this.db
+      .selectFrom('organization_memberships')
+      .leftJoin('team_memberships', 'team_memberships.organization_membership_id', 'organization_memberships.id')
+      .leftJoin('teams', 'teams.id', 'team_memberships.team_id')
+      .select(['teams.id', 'teams.is_owners', 'teams.organization_access'])
+      .where('organization_memberships.organization_name', '=', p.organizationName)
+      .where('organization_memberships.user_id', '=', p.userId)
+      .where('organization_memberships.status', '=', fixed('active' as const)),
+  );
 
   /** `teamsEntitled`: whether the organization's edition has teams (organizations/editions.ts). */
   async standingIn(principal: Principal, organizationName: string, edition: { teamsEntitled: boolean }): Promise<OrganizationStanding> {
@@ -18,26 +35,14 @@ export class StandingRepository {
       if (principal.organizationName !== organizationName) {
         return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
       }
-      const team = await this.db
-        .selectFrom('teams')
-        .select(['id', 'is_owners', 'organization_access'])
-        .where('id', '=', principal.teamId)
-        .executeTakeFirst();
+      const team = (await this.tokenTeam(this.db, { teamId: principal.teamId })).rows[0];
       const teams: CallerTeam[] = team
         ? [{ id: team.id, isOwners: team.is_owners === 1, access: parseStoredAccess(team.organization_access) }]
         : [];
       return standingFromTeams(principal, organizationName, { activeMember: teams.length > 0, teams, teamsEntitled });
     }
     // One query: the active membership, with one row per team it belongs to (a null team when none).
-    const rows = await this.db
-      .selectFrom('organization_memberships')
-      .leftJoin('team_memberships', 'team_memberships.organization_membership_id', 'organization_memberships.id')
-      .leftJoin('teams', 'teams.id', 'team_memberships.team_id')
-      .select(['teams.id', 'teams.is_owners', 'teams.organization_access'])
-      .where('organization_memberships.organization_name', '=', organizationName)
-      .where('organization_memberships.user_id', '=', principal.userId)
-      .where('organization_memberships.status', '=', 'active')
-      .execute();
+    const { rows } = await this.membershipTeams(this.db, { organizationName, userId: principal.userId });
     if (rows.length === 0) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
     const teams: CallerTeam[] = [];
     for (const row of rows) {

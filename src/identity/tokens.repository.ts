@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { compiledOnce } from '../db/compiled-query.js';
 import type { Database, TokensTable } from '../db/schema.js';
 
 export type TokenRow = TokensTable;
@@ -16,8 +17,9 @@ export class TokensRepository {
   }
 
   /** The token with its user or team (and the team's edition), whichever it belongs to: authentication in one query. */
-  findForAuthentication(tokenHash: string) {
-    return this.db
+  /** Every authenticated request runs it: its SQL is built once (compiled-query.ts), not per request. */
+  private readonly authentication = compiledOnce((p: { tokenHash: string }) =>
+    this.db
       .selectFrom('tokens')
       .leftJoin('users', 'users.id', 'tokens.user_id')
       .leftJoin('teams', 'teams.id', 'tokens.team_id')
@@ -28,8 +30,11 @@ export class TokensRepository {
         'teams.id as team_id', 'teams.organization_name as team_organization', 'teams.service_account_user_id',
         'teams.is_owners as team_is_owners', 'organizations.feature_set as team_feature_set',
       ])
-      .where('tokens.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+      .where('tokens.token_hash', '=', p.tokenHash),
+  );
+
+  async findForAuthentication(tokenHash: string) {
+    return (await this.authentication(this.db, { tokenHash })).rows[0];
   }
 
   findById(id: string): Promise<TokenRow | undefined> {

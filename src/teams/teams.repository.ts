@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
+import { compiledOnce, compiledPerShape, fixed } from '../db/compiled-query.js';
 import { containsText } from '../db/like.js';
 import { codePointOrder } from '../db/ordering.js';
 import { forUpdate } from '../db/row-lock.js';
@@ -63,8 +64,35 @@ export class TeamsRepository {
     return new Set(inserted.map((row) => row.id));
   }
 
+  // The statements of every team read: their SQL is built once (compiled-query.ts), not per request.
+  private readonly teamById = compiledOnce((p: { id: string }) => this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', p.id));
+  /** One template per number of teams asked for (a page holds at most 100). */
+  private readonly membersOf = compiledPerShape(
+    (count: number) => String(count),
+    (count: number, p: Record<string, string>) =>
+      this.db
+        .selectFrom('team_memberships')
+        .innerJoin('organization_memberships', 'organization_memberships.id', 'team_memberships.organization_membership_id')
+        .select(['team_memberships.team_id', 'organization_memberships.user_id', 'organization_memberships.id'])
+        .where('team_memberships.team_id', 'in', Array.from({ length: count }, (_, i) => p[`id${i}`]!))
+        .where('organization_memberships.status', '=', fixed('active' as const))
+        .orderBy('team_memberships.created_at')
+        .orderBy('organization_memberships.id'),
+  );
+  private readonly withTokens = compiledPerShape(
+    (count: number) => String(count),
+    (count: number, p: Record<string, string>) =>
+      this.db
+        .selectFrom('tokens')
+        .select('team_id')
+        .distinct()
+        .where('kind', '=', fixed('team' as const))
+        .where('team_id', 'in', Array.from({ length: count }, (_, i) => p[`id${i}`]!))
+        .where((eb) => eb.or([eb('expired_at', 'is', null), eb('expired_at', '>', p.now!)])),
+  );
+
   async findById(id: string): Promise<Team | undefined> {
-    const row = await this.db.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id).executeTakeFirst();
+    const row = (await this.teamById(this.db, { id })).rows[0];
     return row && teamFromRow(row);
   }
 
@@ -191,29 +219,27 @@ export class TeamsRepository {
   /** Active members of each team; invited users who have not accepted never appear in team responses. */
   async activeMembers(teamIds: readonly string[], executor: Kysely<Database> = this.db): Promise<TeamMember[]> {
     if (teamIds.length === 0) return [];
-    const rows = await executor
-      .selectFrom('team_memberships')
-      .innerJoin('organization_memberships', 'organization_memberships.id', 'team_memberships.organization_membership_id')
-      .select(['team_memberships.team_id', 'organization_memberships.user_id', 'organization_memberships.id'])
-      .where('team_memberships.team_id', 'in', [...teamIds])
-      .where('organization_memberships.status', '=', 'active')
-      .orderBy('team_memberships.created_at')
-      .orderBy('organization_memberships.id')
-      .execute();
+    if (teamIds.length > MAX_COMPILED_IDS) {
+      // Beyond a page: in slices, each a kept template (a team's members all come in its own slice, in order).
+      const slices = [];
+      for (let start = 0; start < teamIds.length; start += MAX_COMPILED_IDS) slices.push(await this.activeMembers(teamIds.slice(start, start + MAX_COMPILED_IDS), executor));
+      return slices.flat();
+    }
+    const { rows } = await this.membersOf(executor, teamIds.length, idParams(teamIds));
     return rows.map((row) => ({ teamId: row.team_id, userId: row.user_id, membershipId: row.id }));
   }
 
   /** Teams that currently hold at least one unexpired token: their service account counts as a member. */
   async teamsWithTokens(teamIds: readonly string[], now: string): Promise<Set<string>> {
     if (teamIds.length === 0) return new Set();
-    const rows = await this.db
-      .selectFrom('tokens')
-      .select('team_id')
-      .distinct()
-      .where('kind', '=', 'team')
-      .where('team_id', 'in', [...teamIds])
-      .where((eb) => eb.or([eb('expired_at', 'is', null), eb('expired_at', '>', now)]))
-      .execute();
+    if (teamIds.length > MAX_COMPILED_IDS) {
+      const found = new Set<string>();
+      for (let start = 0; start < teamIds.length; start += MAX_COMPILED_IDS) {
+        for (const id of await this.teamsWithTokens(teamIds.slice(start, start + MAX_COMPILED_IDS), now)) found.add(id);
+      }
+      return found;
+    }
+    const { rows } = await this.withTokens(this.db, teamIds.length, { ...idParams(teamIds), now });
     return new Set(rows.map((row) => row.team_id!));
   }
 
@@ -235,4 +261,14 @@ export class TeamsRepository {
       .where('organization_membership_id', 'in', [...membershipIds])
       .execute();
   }
+}
+
+/** The largest `in (…)` kept as a template: a page of teams; longer lists go in slices of it. */
+const MAX_COMPILED_IDS = 100;
+
+/** `id0`, `id1`, …: the parameters of a compiled `in (…)` over these ids. */
+function idParams(ids: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  ids.forEach((id, index) => (params[`id${index}`] = id));
+  return params;
 }

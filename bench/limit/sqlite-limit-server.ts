@@ -1,0 +1,60 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+
+/**
+ * The physical limit of a durable teams API on SQLite (issue 18): bare node:http, better-sqlite3 in WAL
+ * mode. GET /api/v2/teams/:id is one primary-key read on the main thread answering the stored bytes;
+ * PATCH is one UPDATE handed to a writer thread (sqlite-writer-thread.mjs) that commits every pending write
+ * in one transaction with synchronous=FULL, answered once committed.
+ */
+export async function startSqliteLimitServer(file: string) {
+  const reader = new SQLite(file, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  const read = reader.prepare('select body from limit_teams where id = ?').pluck();
+  const writer = new Worker(new URL('./sqlite-writer-thread.mjs', import.meta.url), { workerData: { file } });
+  const waiting = new Map<number, () => void>();
+  let seq = 0;
+  writer.on('message', (done: number[]) => {
+    for (const s of done) {
+      waiting.get(s)?.();
+      waiting.delete(s);
+    }
+  });
+  const server = http.createServer((request, reply) => {
+    const id = request.url!.slice(request.url!.lastIndexOf('/') + 1);
+    const answer = (body: Buffer | undefined) => {
+      if (!body) {
+        reply.writeHead(404).end();
+        return;
+      }
+      reply.writeHead(200, { 'content-type': 'application/vnd.api+json', 'content-length': body.length });
+      reply.end(body);
+    };
+    if (request.method === 'PATCH') {
+      request.resume();
+      request.on('end', () => {
+        const body = read.get(id) as Buffer | undefined;
+        if (!body) return answer(undefined);
+        const s = seq++;
+        waiting.set(s, () => answer(body));
+        writer.postMessage({ seq: s, id, body });
+      });
+      return;
+    }
+    request.resume();
+    answer(read.get(id) as Buffer | undefined);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await writer.terminate();
+      reader.close();
+    },
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * Issue 18's rows: what users send, each alternating with its physical limit (bench/limit/) in one run.
+ * mixed (95% GET of distinct teams + 5% PATCH), reads (100% GET of distinct teams) and many callers
+ * (the mix over 500 tokens with the default rate limit on), on SQLite, one PostgreSQL node and two nodes
+ * over one PostgreSQL. The servers run at the default configuration: request logs on (LOG_LEVEL=info);
+ * the rate limit is off (0) where one token per connection would exceed it, and on for many callers.
+ */
+import path from 'node:path';
+import { nowIso } from '../src/core/clock.js';
+import { newId } from '../src/core/ids.js';
+import { openDatabase, type Dialect } from '../src/db/database.js';
+import { generateToken, hashToken } from '../src/identity/token-secrets.js';
+import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
+import { recordResponse } from './baseline-server.js';
+import type { BenchDatabases } from './environment.js';
+import { limitBodies, writePgLimitData, writeSqliteLimitData } from './limit/limit-data.js';
+import { startLimitProcess, type LimitProcess } from './limit/limit-process.js';
+import { median } from './measure.js';
+import { mixedLoad, type MixedLoadOptions, type MixedLoadResult } from './mixed-load.js';
+import { fmt } from './read-row.js';
+import type { Row } from './run.js';
+import { seedOrganization, type Seeded } from './seed.js';
+
+export interface MixedSettings {
+  rounds: number;
+  duration: number;
+  connections: number;
+  teams: number;
+}
+
+interface Side {
+  load: (options: Omit<MixedLoadOptions, 'urls'>) => Promise<MixedLoadResult>;
+  /** CPU time in ms of the serving processes, and of PostgreSQL when it runs apart. */
+  cpuMs: () => number;
+  databaseCpuMs?: () => number;
+}
+
+interface SideSummary {
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+  serverUs: number;
+  databaseUs?: number;
+}
+
+/** Limit and Teamstage alternately, `rounds` times each; medians, and CPU per request over all rounds. */
+async function paired(rounds: number, options: Omit<MixedLoadOptions, 'urls'>, target: Side, limit: Side) {
+  const run = async (side: Side, list: MixedLoadResult[], spent: { server: number; database: number }) => {
+    const before = { server: side.cpuMs(), database: side.databaseCpuMs?.() ?? 0 };
+    list.push(await side.load(options));
+    spent.server += side.cpuMs() - before.server;
+    spent.database += (side.databaseCpuMs?.() ?? 0) - before.database;
+  };
+  const results = { target: [] as MixedLoadResult[], limit: [] as MixedLoadResult[] };
+  const spent = { target: { server: 0, database: 0 }, limit: { server: 0, database: 0 } };
+  for (let round = 0; round < rounds; round++) {
+    await run(limit, results.limit, spent.limit);
+    await run(target, results.target, spent.target);
+  }
+  const summary = (list: MixedLoadResult[], used: { server: number; database: number }, side: Side): SideSummary => {
+    const answered = list.reduce((sum, r) => sum + r.total, 0) || 1;
+    return {
+      rps: median(list.map((r) => r.rps)),
+      p50: median(list.map((r) => r.p50)),
+      p99: median(list.map((r) => r.p99)),
+      failures: list.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
+      serverUs: (used.server * 1000) / answered,
+      ...(side.databaseCpuMs && { databaseUs: (used.database * 1000) / answered }),
+    };
+  };
+  return { target: summary(results.target, spent.target, target), limit: summary(results.limit, spent.limit, limit) };
+}
+
+const sideText = (s: SideSummary) =>
+  `${fmt(s.rps)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms; CPU per request: server ${fmt(s.serverUs)} µs${s.databaseUs === undefined ? '' : `, PostgreSQL ${fmt(s.databaseUs)} µs`}${s.failures ? `; ${fmt(s.failures)} failed` : ''}`;
+
+/** `count` more tokens of the seeded owner, written as the API would store them, and every team's id and name. */
+async function tokensAndTeams(databaseUrl: string, seeded: Seeded, count: number) {
+  const handle = openDatabase(databaseUrl);
+  try {
+    const owner = await handle.db.selectFrom('tokens').select('user_id').where('token_hash', '=', hashToken(seeded.ownerToken)).executeTakeFirstOrThrow();
+    const tokens = Array.from({ length: count }, () => generateToken());
+    for (let start = 0; start < tokens.length; start += 100) {
+      await handle.db
+        .insertInto('tokens')
+        .values(
+          tokens.slice(start, start + 100).map((token) => ({
+            id: newId('at'), kind: 'user' as const, token_hash: hashToken(token), user_id: owner.user_id, organization_name: null, team_id: null,
+            is_legacy: 0 as const, description: null, created_by_id: owner.user_id, created_at: nowIso(), expired_at: null, last_used_at: null, acts_as_person: 1 as const,
+          })),
+        )
+        .execute();
+    }
+    const teams = await handle.db.selectFrom('teams').select(['id', 'name']).where('organization_name', '=', seeded.organization).where('is_owners', '=', 0).execute();
+    return { tokens, teams };
+  } finally {
+    await handle.close();
+  }
+}
+
+function teamstageSide(servers: ServerProcess[], databaseCpuMs?: () => number): Side {
+  return {
+    load: (options) => mixedLoad({ ...options, urls: servers.map((s) => s.url) }),
+    cpuMs: () => servers.reduce((sum, s) => sum + s.cpuMs(), 0),
+    databaseCpuMs,
+  };
+}
+
+function limitSide(limits: LimitProcess[], databaseCpuMs?: () => number): Side {
+  return {
+    load: (options) => mixedLoad({ ...options, urls: limits.map((l) => l.url) }),
+    cpuMs: () => limits.reduce((sum, l) => sum + l.cpuMs(), 0),
+    databaseCpuMs,
+  };
+}
+
+export async function mixedScenarios(context: {
+  dialect: Dialect;
+  databases: BenchDatabases;
+  settings: MixedSettings;
+  rows: Row[];
+  wanted: (name: string) => boolean;
+  /** Two nodes over one database (PostgreSQL). */
+  nodes?: 1 | 2;
+}): Promise<void> {
+  const { dialect, databases, settings, rows, wanted } = context;
+  const nodes = context.nodes ?? 1;
+  const label = nodes === 2 ? `${dialect}, two nodes` : dialect;
+  const names = { mixed: 'mixed: 95% GET /teams/:id of distinct teams + 5% PATCH', reads: 'reads: 100% GET /teams/:id of distinct teams', many: 'many callers: the mix over 500 tokens, rate limit on' };
+  const scenarios = nodes === 2 ? [names.mixed] : Object.values(names);
+  if (!scenarios.some(wanted)) return;
+  const databaseUrl = await databases.fresh(dialect);
+  const seeded = await seedOrganization(databaseUrl, settings.teams);
+  const { tokens, teams } = await tokensAndTeams(databaseUrl, seeded, 500);
+  const teamIds = teams.map((t) => t.id);
+  const databaseCpuMs = databases.cpuProbe(dialect);
+  const start = (rateLimit: boolean) =>
+    Promise.all(
+      Array.from({ length: nodes }, () =>
+        startServerProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', ...(rateLimit ? {} : { TEAMSTAGE_RATE_LIMIT: '0' }) }, { compiled: true, readyTimeoutMs: 120_000 }),
+      ),
+    );
+  let servers = await start(false);
+  const limits: LimitProcess[] = [];
+  try {
+    const template = await recordResponse(`${servers[0]!.url}/api/v2/teams/${seeded.sampleTeamId}`, { authorization: `Bearer ${seeded.ownerToken}` });
+    const bodies = limitBodies(template.body, { id: seeded.sampleTeamId, name: seeded.sampleTeamName }, teams);
+    const limitTarget = dialect === 'sqlite' ? path.join(path.dirname(databaseUrl.slice('sqlite:'.length)), 'limit.sqlite') : databaseUrl;
+    if (dialect === 'sqlite') writeSqliteLimitData(limitTarget, bodies);
+    else await writePgLimitData(limitTarget, bodies);
+    for (let i = 0; i < nodes; i++) limits.push(await startLimitProcess(dialect, limitTarget));
+    const base = { connections: settings.connections, durationSeconds: settings.duration, teamIds, tokens: tokens.slice(0, settings.connections) };
+    const limitDescription = dialect === 'sqlite'
+      ? 'bare node:http + better-sqlite3 WAL: GET one PK read, PATCH one UPDATE group-committed by a writer thread, synchronous=FULL'
+      : `bare node:http + pg${nodes === 2 ? ', two processes' : ''}: one prepared PK read / UPDATE`;
+    let mixedRps = 0;
+    for (const [name, patchShare, target] of [
+      [names.mixed, 0.05, '≥ 0.5×' + (dialect === 'sqlite' ? ', p99 ≤ 2× the limit’s' : '')],
+      [names.reads, 0, '≥ 0.6×'],
+    ] as const) {
+      if (!scenarios.includes(name) || !wanted(name)) continue;
+      const result = await paired(settings.rounds, { ...base, tokenUse: 'perConnection', patchShare }, teamstageSide(servers, databaseCpuMs), limitSide(limits, databaseCpuMs));
+      const ratio = result.target.rps / Math.max(result.limit.rps, 1);
+      if (name === names.mixed) mixedRps = result.target.rps;
+      const p99Met = !(name === names.mixed && dialect === 'sqlite') || result.target.p99 <= 2 * result.limit.p99;
+      rows.push({
+        scenario: name,
+        dialect: label,
+        measured: sideText(result.target),
+        baseline: `${sideText(result.limit)} (${limitDescription})`,
+        ratio: `${fmt(ratio, 2)}×`,
+        target,
+        met: ratio >= (patchShare > 0 ? 0.5 : 0.6) && p99Met && result.target.failures === 0 && result.limit.failures === 0 && result.limit.rps > 0,
+      });
+    }
+    if (scenarios.includes(names.many) && wanted(names.many)) {
+      await Promise.all(servers.map((s) => s.kill('SIGTERM')));
+      servers = await start(true);
+      const result = await paired(settings.rounds, { ...base, tokens, tokenUse: 'rotate', patchShare: 0.05 }, teamstageSide(servers, databaseCpuMs), limitSide(limits, databaseCpuMs));
+      const ratio = mixedRps > 0 ? result.target.rps / mixedRps : 0;
+      rows.push({
+        scenario: names.many,
+        dialect: label,
+        measured: sideText(result.target),
+        baseline: `limit ${sideText(result.limit)}; the mixed row: ${fmt(mixedRps)} req/s`,
+        ratio: mixedRps > 0 ? `${fmt(ratio, 2)}× the mixed row` : '-',
+        target: '≥ 0.8× the mixed row',
+        met: ratio >= 0.8 && result.target.failures === 0,
+      });
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.kill('SIGTERM')));
+    for (const limit of limits) await limit.close();
+  }
+}
