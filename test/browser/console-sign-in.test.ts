@@ -64,35 +64,22 @@ test('a token the server refuses is said so at the field, and nothing is kept', 
   await page.close();
 });
 
-test('the console is interactive within a second, and a user of no organization is told so', async (t) => {
+test('a user of no organization is told so (and the cold-cache load time is reported)', async (t) => {
   const user = await createUser(server.ctx);
   const page = await browser.newPage();
-  // Measured by the browser itself, from the start of navigation: the page's script is a module, so it has
-  // run (and rendered the form, synchronously) when DOMContentLoaded ends. Cold cache each time; the best
-  // of three loads, as the machine is shared with other test runs.
-  const timings: number[] = [];
-  for (let attempt = 0; attempt < 3 && !timings.some((ms) => ms < 1000); attempt++) {
-    const cdp = await browser.context.newCDPSession(page);
-    await cdp.send('Network.clearBrowserCache');
-    await cdp.detach();
-    await page.goto(`${server.url}/app/`);
-    await page.getByLabel('API token').waitFor();
-    timings.push(
-      await page.evaluate(() => {
-        const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-        return Math.round(entry.domContentLoadedEventEnd);
-      }),
-    );
-  }
-  const best = Math.min(...timings);
-  const [load] = os.loadavg();
-  if (best >= 1000 && load! > os.cpus().length * 4) {
-    // Many times more runnable work than cores: a slow load then measures the machine, not the console.
-    t.skip(`not measurable now: load average ${load!.toFixed(1)} on ${os.cpus().length} cores; loads took ${timings.join(', ')} ms`);
-  } else {
-    assert.ok(best < 1000, `sign-in form interactive after ${timings.join(', ')} ms`);
-  }
-  t.diagnostic(`sign-in form interactive after ${timings.join(', ')} ms (cold cache)`);
+  // Speed is measured by benchmarks, never asserted by a timed test (README "Development"). The browser's
+  // own navigation timing is reported here as a diagnostic: the page's script is a module, so it has run
+  // (and rendered the form, synchronously) when DOMContentLoaded ends.
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.detach();
+  await page.goto(`${server.url}/app/`);
+  await page.getByLabel('API token').waitFor();
+  const interactiveMs = await page.evaluate(() => {
+    const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    return Math.round(entry.domContentLoadedEventEnd);
+  });
+  t.diagnostic(`sign-in form interactive after ${interactiveMs} ms (cold cache, load average ${os.loadavg()[0]!.toFixed(1)})`);
   await signIn(page, server.url, user.token);
   await page.getByText('You belong to no organization yet').waitFor();
   await page.close();
