@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
+import { bundleOptions } from '../../scripts/bundle-options.mjs';
 import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
 import { freePort } from '../helpers/postgres-server.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -31,28 +32,9 @@ interface CliResult {
   stderr: string;
 }
 
-/** The CLI bundled as scripts/bundle.mjs does it (same platform, format, externals and require shim). */
+/** The CLI bundled as scripts/bundle.mjs does it, from the sources. */
 async function bundleCli(outfile: string): Promise<void> {
-  await build({
-    entryPoints: [path.join(ROOT, 'src/cli.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: ['better-sqlite3', 'pg-native'],
-    banner: {
-      js: [
-        "import { createRequire as __teamstageCreateRequire } from 'node:module';",
-        "import { fileURLToPath as __teamstageFileURLToPath } from 'node:url';",
-        "import { dirname as __teamstageDirname } from 'node:path';",
-        'const require = __teamstageCreateRequire(import.meta.url);',
-        'const __filename = __teamstageFileURLToPath(import.meta.url);',
-        'const __dirname = __teamstageDirname(__filename);',
-      ].join('\n'),
-    },
-    logLevel: 'warning',
-  });
+  await build(bundleOptions(path.join(ROOT, 'src/cli.ts'), outfile));
 }
 
 describe('teamstage pipeline (a real process, bundled) against a live server', { timeout: 900_000 }, () => {
