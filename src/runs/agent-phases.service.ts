@@ -38,7 +38,7 @@ const PHASE_EVENTS: Record<PhaseKind, { running: RunStatus; start: RunEvent; fin
 const ATTEMPTS = 5;
 
 /**
- * The agent protocol (issue 16; /work/briefs/agent-protocol.md, README "Execution modes"): in a workspace
+ * The agent protocol (docs/agent-protocol.md): in a workspace
  * whose execution mode is `agent`, a pipeline outside Teamstage carries out the plan and the apply of each
  * run. It claims a phase (the run moves to planning / applying), uploads the plan JSON and the log, and
  * reports the phase finished or errored; the run then moves on through run progress as with the built-in

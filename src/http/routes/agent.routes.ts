@@ -46,7 +46,7 @@ function bodyOf(request: FastifyRequest): Buffer {
 }
 
 /**
- * The agent protocol (src/runs/agent-phases.service.ts; README "Execution modes"): a pipeline claims a
+ * The agent protocol (docs/agent-protocol.md; src/runs/agent-phases.service.ts): a pipeline claims a
  * plan or apply, uploads the plan JSON and the log, and reports the phase; readers of the run get the logs.
  */
 export async function agentRoutes(app: TypedApp, services: Services): Promise<void> {
