@@ -6,6 +6,7 @@ import { ErrorNotice, FieldErrors } from '../components/page-states';
 import { link, navigate } from '../router/hash-router';
 import { useSession } from '../session/session-context';
 import type { TeamAttributes } from './team-types';
+import { VisibilityChoice } from './visibility-choice';
 
 /** Creates a team with a name and visibility, then opens its page (organization access is set there). */
 export function CreateTeamForm(props: { organization: string }) {
@@ -44,17 +45,7 @@ export function CreateTeamForm(props: { organization: string }) {
           aria-describedby={nameError}
         />
         <FieldErrors id="new-team-name-error" error={error} field="name" />
-        <fieldset>
-          <legend>Visibility</legend>
-          <label class="choice">
-            <input type="radio" name="new-team-visibility" checked={visibility === 'secret'} onChange={() => setVisibility('secret')} />
-            Secret: only its members and those who manage teams see it
-          </label>
-          <label class="choice">
-            <input type="radio" name="new-team-visibility" checked={visibility === 'organization'} onChange={() => setVisibility('organization')} />
-            Visible to every member of the organization
-          </label>
-        </fieldset>
+        <VisibilityChoice name="new-team-visibility" value={visibility} onChange={setVisibility} />
         {error && !nameError && <ErrorNotice error={error} />}
         <button type="submit" disabled={busy}>
           {busy ? 'Creating…' : 'Create team'}

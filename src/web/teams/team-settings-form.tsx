@@ -4,6 +4,7 @@ import { useAction } from '../api/use-action';
 import { ErrorNotice, FieldErrors } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { Team } from './team-types';
+import { VisibilityChoice } from './visibility-choice';
 
 /** Name, visibility and member token management: each control shown only when `permissions` allow it. */
 export function TeamSettingsForm(props: { team: Team; onSaved: () => void }) {
@@ -66,18 +67,9 @@ export function TeamSettingsForm(props: { team: Team; onSaved: () => void }) {
           <p class="muted">The name of this team cannot be changed by you.</p>
         )}
         {can['can-update-visibility'] && (
-          <fieldset>
-            <legend>Visibility</legend>
-            <label class="choice">
-              <input type="radio" name="visibility" checked={visibility === 'secret'} onChange={() => setVisibility('secret')} />
-              Secret: only its members and those who manage teams see it
-            </label>
-            <label class="choice">
-              <input type="radio" name="visibility" checked={visibility === 'organization'} onChange={() => setVisibility('organization')} />
-              Visible to every member of the organization
-            </label>
+          <VisibilityChoice name="visibility" value={visibility} onChange={setVisibility}>
             <FieldErrors id="visibility-error" error={save.error} field="visibility" />
-          </fieldset>
+          </VisibilityChoice>
         )}
         {can['can-update-member-token-management'] && (
           <label class="choice">
