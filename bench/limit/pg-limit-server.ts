@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { answerStoredBody } from './stored-body-answer.js';
 
 /**
  * The physical limit on PostgreSQL (issue 18): bare node:http and `pg`. GET is one prepared primary-key
@@ -11,14 +12,7 @@ export async function startPgLimitServer(databaseUrl: string) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const server = http.createServer((request, reply) => {
     const id = request.url!.slice(request.url!.lastIndexOf('/') + 1);
-    const answer = (body: Buffer | undefined) => {
-      if (!body) {
-        reply.writeHead(404).end();
-        return;
-      }
-      reply.writeHead(200, { 'content-type': 'application/vnd.api+json', 'content-length': body.length });
-      reply.end(body);
-    };
+    const answer = (body: Buffer | undefined) => answerStoredBody(reply, body);
     const fail = () => reply.writeHead(500).end();
     request.resume();
     request.on('end', () => {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { answerStoredBody } from './stored-body-answer.js';
 
 /**
  * The physical limit of a durable teams API on SQLite (issue 18): bare node:http, better-sqlite3 in WAL
@@ -24,14 +25,7 @@ export async function startSqliteLimitServer(file: string) {
   });
   const server = http.createServer((request, reply) => {
     const id = request.url!.slice(request.url!.lastIndexOf('/') + 1);
-    const answer = (body: Buffer | undefined) => {
-      if (!body) {
-        reply.writeHead(404).end();
-        return;
-      }
-      reply.writeHead(200, { 'content-type': 'application/vnd.api+json', 'content-length': body.length });
-      reply.end(body);
-    };
+    const answer = (body: Buffer | undefined) => answerStoredBody(reply, body);
     if (request.method === 'PATCH') {
       request.resume();
       request.on('end', () => {
