@@ -7,6 +7,7 @@ import type { Database } from './schema.js';
 import { ImmediateTransactionsSqliteDialect } from './sqlite-immediate-transactions.js';
 import { preparingPool } from './pg-prepared-statements.js';
 import { WalGroupCommit } from './wal-group-commit.js';
+import { DurableSnapshotReads } from './durable-snapshot-reads.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
@@ -19,7 +20,8 @@ export interface DatabaseHandle {
   /**
    * SQLite only: a value that changes whenever the database may have changed, which makes exact caching
    * possible (src/cache/): a commit by any other connection (`PRAGMA data_version`) or a row changed
-   * through this one (`total_changes()`), two cached statements. PostgreSQL has no such signal that is
+   * through this one (`total_changes()`), two cached statements, and the durable snapshot served to
+   * reads (durable-snapshot-reads.ts). PostgreSQL has no such signal that is
    * both cheap and shared by every node, so none.
    */
   changeVersion?: () => string;
@@ -28,6 +30,12 @@ export interface DatabaseHandle {
    * acknowledges a write to the outside (an HTTP response, a request to a task service) awaits it first.
    */
   durable?: () => Promise<void>;
+  /**
+   * SQLite with group commit: runs a unit of work (an HTTP request) whose plain reads see the latest
+   * durable snapshot and so never wait for a sync (durable-snapshot-reads.ts); `mayShowUndurable` says
+   * whether it touched the writer since, and must await `durable()` before acknowledging.
+   */
+  snapshotReads?: { run<T>(work: () => T): T; mayShowUndurable(): boolean };
   close(): Promise<void>;
 }
 
@@ -44,6 +52,8 @@ export interface DatabaseOptions {
    * for whoever awaits `durable()`. NORMAL: no fsync; survives process crashes, not power loss.
    */
   sqliteSynchronous?: SqliteSynchronous;
+  /** Tests only: what group commit calls instead of `fdatasync` (a held or failing disk). */
+  sqliteSync?: (fd: number) => Promise<void>;
 }
 
 export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): DatabaseHandle {
@@ -56,21 +66,38 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     sqlite.pragma('journal_mode = WAL');
     const synchronous = options.sqliteSynchronous ?? 'FULL';
     sqlite.pragma(`synchronous = ${synchronous === 'GROUP' ? 'NORMAL' : synchronous}`);
-    const groupCommit = synchronous === 'GROUP' && file !== ':memory:' ? new WalGroupCommit(sqlite, `${path.resolve(file)}-wal`) : undefined;
+    const groupCommit = synchronous === 'GROUP' && file !== ':memory:' ? new WalGroupCommit(sqlite, `${path.resolve(file)}-wal`, options.sqliteSync) : undefined;
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit) }), log: slowQueryLog(options) });
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
+    let snapshotWanted = false;
+    // After a WAL restart the file is cut back to this size (durable-snapshot-reads.ts lets it restart).
+    if (groupCommit) sqlite.pragma('journal_size_limit = 4194304');
+    const snapshots = groupCommit && new DurableSnapshotReads(
+      path.resolve(file),
+      () => dataVersion.get() as number,
+      () => {
+        if (snapshotWanted) return;
+        snapshotWanted = true;
+        groupCommit.refresh().catch(() => {}).finally(() => (snapshotWanted = false));
+      },
+      { inTransaction: () => sqlite.inTransaction, checkpoint: () => sqlite.pragma('wal_checkpoint(PASSIVE)') },
+    );
+    if (groupCommit && snapshots) groupCommit.onSyncStart = () => snapshots.beginSnapshot();
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit, snapshots) }), log: slowQueryLog(options) });
     const totalChanges = sqlite.prepare('select total_changes()').pluck();
     return {
       db,
       dialect: 'sqlite',
       sqliteFile: file === ':memory:' ? file : path.resolve(file),
-      changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}`,
+      // With snapshot reads, also the served snapshot: an answer read from it may change without a new commit.
+      changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}:${snapshots?.generation ?? 0}`,
       ...(groupCommit && { durable: () => groupCommit.durable() }),
+      ...(snapshots && { snapshotReads: { run: (work) => snapshots.run(work), mayShowUndurable: () => snapshots.mayShowUndurable() } }),
       close: async () => {
         await groupCommit?.durable();
         await db.destroy();
+        snapshots?.close();
         groupCommit?.close();
       },
     };
@@ -102,13 +129,19 @@ function slowQueryLog(options: DatabaseOptions): Logger | undefined {
  * Kysely prepares every query anew; preparing is a large share of a small query's cost. The SQL text of
  * Kysely's queries repeats (values are parameters), so a bounded cache of prepared statements keyed by
  * SQL serves almost every request. Safe because Kysely's SQLite driver runs one query at a time, each right
- * after preparing it, which is also why group commit can count commits here.
+ * after preparing it, which is also why group commit can count commits here, and why a read can be
+ * handed a statement of the snapshot connection instead (durable-snapshot-reads.ts).
  */
-function withStatementCache(sqlite: SQLite.Database, groupCommit: WalGroupCommit | undefined, capacity = 1000) {
+function withStatementCache(sqlite: SQLite.Database, groupCommit: WalGroupCommit | undefined, snapshots: DurableSnapshotReads | undefined, capacity = 1000) {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
+      // A plain read of a request that has not written: from the durable snapshot, waiting for no sync.
+      // The commit the writer may have just made is counted first, so that a sync will move the snapshot on.
+      groupCommit?.settle();
+      const snapshotStatement = snapshots?.statementFor(text, sqlite.inTransaction);
+      if (snapshotStatement) return snapshotStatement;
       let statement = cache.get(text);
       if (statement) {
         cache.delete(text); // re-insert: the Map's order is the recency order

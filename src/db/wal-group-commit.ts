@@ -31,7 +31,14 @@ export class WalGroupCommit {
   #synced = 0; // commits known to be on disk
   #dirty = false;
   #running: Promise<void> | undefined;
+  #syncScheduled = false;
   #fd: number | undefined;
+
+  /**
+   * Where a sync starts (durable-snapshot-reads.ts): takes a snapshot of what the sync covers and answers
+   * what to call once it is on disk.
+   */
+  onSyncStart: (() => () => void) | undefined;
 
   constructor(
     private readonly sqlite: SQLite.Database,
@@ -43,6 +50,12 @@ export class WalGroupCommit {
   trackStatement(statement: SQLite.Statement): void {
     this.#settle();
     if (!statement.readonly) this.#dirty = true;
+    if (this.#dirty) this.#syncSoon();
+  }
+
+  /** Counts a commit the connection made since the last statement (called before any statement, on any connection). */
+  settle(): void {
+    this.#settle();
   }
 
   /** Resolves once every commit made before the call is on disk. Costs nothing when there is none. */
@@ -54,6 +67,16 @@ export class WalGroupCommit {
       if (!this.#running) this.#running = this.#syncOnce().finally(() => (this.#running = undefined));
       await this.#running;
     }
+  }
+
+  /**
+   * One more sync even when nothing of this connection's needs one (another process committed, or the
+   * snapshot reads have none yet); joins the sync in flight if there is one, then runs its own.
+   */
+  async refresh(): Promise<void> {
+    if (this.#running) await this.#running.catch(() => {});
+    this.#running ??= this.#syncOnce().finally(() => (this.#running = undefined));
+    await this.#running;
   }
 
   close(): void {
@@ -68,10 +91,35 @@ export class WalGroupCommit {
     }
   }
 
+  /**
+   * With snapshot reads, every commit is synced soon even if nobody waits for it (a job's): the snapshot
+   * they read only moves on with a sync. Checked once the statement (the COMMIT, or a write outside a
+   * transaction) has run: the driver runs each statement right after preparing it.
+   */
+  #syncSoon(): void {
+    if (!this.onSyncStart || this.#syncScheduled) return;
+    this.#syncScheduled = true;
+    setImmediate(() => {
+      this.#syncScheduled = false;
+      this.#settle();
+      // A failed sync rejects whoever awaits durable(); nobody does here.
+      if (this.#committed > this.#synced) this.durable().catch(() => {});
+    });
+  }
+
   async #syncOnce(): Promise<void> {
     this.#settle();
     const covered = this.#committed; // everything counted so far is already written to the WAL file
-    await this.sync(this.#walDescriptor());
+    const descriptor = this.#walDescriptor();
+    let snapshotDurable: (() => void) | undefined;
+    try {
+      snapshotDurable = this.onSyncStart?.();
+    } catch {
+      // No new snapshot this time: reads keep the one they have, or go to the writer and wait as before.
+    }
+    await this.sync(descriptor);
+    // Before anyone awaiting durable() goes on: whatever they acknowledge next is then in the served snapshot.
+    snapshotDurable?.();
     this.#synced = Math.max(this.#synced, covered);
   }
 

@@ -61,6 +61,24 @@ describe('group commit (sqlite): acknowledgements wait for the disk', () => {
     assertStatus(await created, 200); // team create answers 200, not 201, as HCP Terraform does
   });
 
+  it('answers a read without waiting for the sync of a write it does not depend on', async () => {
+    const org = await createOrganization(ctx);
+    const team = await org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'read-while-syncing' } } });
+    assertStatus(team, 200);
+    gate.closed = true;
+    let written = false;
+    const write = org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'held-write' } } });
+    void write.then(() => (written = true));
+    await waitUntil(() => gate.waiting === 1, 5000, 'the write waits for durable()');
+    // Reads are served from the durable snapshot (src/db/durable-snapshot-reads.ts): no wait for the disk.
+    const read = await org.owner.api.get(`/teams/${team.body.data.id}`);
+    assertStatus(read, 200);
+    assert.equal(read.body.data.attributes.name, 'read-while-syncing');
+    assert.equal(written, false, 'the write is still held');
+    gate.open();
+    assertStatus(await write, 200);
+  });
+
   it('sends no run task request before the result, its token and attempt are durable', async () => {
     const org = await createOrganization(ctx);
     const task = await createRunTask(org.owner.api, org.name, mock.url);

@@ -125,8 +125,10 @@ for (const dialect of testDialects()) {
       assertStatus(await client.get('/account/details'), 200);
       // Expired: the token row's expiry passes.
       await ctx.handle.db.updateTable('tokens').set({ expired_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', issued.body.data.id).execute();
+      await ctx.handle.durable?.(); // a write made outside any request reaches API reads once on disk (src/db/durable-snapshot-reads.ts)
       assertError(await client.get('/account/details'), 401);
       await ctx.handle.db.updateTable('tokens').set({ expired_at: null }).where('id', '=', issued.body.data.id).execute();
+      await ctx.handle.durable?.(); // a write made outside any request reaches API reads once on disk (src/db/durable-snapshot-reads.ts)
       assertStatus(await client.get('/account/details'), 200);
       // Revoked through the API.
       assertStatus(await user.api.delete(`/authentication-tokens/${issued.body.data.id}`), 204);

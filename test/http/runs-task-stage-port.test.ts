@@ -68,6 +68,7 @@ for (const dialect of testDialects()) {
 
     async function settle(runId: string, stageId: string, status: string) {
       await ctx.handle.db.updateTable('task_stages').set({ status }).where('id', '=', stageId).execute();
+      await ctx.handle.durable?.(); // a write made outside any request reaches API reads once on disk (src/db/durable-snapshot-reads.ts)
       await ctx.services.runProgress.onTaskStageSettled(runId);
     }
 

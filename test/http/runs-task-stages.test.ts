@@ -129,6 +129,7 @@ for (const dialect of testDialects()) {
       const run = await createRun(org.owner.api, workspace.id);
       // This node takes one step and "dies" (its job worker is off); the job stays in the table.
       assert.equal(await ctx.services.runProgress.step(run.data.id), 'moved');
+      await ctx.handle.durable?.(); // writes made outside any request reach API reads once on disk (src/db/durable-snapshot-reads.ts)
       assert.equal((await org.owner.api.get(`/runs/${run.data.id}`)).body.data.attributes.status, 'plan_queued');
       const { app: second } = await buildApp({ config: { ...ctx.config, jobs: { ...ctx.config.jobs, enabled: true, pollSeconds: 0.05 } }, handle: ctx.handle, logger: false });
       try {
@@ -146,6 +147,7 @@ for (const dialect of testDialects()) {
       const progress = ctx.services.runProgress;
       await Promise.all([progress.advance(run.data.id), progress.advance(run.data.id), progress.advance(run.data.id)]);
       await progress.advance(run.data.id);
+      await ctx.handle.durable?.(); // writes made outside any request reach API reads once on disk (src/db/durable-snapshot-reads.ts)
       const shown = (await org.owner.api.get(`/runs/${run.data.id}`)).body.data;
       assert.equal(shown.attributes.status, 'applied');
       const plan = (await org.owner.api.get(`/plans/${shown.relationships.plan.data.id}`)).body.data;

@@ -168,6 +168,7 @@ for (const dialect of testDialects()) {
       try {
         assert.equal((await runner.override(stageId, 'user:test', null))?.status, 'running');
         await runner.settle(stageId); // a settle job or a late finisher
+        await ctx.handle.durable?.(); // writes made outside any request reach API reads once on disk (src/db/durable-snapshot-reads.ts)
         assert.equal((await gated.api.get(`/task-stages/${stageId}`)).body.data.attributes.status, 'running', 'not sent back to awaiting_override');
       } finally {
         jobs.worker.start();

@@ -156,6 +156,7 @@ for (const dialect of testDialects()) {
       // As a task saved before the policy existed (or before the operator tightened it) would be.
       const ownUrl = `${ctx.config.baseUrl}/api/v2/organizations`;
       await ctx.handle.db.updateTable('tasks').set({ url: ownUrl }).where('id', '=', gated.taskId).execute();
+      await ctx.handle.durable?.(); // a write made outside any request reaches API reads once on disk (src/db/durable-snapshot-reads.ts)
       const runId = await startRun(gated);
       await waitForRunStatus(gated.api, runId, 'errored');
       const [stage] = await stagesOf(gated.api, runId);

@@ -101,6 +101,7 @@ for (const dialect of testDialects()) {
 
       // An expired token no longer makes the service account a member.
       await ctx.handle.db.updateTable('tokens').set({ expired_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', issued.body.data.id).execute();
+      await ctx.handle.durable?.(); // a write made outside any request reaches API reads once on disk (src/db/durable-snapshot-reads.ts)
       shown = await org.owner.api.get(`/teams/${team.id}`);
       assert.equal(shown.body.data.attributes['users-count'], 1);
       assert.deepEqual(shown.body.data.relationships.users.data, [{ id: member.id, type: 'users' }]);

@@ -1,6 +1,9 @@
 /**
  * Issue 4: SQLite crash safety. SIGKILL the server during a write load; after a restart every write
- * that was acknowledged is present and `PRAGMA integrity_check` answers `ok`.
+ * that was acknowledged is present and `PRAGMA integrity_check` answers `ok`. Issue 18: readers run
+ * beside the writers, asking for the teams about to be written, and every team any reader was shown
+ * is present after the restart too (reads are served from durable snapshots: nothing is shown before
+ * it is on disk).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +23,7 @@ describe('SQLite crash safety', { timeout: 120_000 }, () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps every acknowledged write across SIGKILL, and the file passes integrity_check', async () => {
+  it('keeps every acknowledged write and every write a reader saw across SIGKILL, and the file passes integrity_check', async () => {
     const databaseUrl = `sqlite:${path.join(dir, 'crash.sqlite')}`;
     const siteToken = randomBytes(24).toString('hex');
     const env = { DATABASE_URL: databaseUrl, TEAMSTAGE_SITE_TOKEN: siteToken, TEAMSTAGE_RATE_LIMIT: '0' };
@@ -30,11 +33,15 @@ describe('SQLite crash safety', { timeout: 120_000 }, () => {
     const { ownerToken, organization } = await bootstrapOrganization(client, siteToken, `crash${randomBytes(3).toString('hex')}`);
 
     const acknowledged: string[] = [];
+    const nextName = new Array<number>(20).fill(0);
+    const seen = new Set<string>();
+    let seenBeforeAcknowledged = 0;
     let stop = false;
     let failedAfterKill = 0;
     const writer = async (index: number) => {
       for (let n = 0; !stop; n++) {
         const name = `c${index}-${n}`;
+        nextName[index] = n;
         try {
           const response = await client.request('POST', `/organizations/${organization}/teams`, ownerToken, {
             data: { type: 'teams', attributes: { name } },
@@ -46,7 +53,23 @@ describe('SQLite crash safety', { timeout: 120_000 }, () => {
         }
       }
     };
-    const writers = Array.from({ length: 20 }, (_, index) => writer(index));
+    // Each read asks for the name a writer is writing right now and the next: a write in flight.
+    const reader = async () => {
+      while (!stop) {
+        const index = Math.floor(Math.random() * 20);
+        const names = [`c${index}-${nextName[index]}`, `c${index}-${nextName[index]! + 1}`];
+        try {
+          const list = await client.request('GET', `/organizations/${organization}/teams?filter%5Bnames%5D=${names.join(',')}`, ownerToken);
+          for (const team of list.body.data ?? []) {
+            if (!acknowledged.includes(team.attributes.name)) seenBeforeAcknowledged += 1;
+            seen.add(team.attributes.name);
+          }
+        } catch {
+          return; // the kill
+        }
+      }
+    };
+    const writers = [...Array.from({ length: 20 }, (_, index) => writer(index)), ...Array.from({ length: 5 }, () => reader())];
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const beforeKill = acknowledged.length;
     await server.kill('SIGKILL');
@@ -66,6 +89,8 @@ describe('SQLite crash safety', { timeout: 120_000 }, () => {
     }
     const lost = acknowledged.filter((name) => !names.has(name));
     assert.deepEqual(lost, [], 'no acknowledged write is lost');
+    assert.ok(seen.size > 50, `the readers were shown teams (${seen.size})`);
+    assert.deepEqual([...seen].filter((name) => !names.has(name)), [], 'no write a reader was shown is lost');
     await client.close();
     await server.kill('SIGTERM');
     server = undefined;
@@ -74,6 +99,6 @@ describe('SQLite crash safety', { timeout: 120_000 }, () => {
     const integrity = db.pragma('integrity_check', { simple: true });
     db.close();
     assert.equal(integrity, 'ok');
-    console.log(`acknowledged ${acknowledged.length} writes before SIGKILL, all ${acknowledged.length} present after restart; integrity_check ok`);
+    console.log(`acknowledged ${acknowledged.length} writes before SIGKILL, all ${acknowledged.length} present after restart; readers were shown ${seen.size} teams (${seenBeforeAcknowledged} times before their writer had the answer), all present; integrity_check ok`);
   });
 });
