@@ -6,6 +6,8 @@ import SQLite from 'better-sqlite3';
 interface ReadScope {
   /** It wrote, or read through the writer connection, which may show commits not yet on disk. */
   touchedWriter: boolean;
+  /** Another process's commits were looked for (once a scope: `PRAGMA data_version` is a statement too). */
+  checkedOtherProcesses: boolean;
 }
 
 /**
@@ -29,9 +31,10 @@ interface ReadScope {
  * (read-your-writes), and that scope's acknowledgement then waits for `durable()` as before. Work
  * outside any scope (jobs, deliveries, the CLI) always uses the writer, as before.
  *
- * Other processes on the same file: their commits change the writer's `PRAGMA data_version`. While it
- * differs from the snapshot's, reads go to the writer (and wait for `durable()`) and a new snapshot is
- * asked for, so nothing another node committed stays hidden longer than one sync.
+ * Other processes on the same file: their commits change the writer's `PRAGMA data_version`, looked at
+ * once a scope, at its first snapshot read. While it differs from the snapshot's, reads go to the writer
+ * (and wait for `durable()`) and a new snapshot is asked for, so nothing another node committed stays
+ * hidden longer than one sync.
  *
  * The WAL must still be restarted now and then. SQLite only rewrites the WAL from its start when no
  * reader holds a snapshot that uses it, and here one always does: under a steady write load the WAL grew
@@ -76,7 +79,7 @@ export class DurableSnapshotReads {
 
   /** Runs `work` as one scope: its plain reads see the latest durable snapshot until it touches the writer. */
   run<T>(work: () => T): T {
-    return this.#scopes.run({ touchedWriter: false }, work);
+    return this.#scopes.run({ touchedWriter: false, checkedOtherProcesses: false }, work);
   }
 
   /** Whether what the current scope showed may depend on commits not yet on disk (true outside any scope). */
@@ -92,17 +95,18 @@ export class DurableSnapshotReads {
     if (inTransaction) return undefined; // the transaction's statements must see its own writes
     const scope = this.#scopes.getStore();
     if (!scope || scope.touchedWriter) return undefined;
-    const statement = this.#servable(text);
+    const statement = this.#servable(text, scope);
     if (!statement) scope.touchedWriter = true;
     return statement;
   }
 
-  #servable(text: string): SQLite.Statement | undefined {
+  #servable(text: string, scope: ReadScope): SQLite.Statement | undefined {
     const serving = this.#serving;
-    if (serving === undefined || this.writerVersion() !== this.#servingVersion) {
+    if (serving === undefined || (!scope.checkedOtherProcesses && this.writerVersion() !== this.#servingVersion)) {
       this.requestSnapshot();
       return undefined;
     }
+    scope.checkedOtherProcesses = true;
     const cache = this.#statements[serving]!;
     let statement = cache.get(text);
     if (!statement) {
