@@ -5,6 +5,28 @@ import type { Principal } from '../core/principal.js';
 import { parseStoredAccess } from './organization-access.js';
 import { standingFromTeams, type CallerTeam, type OrganizationStanding } from './organization-standing.js';
 
+/**
+ * A user's active membership in an organization as one row per team it belongs to (a null team when it
+ * belongs to none); no rows when the user is not an active member. Also what a resource's own statement
+ * reads when it takes the caller's standing along (teams.repository.ts reads a team that way).
+ */
+export interface MembershipTeamRow {
+  id: string | null;
+  is_owners: number | null;
+  organization_access: string | null;
+}
+
+/** Pure: a user's standing from their membership rows (`MembershipTeamRow`). */
+export function userStanding(principal: Principal, organizationName: string, rows: readonly MembershipTeamRow[], teamsEntitled: boolean): OrganizationStanding {
+  if (rows.length === 0) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
+  const teams: CallerTeam[] = [];
+  for (const row of rows) {
+    if (row.id === null || row.organization_access === null) continue;
+    teams.push({ id: row.id, isOwners: row.is_owners === 1, access: parseStoredAccess(row.organization_access) });
+  }
+  return standingFromTeams(principal, organizationName, { activeMember: true, teams, teamsEntitled });
+}
+
 /** Loads the facts a standing is computed from: the caller's active membership and teams. */
 export class StandingRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -43,12 +65,6 @@ export class StandingRepository {
     }
     // One query: the active membership, with one row per team it belongs to (a null team when none).
     const { rows } = await this.membershipTeams(this.db, { organizationName, userId: principal.userId });
-    if (rows.length === 0) return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
-    const teams: CallerTeam[] = [];
-    for (const row of rows) {
-      if (row.id === null || row.organization_access === null) continue;
-      teams.push({ id: row.id, isOwners: row.is_owners === 1, access: parseStoredAccess(row.organization_access) });
-    }
-    return standingFromTeams(principal, organizationName, { activeMember: true, teams, teamsEntitled });
+    return userStanding(principal, organizationName, rows, teamsEntitled);
   }
 }

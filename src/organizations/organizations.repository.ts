@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { codePointOrder } from '../db/ordering.js';
 import type { Database, OrganizationsTable } from '../db/schema.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
+import { compiledOnce } from '../db/compiled-query.js';
 
 export type OrganizationRow = OrganizationsTable;
 
@@ -10,9 +11,12 @@ const ORG_COLUMNS = ['name', 'name_lower', 'email', 'feature_set', 'created_at',
 export class OrganizationsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  // Every organization-scoped request starts here: its SQL is built once (compiled-query.ts).
+  private readonly byName = compiledOnce((p: { name: string }) => this.db.selectFrom('organizations').select(ORG_COLUMNS).where('name', '=', p.name));
+
   /** Lookups are exact on the stored name, the organization's id in every URL. */
-  findByName(name: string): Promise<OrganizationRow | undefined> {
-    return this.db.selectFrom('organizations').select(ORG_COLUMNS).where('name', '=', name).executeTakeFirst();
+  async findByName(name: string): Promise<OrganizationRow | undefined> {
+    return (await this.byName(this.db, { name })).rows[0];
   }
 
   async insert(trx: Transaction<Database>, row: OrganizationRow): Promise<void> {

@@ -7,6 +7,7 @@ import { codePointOrder } from '../db/ordering.js';
 import { forUpdate } from '../db/row-lock.js';
 import type { Database, TeamsTable } from '../db/schema.js';
 import { teamFromRow, type Team } from './team.js';
+import { readTeamForUser, type TeamReadForUser } from './team-read-for-user.js';
 
 /** A team as stored: what inserts write. Reads answer a `Team` (team.ts). */
 export type TeamRow = TeamsTable;
@@ -90,6 +91,11 @@ export class TeamsRepository {
         .where('team_id', 'in', Array.from({ length: count }, (_, i) => p[`id${i}`]!))
         .where((eb) => eb.or([eb('expired_at', 'is', null), eb('expired_at', '>', p.now!)])),
   );
+
+  /** A user's read of a team, with its organization, the user's standing there, members and token, in one statement. */
+  readForUser(id: string, userId: string, now: string): Promise<TeamReadForUser | undefined> {
+    return readTeamForUser(this.db, this.dialect, id, userId, now);
+  }
 
   async findById(id: string): Promise<Team | undefined> {
     const row = (await this.teamById(this.db, { id })).rows[0];

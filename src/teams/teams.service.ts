@@ -38,6 +38,8 @@ export interface TeamAccess {
   row: Team;
   standing: OrganizationStanding;
   context: OrganizationContext;
+  /** Its members and token holder, when they were read along with it (a user's read: one statement). */
+  view?: TeamView;
 }
 
 /** A team and the related records asked for. */
@@ -116,8 +118,8 @@ export class TeamsService {
   }
 
   async show(principal: Principal, teamId: string, include: Set<TeamInclude>): Promise<TeamResult> {
-    const { row, standing } = await this.visibleTeam(principal, teamId);
-    return this.result(row, standing, include);
+    const { row, standing, view } = await this.visibleTeam(principal, teamId);
+    return this.result(row, standing, include, view);
   }
 
   async create(
@@ -217,11 +219,22 @@ export class TeamsService {
 
   /** The team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
   async visibleTeam(principal: Principal, teamId: string): Promise<TeamAccess> {
+    if (principal.kind === 'user') return this.visibleTeamForUser(principal, teamId);
     const row = await this.teams.findById(teamId);
     if (!row) throw Errors.teamNotFound();
     // The edition's rule is the table's too: owners still see the teams an edition without teams hides.
     const context = await this.gate.enterFor(principal, row.organizationName, 'team', 'read', row);
     return { row, standing: context.standing, context };
+  }
+
+  /** `visibleTeam` for a user, the common caller: the team, its organization, the standing and the team's view in one statement. */
+  private async visibleTeamForUser(principal: Principal & { kind: 'user' }, teamId: string): Promise<TeamAccess> {
+    const read = await this.teams.readForUser(teamId, principal.userId, nowIso());
+    if (!read) throw Errors.teamNotFound();
+    const { team, organization, membership, members, holdsToken } = read;
+    const context = this.gate.enterWithMembership(principal, organization, membership, 'team', 'read', team);
+    const view: TeamView = { team, members, serviceAccountUserId: holdsToken ? team.serviceAccountUserId : null };
+    return { row: team, standing: context.standing, context, view };
   }
 
   private async result(team: Team, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamResult> {

@@ -1,0 +1,91 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { MembershipTeamRow } from '../access/standing.repository.js';
+import type { Dialect } from '../db/database.js';
+import type { Database, OrganizationsTable, TeamsTable } from '../db/schema.js';
+import { teamFromRow, type Team } from './team.js';
+import type { TeamMember } from './teams.repository.js';
+
+/** Everything a user's read of one team needs, from one statement. */
+export interface TeamReadForUser {
+  team: Team;
+  organization: OrganizationsTable;
+  /** The caller's membership rows in the team's organization (access/standing.repository.ts). */
+  membership: MembershipTeamRow[];
+  /** Active members, in the order the team document lists them. */
+  members: TeamMember[];
+  /** Whether the team holds an unexpired token (its service account then counts as a member). */
+  holdsToken: boolean;
+}
+
+/**
+ * The team, its organization, the caller's membership and teams there, the team's active members and
+ * whether it holds a token: what the three statements organization + standing, team, and members +
+ * token took before (issue 18: an uncached read is one or two statements; the token lookup is the other).
+ * Lists are aggregated as JSON arrays so one row carries them. Parameters: user id, now, team id.
+ */
+const SQL: Record<Dialect, string> = {
+  sqlite: `
+select t.id, t.organization_name, t.name, t.name_lower, t.sso_team_id, t.visibility, t.allow_member_token_management,
+  t.organization_access, t.is_owners, t.service_account_user_id, t.created_at, t.updated_at,
+  o.name as o_name, o.name_lower as o_name_lower, o.email as o_email, o.feature_set as o_feature_set,
+  o.created_at as o_created_at, o.updated_at as o_updated_at,
+  (select json_group_array(json_array(ct.id, ct.is_owners, ct.organization_access))
+     from organization_memberships m
+     left join team_memberships ctm on ctm.organization_membership_id = m.id
+     left join teams ct on ct.id = ctm.team_id
+     where m.organization_name = t.organization_name and m.user_id = ? and m.status = 'active') as caller_teams,
+  (select json_group_array(json_array(x.user_id, x.id)) from (
+     select om.user_id, om.id from team_memberships tm
+     join organization_memberships om on om.id = tm.organization_membership_id
+     where tm.team_id = t.id and om.status = 'active'
+     order by tm.created_at, om.id) x) as members,
+  exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > ?)) as holds_token
+from teams t join organizations o on o.name = t.organization_name
+where t.id = ?`,
+  postgres: `
+select t.id, t.organization_name, t.name, t.name_lower, t.sso_team_id, t.visibility, t.allow_member_token_management,
+  t.organization_access, t.is_owners, t.service_account_user_id, t.created_at, t.updated_at,
+  o.name as o_name, o.name_lower as o_name_lower, o.email as o_email, o.feature_set as o_feature_set,
+  o.created_at as o_created_at, o.updated_at as o_updated_at,
+  (select json_agg(json_build_array(ct.id, ct.is_owners, ct.organization_access))
+     from organization_memberships m
+     left join team_memberships ctm on ctm.organization_membership_id = m.id
+     left join teams ct on ct.id = ctm.team_id
+     where m.organization_name = t.organization_name and m.user_id = $1 and m.status = 'active') as caller_teams,
+  (select json_agg(json_build_array(om.user_id, om.id) order by tm.created_at, om.id)
+     from team_memberships tm
+     join organization_memberships om on om.id = tm.organization_membership_id
+     where tm.team_id = t.id and om.status = 'active') as members,
+  exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > $2)) as holds_token
+from teams t join organizations o on o.name = t.organization_name
+where t.id = $3`,
+};
+
+interface Row extends TeamsTable {
+  o_name: string;
+  o_name_lower: string;
+  o_email: string;
+  o_feature_set: string;
+  o_created_at: string;
+  o_updated_at: string;
+  /** JSON text on SQLite, already parsed on PostgreSQL (null there when there is no row to aggregate). */
+  caller_teams: string | Array<[string | null, number | null, string | null]> | null;
+  members: string | Array<[string, string]> | null;
+  holds_token: number | boolean;
+}
+
+const parsed = <T>(value: string | T[] | null): T[] => (value === null ? [] : typeof value === 'string' ? (JSON.parse(value) as T[]) : value);
+
+export async function readTeamForUser(db: Kysely<Database>, dialect: Dialect, teamId: string, userId: string, now: string): Promise<TeamReadForUser | undefined> {
+  const { rows } = await db.executeQuery(CompiledQuery.raw(SQL[dialect], [userId, now, teamId]));
+  const row = rows[0] as Row | undefined;
+  if (!row) return undefined;
+  const { o_name, o_name_lower, o_email, o_feature_set, o_created_at, o_updated_at, caller_teams, members, holds_token, ...team } = row;
+  return {
+    team: teamFromRow(team),
+    organization: { name: o_name, name_lower: o_name_lower, email: o_email, feature_set: o_feature_set, created_at: o_created_at, updated_at: o_updated_at },
+    membership: parsed(caller_teams).map(([id, isOwners, access]) => ({ id, is_owners: isOwners === null ? null : Number(isOwners), organization_access: access })),
+    members: parsed(members).map(([memberUserId, membershipId]) => ({ teamId, userId: memberUserId, membershipId })),
+    holdsToken: holds_token === true || holds_token === 1,
+  };
+}
