@@ -2,8 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { MembershipTeamRow } from '../access/standing.repository.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, OrganizationsTable, TeamsTable } from '../db/schema.js';
-import { teamFromRow, type Team } from './team.js';
-import type { TeamMember } from './teams.repository.js';
+import { teamFromRow, type Team, type TeamMember } from './team.js';
 
 /** Everything a user's read of one team needs, from one statement. */
 export interface TeamReadForUser {

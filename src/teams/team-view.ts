@@ -1,8 +1,7 @@
 import type { TeamPermissions } from '../access/team-permissions.js';
 import type { UserRow } from '../identity/users.repository.js';
 import type { MembershipView } from '../organizations/membership-view.js';
-import type { Team } from './team.js';
-import type { TeamMember } from './teams.repository.js';
+import type { Team, TeamMember } from './team.js';
 
 /** Everything a team document shows, gathered by the service. */
 export interface TeamView {

@@ -39,3 +39,10 @@ export function teamFromRow(row: TeamsTable): Team {
     updatedAt: row.updated_at,
   };
 }
+
+/** An active member of a team: the user and their organization membership. */
+export interface TeamMember {
+  teamId: string;
+  userId: string;
+  membershipId: string;
+}

@@ -6,7 +6,7 @@ import { containsText } from '../db/like.js';
 import { codePointOrder } from '../db/ordering.js';
 import { forUpdate } from '../db/row-lock.js';
 import type { Database, TeamsTable } from '../db/schema.js';
-import { teamFromRow, type Team } from './team.js';
+import { teamFromRow, type Team, type TeamMember } from './team.js';
 import { readTeamForUser, type TeamReadForUser } from './team-read-for-user.js';
 
 /** A team as stored: what inserts write. Reads answer a `Team` (team.ts). */
@@ -30,11 +30,6 @@ export interface TeamListFilter {
   names?: string[];
 }
 
-export interface TeamMember {
-  teamId: string;
-  userId: string;
-  membershipId: string;
-}
 
 export class TeamsRepository {
   constructor(
