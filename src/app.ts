@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { logDestination } from './http/log-destination.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
@@ -45,7 +46,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const app = Fastify({
     logger:
       options.logger === undefined
-        ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'] }
+        ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'], stream: logDestination(config.logBufferBytes) }
         : options.logger,
     bodyLimit: BODY_LIMIT,
     // One line per request instead of Fastify's two (request-log.ts).

@@ -25,6 +25,11 @@ export interface Config {
    */
   cache: 'off' | 'on';
   logLevel: string;
+  /**
+   * TEAMSTAGE_LOG_BUFFER_BYTES: log lines are written to stdout in batches of about this many bytes, and
+   * always at exit and within a second (src/http/log-destination.ts); 0 writes every line at once.
+   */
+  logBufferBytes: number;
   /** Queries slower than this many milliseconds are logged (SQL only); 0: off. */
   slowQueryMs: number;
   /** Directory for the generated site token (and the SQLite file by default). */
@@ -159,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailureLimit,
     cache,
     logLevel: env.LOG_LEVEL || 'info',
+    logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096),
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
     dataDir,
     http,
