@@ -278,7 +278,7 @@ async function gateLatency(context: ScenarioContext): Promise<void> {
     let loading = true;
     const background = (async () => {
       while (loading) {
-        await mixedLoad({ urls: [context.server.url], connections: context.settings.connections, durationSeconds: 1, teamIds, tokens: [context.seeded.ownerToken], tokenUse: 'perConnection', patchShare: 0.05 });
+        await mixedLoad({ urls: [context.server.url], connections: context.settings.connections, durationSeconds: 1, keys: teamIds, tokens: [context.seeded.ownerToken], tokenUse: 'perConnection', patchShare: 0.05 });
       }
     })();
     const loaded = await measure().finally(() => (loading = false));
