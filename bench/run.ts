@@ -18,6 +18,7 @@ import { cpuText, fmt, readRow } from './read-row.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
 import { mixedScenarios } from './mixed-scenarios.js';
+import { CONSOLE_SCENARIO, consoleScenario } from './console-scenario.js';
 import './task-scenarios.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -140,6 +141,8 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
     for (const scenario of extraScenarios) {
       if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows, databaseCpuMs });
     }
+    // The console is the same files on either database. CI installs chromium, so the smoke run loads it too.
+    if (dialect === 'sqlite' && wanted(CONSOLE_SCENARIO)) await consoleScenario({ server, loads: settings.rounds * 20, rows, skipWithoutChromium: smoke });
   } finally {
     await server.kill('SIGTERM');
   }

@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http-client.js';
 import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-task-service.js';
 import { tarGz } from '../test/helpers/run-fixtures.js';
-import { median } from './measure.js';
+import { median, percentiles } from './measure.js';
 import { fmt, readRow } from './read-row.js';
 import { mixedLoad } from './mixed-load.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
@@ -230,12 +230,6 @@ function printSlowQueries(output: string): void {
   for (const [sql, total] of [...totals].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)) {
     console.error(`[slow] ${Math.round(total.ms)} ms in ${total.count} × ${sql.slice(0, 160)}`);
   }
-}
-
-/** p50 and p99 of a list of milliseconds. */
-function percentiles(values: number[]): { p50: number; p99: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { p50: median(sorted), p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0 };
 }
 
 /**
