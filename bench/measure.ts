@@ -47,6 +47,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** p50 and p99 of a list of milliseconds. */
+export function percentiles(values: number[]): { p50: number; p99: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: median(sorted), p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0 };
+}
+
 /** Reads a cumulative CPU time in ms (a process, or PostgreSQL with its backends). */
 export type CpuProbe = () => number;
 

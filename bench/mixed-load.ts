@@ -5,14 +5,18 @@ export interface MixedLoadOptions {
   urls: string[];
   connections: number;
   durationSeconds: number;
-  teamIds: string[];
+  /**
+   * What the connections walk through, each in its own order: team ids (GET and PATCH /teams/:id), or
+   * keys that `getPath` turns into a GET's path (PATCH needs team ids).
+   */
+  keys: string[];
   /** Tokens: each connection keeps one (`perConnection`), or every request takes the next (`rotate`). */
   tokens: string[];
   tokenUse: 'perConnection' | 'rotate';
   /** Share of PATCH /teams/:id among the requests (0 for reads only). */
   patchShare: number;
-  /** The path a GET of team `index` asks for (default: the team itself). */
-  getPath?: (teamId: string, index: number) => string;
+  /** The path a GET of `key` asks for (default: the team `key` itself). */
+  getPath?: (key: string) => string;
 }
 
 export interface MixedLoadResult {
@@ -35,8 +39,8 @@ function shuffled(n: number): Uint32Array {
 }
 
 /**
- * What users send (issue 18): every connection walks its own random order through the teams, so no two
- * connections ask for the same team at the same moment and no cache of recent answers can flatter the
+ * What users send (issue 18): every connection walks its own random order through the teams (or queries),
+ * so no two connections ask for the same one at the same moment and no cache of recent answers can flatter the
  * figure; `patchShare` of the requests change the team instead of reading it.
  */
 export async function mixedLoad(options: MixedLoadOptions): Promise<MixedLoadResult> {
@@ -52,18 +56,18 @@ export async function mixedLoad(options: MixedLoadOptions): Promise<MixedLoadRes
         requests: [
           {
             setupRequest: (request: any, context: any) => {
-              context.order ??= shuffled(options.teamIds.length);
+              context.order ??= shuffled(options.keys.length);
               context.at ??= 0;
               context.token ??= options.tokens[nextToken++ % options.tokens.length];
               const index = context.order[context.at++ % context.order.length] as number;
-              const id = options.teamIds[index]!;
+              const key = options.keys[index]!;
               const token = options.tokenUse === 'rotate' ? options.tokens[nextToken++ % options.tokens.length] : context.token;
               const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' };
               if (options.patchShare > 0 && Math.random() < options.patchShare) {
                 const body = JSON.stringify({ data: { type: 'teams', attributes: { visibility: Math.random() < 0.5 ? 'secret' : 'organization' } } });
-                return { ...request, method: 'PATCH', path: `/api/v2/teams/${id}`, headers, body };
+                return { ...request, method: 'PATCH', path: `/api/v2/teams/${key}`, headers, body };
               }
-              return { ...request, method: 'GET', path: getPath(id, index), headers, body: undefined };
+              return { ...request, method: 'GET', path: getPath(key), headers, body: undefined };
             },
           },
         ],

@@ -1,6 +1,7 @@
 /**
  * Issue 18's rows: what users send, each alternating with its physical limit (bench/limit/) in one run.
- * mixed (95% GET of distinct teams + 5% PATCH), reads (100% GET of distinct teams) and many callers
+ * mixed (95% GET of distinct teams + 5% PATCH), reads (100% GET of distinct teams; a page of the team
+ * list with `q` over distinct queries) and many callers
  * (the mix over 500 tokens with the default rate limit on), on SQLite, one PostgreSQL node and two nodes
  * over one PostgreSQL. The servers run at the default configuration: request logs on (LOG_LEVEL=info);
  * the rate limit is off (0) where one token per connection would exceed it, and on for many callers.
@@ -13,13 +14,14 @@ import { generateToken, hashToken } from '../src/identity/token-secrets.js';
 import { startServerProcess, type ServerProcess } from '../test/helpers/server-process.js';
 import { recordResponse } from './baseline-server.js';
 import type { BenchDatabases } from './environment.js';
-import { limitBodies, writePgLimitData, writeSqliteLimitData } from './limit/limit-data.js';
+import { limitBodies, writePgLimitData, writeSqliteLimitData, type LimitData } from './limit/limit-data.js';
 import { startLimitProcess, type LimitProcess } from './limit/limit-process.js';
+import { listTailTemplate } from './limit/team-list-document.js';
 import { median } from './measure.js';
 import { mixedLoad, type MixedLoadOptions, type MixedLoadResult } from './mixed-load.js';
 import { fmt } from './read-row.js';
 import type { Row } from './run.js';
-import { seedOrganization, type Seeded } from './seed.js';
+import { seedOrganization, seedTeamQueries, type Seeded } from './seed.js';
 
 export interface MixedSettings {
   rounds: number;
@@ -75,7 +77,7 @@ async function paired(rounds: number, options: Omit<MixedLoadOptions, 'urls'>, t
 const sideText = (s: SideSummary) =>
   `${fmt(s.rps)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms; CPU per request: server ${fmt(s.serverUs)} µs${s.databaseUs === undefined ? '' : `, PostgreSQL ${fmt(s.databaseUs)} µs`}${s.failures ? `; ${fmt(s.failures)} failed` : ''}`;
 
-/** `count` more tokens of the seeded owner, written as the API would store them, and every team's id and name. */
+/** `count` more tokens of the seeded owner, written as the API would store them, and every team's id, name and visibility. */
 async function tokensAndTeams(databaseUrl: string, seeded: Seeded, count: number) {
   const handle = openDatabase(databaseUrl);
   try {
@@ -92,11 +94,21 @@ async function tokensAndTeams(databaseUrl: string, seeded: Seeded, count: number
         )
         .execute();
     }
-    const teams = await handle.db.selectFrom('teams').select(['id', 'name']).where('organization_name', '=', seeded.organization).where('is_owners', '=', 0).execute();
+    const teams = await handle.db.selectFrom('teams').select(['id', 'name', 'visibility']).where('organization_name', '=', seeded.organization).where('is_owners', '=', 0).execute();
     return { tokens, teams };
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The limit's answer to `path` must be Teamstage's recorded answer byte for byte (its own origin in the
+ * links), or the row would compare different work.
+ */
+async function assertSameAnswer(recorded: Buffer, teamstageUrl: string, limitUrl: string, path: string): Promise<void> {
+  const expected = recorded.toString().split(teamstageUrl).join(limitUrl);
+  const actual = await (await fetch(`${limitUrl}${path}`)).text();
+  if (actual !== expected) throw new Error(`the limit answers ${path} with ${actual.length} bytes, unlike Teamstage's ${expected.length}:\n${actual.slice(0, 300)}\n${expected.slice(0, 300)}`);
 }
 
 function teamstageSide(servers: ServerProcess[], databaseCpuMs?: () => number): Side {
@@ -127,13 +139,21 @@ export async function mixedScenarios(context: {
   const { dialect, databases, settings, rows, wanted } = context;
   const nodes = context.nodes ?? 1;
   const label = nodes === 2 ? `${dialect}, two nodes` : dialect;
-  const names = { mixed: 'mixed: 95% GET /teams/:id of distinct teams + 5% PATCH', reads: 'reads: 100% GET /teams/:id of distinct teams', many: 'many callers: the mix over 500 tokens, rate limit on' };
+  const names = {
+    mixed: 'mixed: 95% GET /teams/:id of distinct teams + 5% PATCH',
+    reads: 'reads: 100% GET /teams/:id of distinct teams',
+    search: 'reads: a page of GET /organizations/:org/teams?q= over distinct queries',
+    many: 'many callers: the mix over 500 tokens, rate limit on',
+  };
   const scenarios = nodes === 2 ? [names.mixed] : Object.values(names);
   if (!scenarios.some(wanted)) return;
   const databaseUrl = await databases.fresh(dialect);
   const seeded = await seedOrganization(databaseUrl, settings.teams);
   const { tokens, teams } = await tokensAndTeams(databaseUrl, seeded, 500);
   const teamIds = teams.map((t) => t.id);
+  const queries = seedTeamQueries(settings.teams);
+  const listPath = (q: string) => `/api/v2/organizations/${seeded.organization}/teams?q=${q}`;
+  const sampleQuery = queries[Math.floor(queries.length / 2)]!;
   const databaseCpuMs = databases.cpuProbe(dialect);
   const start = (rateLimit: boolean) =>
     Promise.all(
@@ -144,23 +164,38 @@ export async function mixedScenarios(context: {
   let servers = await start(false);
   const limits: LimitProcess[] = [];
   try {
-    const template = await recordResponse(`${servers[0]!.url}/api/v2/teams/${seeded.sampleTeamId}`, { authorization: `Bearer ${seeded.ownerToken}` });
-    const bodies = limitBodies(template.body, { id: seeded.sampleTeamId, name: seeded.sampleTeamName }, teams);
+    // Teamstage's answers before any load changed a team: the limit stores and sends the same bytes.
+    const owner = { authorization: `Bearer ${seeded.ownerToken}` };
+    const template = await recordResponse(`${servers[0]!.url}/api/v2/teams/${seeded.sampleTeamId}`, owner);
+    const listTemplate = await recordResponse(`${servers[0]!.url}${listPath(sampleQuery)}`, owner);
+    const sample = teams.find((team) => team.id === seeded.sampleTeamId)!;
+    const data: LimitData = {
+      teams: limitBodies(template.body, sample, teams),
+      listTail: listTailTemplate(listTemplate.body, { origin: servers[0]!.url, q: sampleQuery }),
+    };
     const limitTarget = dialect === 'sqlite' ? path.join(path.dirname(databaseUrl.slice('sqlite:'.length)), 'limit.sqlite') : databaseUrl;
-    if (dialect === 'sqlite') writeSqliteLimitData(limitTarget, bodies);
-    else await writePgLimitData(limitTarget, bodies);
+    if (dialect === 'sqlite') writeSqliteLimitData(limitTarget, data);
+    else await writePgLimitData(limitTarget, data);
     for (let i = 0; i < nodes; i++) limits.push(await startLimitProcess(dialect, limitTarget));
-    const base = { connections: settings.connections, durationSeconds: settings.duration, teamIds, tokens: tokens.slice(0, settings.connections) };
-    const limitDescription = dialect === 'sqlite'
-      ? 'bare node:http + better-sqlite3 WAL: GET one PK read, PATCH one UPDATE group-committed by a writer thread, synchronous=FULL'
-      : `bare node:http + pg${nodes === 2 ? ', two processes' : ''}: one prepared PK read / UPDATE`;
+    await assertSameAnswer(listTemplate.body, servers[0]!.url, limits[0]!.url, listPath(sampleQuery));
+    const base = { connections: settings.connections, durationSeconds: settings.duration, keys: teamIds, tokens: tokens.slice(0, settings.connections) };
+    const limitDescription = (name: string) =>
+      name === names.search
+        ? dialect === 'sqlite'
+          ? 'bare node:http + better-sqlite3: one query through an FTS5 trigram index answering the stored bytes of the page and its count'
+          : 'bare node:http + pg: one prepared query through a pg_trgm index answering the stored bytes of the page and its count'
+        : dialect === 'sqlite'
+          ? 'bare node:http + better-sqlite3 WAL: GET one PK read, PATCH one UPDATE group-committed by a writer thread, synchronous=FULL'
+          : `bare node:http + pg${nodes === 2 ? ', two processes' : ''}: one prepared PK read / UPDATE`;
     let mixedRps = 0;
-    for (const [name, patchShare, target] of [
-      [names.mixed, 0.05, '≥ 0.5×' + (dialect === 'sqlite' ? ', p99 ≤ 2× the limit’s' : '')],
-      [names.reads, 0, '≥ 0.6×'],
-    ] as const) {
+    const workloads: Array<[string, number, string, Pick<MixedLoadOptions, 'keys' | 'getPath'>]> = [
+      [names.mixed, 0.05, '≥ 0.5×' + (dialect === 'sqlite' ? ', p99 ≤ 2× the limit’s' : ''), { keys: teamIds }],
+      [names.reads, 0, '≥ 0.6×', { keys: teamIds }],
+      [names.search, 0, '≥ 0.6×', { keys: queries, getPath: listPath }],
+    ];
+    for (const [name, patchShare, target, walk] of workloads) {
       if (!scenarios.includes(name) || !wanted(name)) continue;
-      const result = await paired(settings.rounds, { ...base, tokenUse: 'perConnection', patchShare }, teamstageSide(servers, databaseCpuMs), limitSide(limits, databaseCpuMs));
+      const result = await paired(settings.rounds, { ...base, ...walk, tokenUse: 'perConnection', patchShare }, teamstageSide(servers, databaseCpuMs), limitSide(limits, databaseCpuMs));
       const ratio = result.target.rps / Math.max(result.limit.rps, 1);
       if (name === names.mixed) mixedRps = result.target.rps;
       const p99Met = !(name === names.mixed && dialect === 'sqlite') || result.target.p99 <= 2 * result.limit.p99;
@@ -168,7 +203,7 @@ export async function mixedScenarios(context: {
         scenario: name,
         dialect: label,
         measured: sideText(result.target),
-        baseline: `${sideText(result.limit)} (${limitDescription})`,
+        baseline: `${sideText(result.limit)} (${limitDescription(name)})`,
         ratio: `${fmt(ratio, 2)}×`,
         target,
         met: ratio >= (patchShare > 0 ? 0.5 : 0.6) && p99Met && result.target.failures === 0 && result.limit.failures === 0 && result.limit.rps > 0,

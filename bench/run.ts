@@ -18,6 +18,7 @@ import { cpuText, fmt, readRow } from './read-row.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
 import { mixedScenarios } from './mixed-scenarios.js';
+import { CONSOLE_SCENARIO, consoleScenario } from './console-scenario.js';
 import './task-scenarios.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -140,6 +141,8 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
     for (const scenario of extraScenarios) {
       if (wanted(scenario.name)) await scenario.run({ dialect, server, seeded, settings, rows, databaseCpuMs });
     }
+    // The console is the same files on either database. CI installs chromium, so the smoke run loads it too.
+    if (dialect === 'sqlite' && wanted(CONSOLE_SCENARIO)) await consoleScenario({ server, loads: settings.rounds * 20, rows, skipWithoutChromium: smoke });
   } finally {
     await server.kill('SIGTERM');
   }
@@ -238,7 +241,12 @@ The rows of issue 18 (mixed, reads, many callers) run at the default configurati
 (\`bench/limit/\`): bare \`node:http\` + better-sqlite3 in WAL mode, a GET one primary-key read answering the
 stored bytes, a PATCH one UPDATE group-committed by a writer thread with \`synchronous=FULL\` (PostgreSQL:
 \`pg\`, one prepared statement each); the rate limit is off except for many callers. Gate latency: runs
-created one at a time, idle and under the mix.
+created one at a time, idle and under the mix. The list with \`q=\` walks distinct queries over the seeded
+names (10–11 teams each); its limit answers with one query through the index kind Teamstage uses (FTS5
+trigram, pg_trgm), the stored bytes of the page in Teamstage's envelope, checked equal to Teamstage's answer.
+On PostgreSQL these rows start after a \`VACUUM ANALYZE\` of the loaded database, the state autovacuum reaches.
+The console row: Debian's chromium loads \`/app/\` with a cold cache (a fresh browser context each time) until
+the sign-in form is interactive, alternating with a bare \`node:http\` page holding the same form.
 The organization holds ${fmt(settings.teams)} teams (growth rows: as stated).
 
 ${table()}

@@ -17,6 +17,20 @@ export interface Seeded {
   sampleTeamName: string;
 }
 
+/** The seed's team names: `team-` and the index in six digits (a fixed width, which bench/limit relies on). */
+export const seedTeamName = (index: number) => `team-${String(index).padStart(6, '0')}`;
+
+/**
+ * Distinct `q` values over the seeded names that match a handful of teams each: the first five of an
+ * index's six digits. `00123` matches team-001230 … team-001239 and team-000123 (10 or 11 teams, fewer
+ * than a page holds, up to 900,000 teams).
+ */
+export function seedTeamQueries(teamCount: number): string[] {
+  const queries: string[] = [];
+  for (let index = 0; index < teamCount; index += 10) queries.push(seedTeamName(index).slice('team-'.length, 'team-'.length + 5));
+  return queries;
+}
+
 /**
  * An organization with `teamCount` teams, written straight to the database (creating 100,000 teams
  * through the API would take longer than the benchmark). The owner and organization go through the
@@ -51,7 +65,7 @@ export async function seedOrganization(databaseUrl: string, teamCount: number): 
   for (let start = 0; start < teamCount; start += batchSize) {
     const rows = [];
     for (let i = start; i < Math.min(teamCount, start + batchSize); i++) {
-      const name = `team-${String(i).padStart(6, '0')}`;
+      const name = seedTeamName(i);
       const id = newId('team');
       if (i === Math.floor(teamCount / 2)) {
         sampleTeamId = id;

@@ -3,7 +3,7 @@ import { Pool } from 'undici';
 import { HttpClient } from '../test/helpers/http-client.js';
 import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-task-service.js';
 import { tarGz } from '../test/helpers/run-fixtures.js';
-import { median } from './measure.js';
+import { median, percentiles } from './measure.js';
 import { fmt, readRow } from './read-row.js';
 import { mixedLoad } from './mixed-load.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
@@ -232,12 +232,6 @@ function printSlowQueries(output: string): void {
   }
 }
 
-/** p50 and p99 of a list of milliseconds. */
-function percentiles(values: number[]): { p50: number; p99: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { p50: median(sorted), p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0 };
-}
-
 /**
  * Gate latency, what a person waiting on a run feels (issue 18): runs created one at a time on the gated
  * workspace; from POST /runs answered to the task service receiving the run's task request, and from the
@@ -278,7 +272,7 @@ async function gateLatency(context: ScenarioContext): Promise<void> {
     let loading = true;
     const background = (async () => {
       while (loading) {
-        await mixedLoad({ urls: [context.server.url], connections: context.settings.connections, durationSeconds: 1, teamIds, tokens: [context.seeded.ownerToken], tokenUse: 'perConnection', patchShare: 0.05 });
+        await mixedLoad({ urls: [context.server.url], connections: context.settings.connections, durationSeconds: 1, keys: teamIds, tokens: [context.seeded.ownerToken], tokenUse: 'perConnection', patchShare: 0.05 });
       }
     })();
     const loaded = await measure().finally(() => (loading = false));

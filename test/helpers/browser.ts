@@ -11,7 +11,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
  */
 export const CHROMIUM = process.env.TEAMSTAGE_CHROMIUM ?? '/usr/bin/chromium';
 
-const FLAGS = [
+/** Headless and quiet: no sandbox (CI runs as root), no GPU, no background traffic. The bench launches with them too. */
+export const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -36,7 +37,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     viewport: { width: 1280, height: 800 },
     timeout: 60_000,
   });
