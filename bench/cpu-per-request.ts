@@ -23,15 +23,17 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-cpu-'));
 const databaseUrl = `sqlite:${path.join(dir, 'db.sqlite')}`;
 const seeded = await seedOrganization(databaseUrl, teamsCount);
 const handle = openDatabase(databaseUrl);
-const teams = await handle.db.selectFrom('teams').select(['id', 'name']).where('organization_name', '=', seeded.organization).where('is_owners', '=', 0).execute();
+const teams = await handle.db.selectFrom('teams').select(['id', 'name', 'visibility']).where('organization_name', '=', seeded.organization).where('is_owners', '=', 0).execute();
 await handle.close();
 const server = await startServerProcess({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', TEAMSTAGE_RATE_LIMIT: '0', ...extraEnv }, { compiled: true });
 const template = await recordResponse(`${server.url}/api/v2/teams/${seeded.sampleTeamId}`, { authorization: `Bearer ${seeded.ownerToken}` });
 const limitFile = path.join(dir, 'limit.sqlite');
-writeSqliteLimitData(limitFile, limitBodies(template.body, { id: seeded.sampleTeamId, name: seeded.sampleTeamName }, teams));
+const sample = teams.find((team) => team.id === seeded.sampleTeamId)!;
+// No list requests here: the limit's list envelope stays empty.
+writeSqliteLimitData(limitFile, { teams: limitBodies(template.body, sample, teams), listTail: '' });
 const limit = await startLimitProcess('sqlite', limitFile);
 try {
-  const base = { connections: 50, durationSeconds: seconds, teamIds: teams.map((t) => t.id), tokens: [seeded.ownerToken], tokenUse: 'perConnection' as const };
+  const base = { connections: 50, durationSeconds: seconds, keys: teams.map((t) => t.id), tokens: [seeded.ownerToken], tokenUse: 'perConnection' as const };
   // JIT warm-up, not measured.
   await mixedLoad({ ...base, durationSeconds: 2, urls: [server.url], patchShare: 0.05 });
   for (const [name, patchShare] of [['GET', 0], ['mix 5%', 0.05], ['PATCH', 1]] as const) {

@@ -160,7 +160,15 @@ export class TeamsRepository {
   }
 
   async list(filter: TeamListFilter, offset: number, limit: number): Promise<{ teams: Team[]; total: number }> {
-    let query = this.db.selectFrom('teams').where('teams.organization_name', '=', filter.organizationName);
+    const text = filter.q?.toLowerCase();
+    // SQLite: with q, the FTS5 trigram index (migration 005) narrows the candidates first, and the
+    // organization is checked on each candidate. Written `+organization_name` so SQLite's planner does not
+    // walk the whole organization through its index instead, testing every team against the trigram
+    // results (measured at 10,000 teams: 1.1 ms for the page and 0.9 ms for its count, against 0.11 and 0.05).
+    const narrowsByTrigram = this.dialect === 'sqlite' && text !== undefined && text.length >= 3;
+    let query = narrowsByTrigram
+      ? this.db.selectFrom('teams').where(sql<boolean>`+teams.organization_name = ${filter.organizationName}`)
+      : this.db.selectFrom('teams').where('teams.organization_name', '=', filter.organizationName);
     if (filter.ownersOnly) query = query.where('teams.is_owners', '=', 1);
     if (filter.visibleTo) {
       const own = filter.visibleTo.teamIds;
@@ -170,12 +178,10 @@ export class TeamsRepository {
           : eb('teams.visibility', '=', 'organization'),
       );
     }
-    if (filter.q) {
-      const text = filter.q.toLowerCase();
+    if (text !== undefined) {
       query = query.where((eb) => containsText(eb.ref('teams.name_lower'), text));
-      // SQLite: the FTS5 trigram index (migration 005) narrows the candidates first; the exact LIKE
-      // above still decides, since FTS5's LIKE treats `_` and `%` in the text as wildcards.
-      if (this.dialect === 'sqlite' && text.length >= 3) {
+      // The exact LIKE above still decides, since FTS5's LIKE treats `_` and `%` in the text as wildcards.
+      if (narrowsByTrigram) {
         query = query.where(sql<boolean>`teams.rowid in (select rowid from teams_name_fts where name_lower like ${`%${text}%`})`);
       }
     }
