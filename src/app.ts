@@ -17,7 +17,7 @@ import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
-import { registerRequestLog } from './http/request-log.js';
+import { RequestLog } from './http/request-log.js';
 import { registerResponseCache } from './cache/response-cache.js';
 import { exactChangeVersion } from './cache/cache-switch.js';
 import { healthRoutes } from './http/routes/health.routes.js';
@@ -50,7 +50,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
         : options.logger,
     bodyLimit: BODY_LIMIT,
     // One line per request instead of Fastify's two (request-log.ts).
-    disableRequestLogging: true,
+    logController: new RequestLog(),
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 500 },
     // Errors the router raises before any route runs (bad URL encoding, over-long parameters) get the
     // same JSON:API rendering as everything else.
@@ -75,7 +75,6 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
 
   const services = createServices(handle, config, app.log);
 
-  registerRequestLog(app);
   const metrics = createMetrics(app);
   const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
   // The first onRequest hook: an address over its failed-authentication budget costs nothing further.

@@ -87,6 +87,13 @@ export class OrganizationGate {
   }
 
   private async look(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {
+    if (principal.kind === 'user') {
+      // The common caller: the organization and the membership in one statement.
+      const found = await this.standings.organizationForUser(organizationName, principal.userId);
+      if (!found) return undefined;
+      const featureSet = featureSetOf(found.organization);
+      return { organization: found.organization, featureSet, standing: userStanding(principal, found.organization.name, found.membership, featureSet.teams) };
+    }
     const organization = await this.organizations.findByName(organizationName);
     if (!organization) return undefined;
     const featureSet = featureSetOf(organization);

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { compiledOnce, fixed } from '../db/compiled-query.js';
-import type { Database } from '../db/schema.js';
+import type { Database, OrganizationsTable } from '../db/schema.js';
 import type { Principal } from '../core/principal.js';
 import { parseStoredAccess } from './organization-access.js';
 import { standingFromTeams, type CallerTeam, type OrganizationStanding } from './organization-standing.js';
@@ -46,6 +46,43 @@ export class StandingRepository {
       .where('organization_memberships.user_id', '=', p.userId)
       .where('organization_memberships.status', '=', fixed('active' as const)),
   );
+
+  /** The organization with a user's active membership in it, one row per team (organization-gate.ts reads both at once). */
+  private readonly organizationWithMembership = compiledOnce((p: { organizationName: string; userId: string }) =>
+    this.db
+      .selectFrom('organizations')
+      .leftJoin('organization_memberships', (join) =>
+        join
+          .onRef('organization_memberships.organization_name', '=', 'organizations.name')
+          .on('organization_memberships.user_id', '=', p.userId)
+          .on('organization_memberships.status', '=', fixed('active' as const)),
+      )
+      .leftJoin('team_memberships', 'team_memberships.organization_membership_id', 'organization_memberships.id')
+      .leftJoin('teams', 'teams.id', 'team_memberships.team_id')
+      .select([
+        'organizations.name', 'organizations.name_lower', 'organizations.email', 'organizations.feature_set',
+        'organizations.created_at', 'organizations.updated_at', 'organization_memberships.id as membership_id',
+        'teams.id as team_id', 'teams.is_owners', 'teams.organization_access',
+      ])
+      .where('organizations.name', '=', p.organizationName),
+  );
+
+  /**
+   * An organization and a user's membership rows in it, in one statement instead of two; undefined when
+   * there is no such organization.
+   */
+  async organizationForUser(organizationName: string, userId: string): Promise<{ organization: OrganizationsTable; membership: MembershipTeamRow[] } | undefined> {
+    const { rows } = await this.organizationWithMembership(this.db, { organizationName, userId });
+    const first = rows[0];
+    if (!first) return undefined;
+    const { name, name_lower, email, feature_set, created_at, updated_at } = first;
+    return {
+      organization: { name, name_lower, email, feature_set, created_at, updated_at },
+      membership: rows
+        .filter((row) => row.membership_id !== null)
+        .map((row) => ({ id: row.team_id, is_owners: row.is_owners, organization_access: row.organization_access })),
+    };
+  }
 
   /** `teamsEntitled`: whether the organization's edition has teams (organizations/editions.ts). */
   async standingIn(principal: Principal, organizationName: string, edition: { teamsEntitled: boolean }): Promise<OrganizationStanding> {
