@@ -3,7 +3,7 @@ import { nowIso } from '../core/clock.js';
 import { Unauthorized } from '../core/errors.js';
 import { editionHasTeam, featureSetOf } from '../access/editions.js';
 import type { Principal } from '../core/principal.js';
-import { hashToken, tokenMatchesHash } from './token-secrets.js';
+import { digestMatchesHash, hashToken } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
 
 /** The bearer token of a request, if it carries one in the only form we accept. */
@@ -44,7 +44,7 @@ export class Authenticator {
     private readonly tokens: TokensRepository,
     wrap: (lookUp: TokenLookup) => TokenLookup = (lookUp) => lookUp,
   ) {
-    this.lookUpToken = wrap((digest, token) => this.lookUp(token, digest));
+    this.lookUpToken = wrap((digest) => this.lookUp(digest));
   }
 
   async authenticate(token: string | undefined): Promise<Principal> {
@@ -62,9 +62,9 @@ export class Authenticator {
   }
 
   /** One query: the token with its user or team, whichever it belongs to. */
-  private async lookUp(token: string, digest: string): Promise<KnownToken | undefined> {
+  private async lookUp(digest: string): Promise<KnownToken | undefined> {
     const row = await this.tokens.findForAuthentication(digest);
-    if (!row || !tokenMatchesHash(token, row.token_hash)) return undefined;
+    if (!row || !digestMatchesHash(digest, row.token_hash)) return undefined;
     const principal = principalOf(row);
     return principal && { principal, expiredAt: row.expired_at };
   }

@@ -16,7 +16,12 @@ export function hashToken(token: string): string {
 
 /** Constant-time comparison of a presented token against a stored digest. */
 export function tokenMatchesHash(token: string, storedHash: string): boolean {
-  const presented = Buffer.from(hashToken(token), 'hex');
+  return digestMatchesHash(hashToken(token), storedHash);
+}
+
+/** `tokenMatchesHash` for a token whose digest (`hashToken`) was already computed to find its row. */
+export function digestMatchesHash(digest: string, storedHash: string): boolean {
+  const presented = Buffer.from(digest, 'hex');
   const stored = Buffer.from(storedHash, 'hex');
   return presented.length === stored.length && timingSafeEqual(presented, stored);
 }
