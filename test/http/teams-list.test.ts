@@ -47,6 +47,10 @@ for (const dialect of testDialects()) {
       assert.deepEqual(names(await org.owner.api.get(`/organizations/${org.name}/teams?q=nomatch`)), []);
       const withCount = await org.owner.api.get(`/organizations/${org.name}/teams?q=a&page[size]=2`);
       assert.equal(withCount.body.meta.pagination['total-count'], TEAM_NAMES.filter((n) => n.toLowerCase().includes('a')).length);
+      // The count comes with the page's rows; a page past the last match still has it.
+      const pastTheMatches = await org.owner.api.get(`/organizations/${org.name}/teams?q=a&page[size]=2&page[number]=99`);
+      assert.deepEqual(pastTheMatches.body.data, []);
+      assert.equal(pastTheMatches.body.meta.pagination['total-count'], TEAM_NAMES.filter((n) => n.toLowerCase().includes('a')).length);
     });
 
     it('filter[names] is an exact any-of, with raw or encoded brackets and commas', async () => {
