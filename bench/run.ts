@@ -14,7 +14,7 @@ import { startBaselineProcess } from './baseline-process.js';
 import { BenchDatabases } from './environment.js';
 import { HttpClient } from '../test/helpers/http-client.js';
 import { load, median, paired } from './measure.js';
-import { cpuText, fmt, readRow } from './read-row.js';
+import { cpuText, fmt } from './read-row.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
 import { mixedScenarios } from './mixed-scenarios.js';
@@ -126,16 +126,6 @@ async function mainScenarios(databases: BenchDatabases, dialect: Dialect): Promi
   const seeded = await seedOrganization(databaseUrl, settings.teams);
   const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEAMSTAGE_RATE_LIMIT: '0' }, { compiled: true });
   try {
-    const org = seeded.organization;
-    const reads: Array<[string, string, number, number?]> = [
-      ['GET /teams/:id', `/api/v2/teams/${seeded.sampleTeamId}`, 0.6, 10],
-      ['GET /organizations/:org/teams (page of 20)', `/api/v2/organizations/${org}/teams`, 0.5],
-      ['… with q=', `/api/v2/organizations/${org}/teams?q=team-0050`, 0.3],
-      ['… with filter[names]=', `/api/v2/organizations/${org}/teams?filter%5Bnames%5D=${seeded.sampleTeamName},team-000001`, 0.3],
-    ];
-    for (const [scenario, path, minRatio, maxP99] of reads) {
-      if (wanted(scenario)) rows.push(await readRow({ scenario, dialect, server, path, token: seeded.ownerToken, settings, minRatio, maxP99 }));
-    }
     const databaseCpuMs = databases.cpuProbe(dialect);
     if (wanted('POST /organizations/:org/teams')) await createScenario(dialect, databaseUrl, server, seeded, databaseCpuMs);
     for (const scenario of extraScenarios) {
