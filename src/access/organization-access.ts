@@ -25,12 +25,23 @@ export const ORGANIZATION_ACCESS_KEYS = [
 export type OrganizationAccessKey = (typeof ORGANIZATION_ACCESS_KEYS)[number];
 export type OrganizationAccess = Record<OrganizationAccessKey, boolean>;
 
+function allKeysSetTo(value: boolean): Readonly<OrganizationAccess> {
+  const access = {} as OrganizationAccess;
+  for (const key of ORGANIZATION_ACCESS_KEYS) access[key] = value;
+  return Object.freeze(access);
+}
+
+// Every request builds several of these (its standing, each team it reads): copying a template is a
+// fraction of the cost of Object.fromEntries over the keys (issue 18's profile: 5% of a read's CPU).
+const NONE = allKeysSetTo(false);
+const ALL = allKeysSetTo(true);
+
 export function noAccess(): OrganizationAccess {
-  return Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((key) => [key, false])) as OrganizationAccess;
+  return { ...NONE };
 }
 
 export function fullAccess(): OrganizationAccess {
-  return Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((key) => [key, true])) as OrganizationAccess;
+  return { ...ALL };
 }
 
 /** Reads a stored JSON object; keys missing from older rows are false. */
