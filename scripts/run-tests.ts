@@ -2,8 +2,7 @@
  * `npm test`: starts one throwaway PostgreSQL for the whole run, then runs every test file with node's
  * built-in runner: unit and HTTP tests first, then the system tests (real processes, load, faults) and the
  * browser tests (test/browser: the web console in Debian's chromium), one file at a time.
- * HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL), with TEAMSTAGE_CACHE=off,
- * then once more on SQLite with TEAMSTAGE_CACHE=on.
+ * HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL).
  * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. `--system` runs only test/system; `--fast`
  * everything but test/system. Other arguments are test files to run instead of all.
  */
@@ -49,15 +48,10 @@ async function main(): Promise<number> {
   }
   try {
     const env = { ...process.env, TEAMSTAGE_TEST_PG_URL: postgres?.adminUrl ?? '' };
-    const fastCode = await runNodeTests(fast, 2, { ...env, TEAMSTAGE_CACHE: 'off' });
-    // The HTTP suite again with the cache on (src/cache/). SQLite only: on PostgreSQL the switch constructs
-    // nothing (src/cache/cache-switch.ts), so that run would repeat the one above; response-cache.test.ts
-    // checks with the cache on, on both databases, that nothing is cached there.
-    const isHttp = (file: string) => file.split(path.sep).includes('http');
-    const cachedCode = await runNodeTests(fast.filter(isHttp), 2, { ...env, TEAMSTAGE_CACHE: 'on', TEAMSTAGE_TEST_PG_URL: '' });
+    const fastCode = await runNodeTests(fast, 2, env);
     // System tests load the machine themselves: one file at a time, so their figures mean something.
     const systemCode = await runNodeTests(system, 1, env);
-    return fastCode || cachedCode || systemCode;
+    return fastCode || systemCode;
   } finally {
     await postgres?.stop();
   }

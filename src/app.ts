@@ -18,8 +18,6 @@ import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { RequestLog } from './http/request-log.js';
-import { registerResponseCache } from './cache/response-cache.js';
-import { exactChangeVersion } from './cache/cache-switch.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { consoleRoutes } from './http/routes/console.routes.js';
 import { WriteHealth } from './ops/write-health.js';
@@ -102,14 +100,10 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     },
   });
 
-  // TEAMSTAGE_CACHE: no response cache unless on and exact on this database (src/cache/cache-switch.ts).
-  const changeVersion = exactChangeVersion(config.cache, handle);
-  const responseCache = changeVersion && registerResponseCache(app, { changeVersion, onHit: metrics.observeCacheHit });
-  registerAuthentication(app, { authenticator: services.authenticator, responseCache, failures, tokenUsage: services.tokenUsage });
+  registerAuthentication(app, { authenticator: services.authenticator, failures, tokenUsage: services.tokenUsage });
   answerUnroutedBeforeBody(app);
   continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);
-  responseCache?.registerHitHandler();
 
   registerMetricsRoute(app, metrics);
   await app.register(healthRoutes, { handle, rateLimit: config.rateLimit, writeHealth });

@@ -16,14 +16,6 @@ export interface Config {
   rateLimit: number;
   /** Failed authentications per client address (IPv6: per /64) per minute before it gets 429; 0 disables. */
   authFailureLimit: number;
-  /**
-   * TEAMSTAGE_CACHE: the response and identity caches (src/cache/). Exact on SQLite only; on PostgreSQL
-   * `on` does nothing (no cheap exact change signal between nodes). Off by default: under a realistic mix
-   * (bench/cache-mix.ts: 95% GET of random teams, 5% PATCH, a token per connection) it showed no gain
-   * (medians 43 req/s off, 35 on, paired rounds on a loaded machine), because every write moves the
-   * change counter and one token rarely repeats one URL in between; off also keeps one code path.
-   */
-  cache: 'off' | 'on';
   logLevel: string;
   /**
    * TEAMSTAGE_LOG_BUFFER_BYTES: log lines are written to stdout in batches of about this many bytes, and
@@ -147,8 +139,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deliveryPerOrganization > deliveryConcurrency) {
     throw new ConfigError(`TEAMSTAGE_DELIVERY_PER_ORGANIZATION (${deliveryPerOrganization}) must not exceed TEAMSTAGE_DELIVERY_CONCURRENCY (${deliveryConcurrency})`);
   }
-  const cache = (env.TEAMSTAGE_CACHE || 'off').toLowerCase();
-  if (cache !== 'off' && cache !== 'on') throw new ConfigError(`TEAMSTAGE_CACHE must be off or on, got "${env.TEAMSTAGE_CACHE}"`);
   const authFailureLimit = positiveNumber('TEAMSTAGE_AUTH_FAILURE_LIMIT', env.TEAMSTAGE_AUTH_FAILURE_LIMIT, 60, true);
   if (!Number.isInteger(authFailureLimit)) throw new ConfigError(`TEAMSTAGE_AUTH_FAILURE_LIMIT must be a whole number, got "${env.TEAMSTAGE_AUTH_FAILURE_LIMIT}"`);
 
@@ -162,7 +152,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
     authFailureLimit,
-    cache,
     logLevel: env.LOG_LEVEL || 'info',
     logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096),
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),

@@ -47,8 +47,6 @@ import { ConfigurationVersionsService } from './workspaces/configuration-version
 import { WorkspaceGate } from './access/workspace-gate.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
-import { exactChangeVersion } from './cache/cache-switch.js';
-import { remembered } from './cache/remembered.js';
 
 /**
  * The object graph, wired by hand in one place: every repository gets the database, every service
@@ -56,15 +54,13 @@ import { remembered } from './cache/remembered.js';
  */
 export function createServices(handle: DatabaseHandle, config: Config, log: FastifyBaseLogger) {
   const db = handle.db;
-  // TEAMSTAGE_CACHE: undefined unless on and exact here (src/cache/cache-switch.ts); then nothing is cached.
-  const changeVersion = exactChangeVersion(config.cache, handle);
   const tokens = new TokensRepository(db);
   const users = new UsersRepository(db);
   const organizations = new OrganizationsRepository(db);
   const memberships = new MembershipsRepository(db);
   const teams = new TeamsRepository(db, handle.dialect);
   const standings = new StandingRepository(db);
-  const gate = new OrganizationGate(organizations, standings, changeVersion && remembered(changeVersion));
+  const gate = new OrganizationGate(organizations, standings);
   const teamsService = new TeamsService(teams, users, memberships, gate);
   const stopFunctions: Array<() => Promise<void>> = [];
   const jobs = new Jobs(
@@ -80,7 +76,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   );
 
   // Workspaces, run tasks, configuration versions and runs.
-  const authenticator = new Authenticator(tokens, changeVersion && remembered(changeVersion));
+  const authenticator = new Authenticator(tokens);
   const workspaces = new WorkspacesRepository(db);
   const tasks = new TasksRepository(db, handle.dialect);
   const workspaceTasks = new WorkspaceTasksRepository(db, handle.dialect);

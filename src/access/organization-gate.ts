@@ -21,23 +21,11 @@ export interface OrganizationFinder {
  * The first step of every organization-scoped request: the organization, the caller's standing in it,
  * and the access table's verdict on what the caller asks (a missing organization hides everything in it).
  */
-/** The context a caller has in an organization; the key names the token and the organization. */
-export type ContextLookup = (key: string, principal: Principal, organizationName: string) => Promise<OrganizationContext | undefined>;
-
 export class OrganizationGate {
-  private readonly lookUpContext: ContextLookup;
-
-  /**
-   * `wrap`: a port for the composition root, which may put a cache around the lookup (src/cache/). A
-   * context may then be shared between requests, so it is never modified after it is built.
-   */
   constructor(
     private readonly organizations: OrganizationFinder,
     private readonly standings: StandingRepository,
-    wrap: (lookUp: ContextLookup) => ContextLookup = (lookUp) => lookUp,
-  ) {
-    this.lookUpContext = wrap((_key, principal, organizationName) => this.look(principal, organizationName));
-  }
+  ) {}
 
   /** The organization named in the URL, for a caller who may see it. */
   async enter(principal: Principal, organizationName: string): Promise<OrganizationContext> {
@@ -82,11 +70,7 @@ export class OrganizationGate {
   }
 
   /** The organization and the caller's standing in it (an outsider's too), or undefined when it does not exist. */
-  contextOf(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {
-    return this.lookUpContext(`${principal.tokenId}\n${organizationName}`, principal, organizationName);
-  }
-
-  private async look(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {
+  async contextOf(principal: Principal, organizationName: string): Promise<OrganizationContext | undefined> {
     if (principal.kind === 'user') {
       // The common caller: the organization and the membership in one statement.
       const found = await this.standings.organizationForUser(organizationName, principal.userId);

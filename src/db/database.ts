@@ -18,14 +18,6 @@ export interface DatabaseHandle {
   /** For SQLite: the database file (or `:memory:`). */
   sqliteFile?: string;
   /**
-   * SQLite only: a value that changes whenever the database may have changed, which makes exact caching
-   * possible (src/cache/): a commit by any other connection (`PRAGMA data_version`) or a row changed
-   * through this one (`total_changes()`), two cached statements, and the durable snapshot served to
-   * reads (durable-snapshot-reads.ts). PostgreSQL has no such signal that is
-   * both cheap and shared by every node, so none.
-   */
-  changeVersion?: () => string;
-  /**
    * For SQLite with group commit: resolves once every commit made so far is on disk. Anything that
    * acknowledges a write to the outside (an HTTP response, a request to a task service) awaits it first.
    */
@@ -85,13 +77,10 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     );
     if (groupCommit && snapshots) groupCommit.onSyncStart = () => snapshots.beginSnapshot();
     const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit, snapshots) }), log: slowQueryLog(options) });
-    const totalChanges = sqlite.prepare('select total_changes()').pluck();
     return {
       db,
       dialect: 'sqlite',
       sqliteFile: file === ':memory:' ? file : path.resolve(file),
-      // With snapshot reads, also the served snapshot: an answer read from it may change without a new commit.
-      changeVersion: () => `${dataVersion.get() as number}:${totalChanges.get() as number}:${snapshots?.generation ?? 0}`,
       ...(groupCommit && { durable: () => groupCommit.durable() }),
       ...(snapshots && { snapshotReads: { run: (work) => snapshots.run(work), mayShowUndurable: () => snapshots.mayShowUndurable() } }),
       close: async () => {

@@ -53,7 +53,6 @@ export class DurableSnapshotReads {
   #lastRestartAt = 0;
   #serving: number | undefined;
   #servingVersion = -1;
-  #generation = 0;
 
   constructor(
     file: string,
@@ -138,7 +137,6 @@ export class DurableSnapshotReads {
       const previous = this.#serving;
       this.#serving = standby;
       this.#servingVersion = version;
-      this.#generation += 1;
       if (previous !== undefined && this.#connections[previous]!.inTransaction) this.#connections[previous]!.exec('commit');
     };
   }
@@ -163,11 +161,6 @@ export class DurableSnapshotReads {
     } catch {
       return 0; // no WAL file yet
     }
-  }
-
-  /** Moves whenever the served snapshot does: what a request read from it may change without a new commit. */
-  get generation(): number {
-    return this.#generation;
   }
 
   close(): void {

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken, type Authenticator } from '../identity/authenticate.js';
-import type { Principal } from '../core/principal.js';
 import type { TokenUsage } from '../identity/token-usage.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
 import { overBudgetError } from './early-refusal.js';
@@ -9,11 +8,6 @@ import './fastify-types.js';
 
 export interface AuthenticationOptions {
   authenticator: Authenticator;
-  /** The response cache's side of authentication (src/cache/response-cache.ts); absent: TEAMSTAGE_CACHE off. */
-  responseCache?: {
-    cachedPrincipal(request: FastifyRequest): Principal | undefined;
-    principalValidUntil(request: FastifyRequest, validUntil: number): void;
-  };
   /** Failed authentication per client address; absent: not limited. */
   failures?: AuthFailureLimit;
   /** Records that a token was used (its `last-used-at`); absent: not recorded. */
@@ -22,25 +16,17 @@ export interface AuthenticationOptions {
 
 /**
  * Authentication runs first on every non-public API route (register it before the rate limit, which then
- * counts per principal). A cache hit brings its principal, valid as long as its entry; anything else is
- * looked up, and the cache is told when the token expires so that no entry outlives it.
+ * counts per principal); the token is looked up on every request.
  *
  * Every 401 of the API counts against the client's address, also from routes that check their own
  * tokens (run task callbacks, downloads); an address over its budget is refused before its token is
  * looked up, on those routes as on the others, unless the token is one known to be valid.
  */
 export function registerAuthentication(app: FastifyInstance, options: AuthenticationOptions): void {
-  const { authenticator, responseCache, failures, tokenUsage } = options;
+  const { authenticator, failures, tokenUsage } = options;
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/v2/')) return;
     const isPublic = request.routeOptions.config?.public === true;
-    if (!isPublic) {
-      const cached = responseCache?.cachedPrincipal(request);
-      if (cached) {
-        request.principal = cached;
-        return;
-      }
-    }
     const token = bearerToken(request);
     // A public route without credentials (ping) has nothing to refuse.
     if (failures && (!isPublic || request.headers.authorization !== undefined)) refuseIfOverBudget(failures, request, token);
@@ -48,7 +34,6 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
     const identity = await authenticator.identify(token);
     request.principal = identity.principal;
     await tokenUsage?.used(identity.principal.tokenId);
-    responseCache?.principalValidUntil(request, identity.validUntil);
     failures?.succeeded(token!);
   });
   if (!failures) return;

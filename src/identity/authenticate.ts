@@ -30,22 +30,9 @@ export interface Identity {
  * Team tokens carry their team's organization; a deleted team's tokens are gone with it, and those of a team
  * its organization's edition does not have authenticate nothing (401) until an upgrade.
  */
-/** Finds a token's principal by its digest (the key whatever remembers lookups uses) and the token itself. */
-export type TokenLookup = (digest: string, token: string) => Promise<KnownToken | undefined>;
 
 export class Authenticator {
-  private readonly lookUpToken: TokenLookup;
-
-  /**
-   * `wrap`: a port for the composition root, which may put a cache around the lookup (src/cache/); expiry
-   * is still checked on every use, so only the rows are remembered.
-   */
-  constructor(
-    private readonly tokens: TokensRepository,
-    wrap: (lookUp: TokenLookup) => TokenLookup = (lookUp) => lookUp,
-  ) {
-    this.lookUpToken = wrap((digest) => this.lookUp(digest));
-  }
+  constructor(private readonly tokens: TokensRepository) {}
 
   async authenticate(token: string | undefined): Promise<Principal> {
     return (await this.identify(token)).principal;
@@ -55,7 +42,7 @@ export class Authenticator {
   async identify(token: string | undefined): Promise<Identity> {
     if (!token || token.length > 512) throw new Unauthorized();
     const digest = hashToken(token);
-    const known = await this.lookUpToken(digest, token);
+    const known = await this.lookUp(digest);
     if (!known) throw new Unauthorized();
     if (known.expiredAt && known.expiredAt <= nowIso()) throw new Unauthorized('token has expired');
     return { principal: known.principal, validUntil: known.expiredAt ? Date.parse(known.expiredAt) : Infinity };

@@ -1,11 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { CacheHit } from '../cache/response-cache.js';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
-  /** Counts a response cache hit (TEAMSTAGE_CACHE=on). */
-  observeCacheHit(hit: CacheHit): void;
   /** Counts a request refused in Fastify's first hook for its address's failed authentications (http/early-refusal.ts). */
   observeEarlyRefusal(): void;
 }
@@ -13,7 +10,7 @@ export interface Metrics {
 /**
  * Prometheus metrics for one app instance (a registry of its own, so tests can build many apps): the
  * counters and the hook that feeds them. The `/metrics` route comes apart (`registerMetricsRoute`), so that
- * it can be registered after the rate limit while the response cache gets these counters before.
+ * it can be registered after the rate limit while the early refusal gets its counter before.
  */
 export function createMetrics(app: FastifyInstance): Metrics {
   const registry = new Registry();
@@ -31,13 +28,6 @@ export function createMetrics(app: FastifyInstance): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     registers: [registry],
   });
-  const cacheHits = new Counter({
-    name: 'teamstage_response_cache_hits_total',
-    // The label stays (always "false" since the early-answer server is gone) so that existing queries still match.
-    help: 'GET requests answered from the response cache, by whether they were answered before Fastify',
-    labelNames: ['early'],
-    registers: [registry],
-  });
   const earlyRefusals = new Counter({
     name: 'teamstage_auth_failure_refusals_early_total',
     help: 'Requests refused (429) in the first hook, before any token lookup, because their address failed authentication too often',
@@ -50,9 +40,6 @@ export function createMetrics(app: FastifyInstance): Metrics {
   });
   return {
     registry,
-    observeCacheHit() {
-      cacheHits.inc({ early: 'false' }); // the hook above counts the request itself
-    },
     observeEarlyRefusal: () => earlyRefusals.inc(),
   };
 }

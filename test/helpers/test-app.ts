@@ -79,8 +79,6 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
     TEAMSTAGE_AUTH_FAILURE_LIMIT: '0',
     TEAMSTAGE_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-data-')),
     TEAMSTAGE_BASE_URL: 'http://127.0.0.1:8080',
-    // scripts/run-tests.ts runs test/http with the cache off and on.
-    ...(process.env.TEAMSTAGE_CACHE !== undefined && { TEAMSTAGE_CACHE: process.env.TEAMSTAGE_CACHE }),
     ...env,
   });
   // The server's own durability mode (group commit on SQLite by default), so tests exercise it.

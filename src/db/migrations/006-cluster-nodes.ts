@@ -2,7 +2,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * PostgreSQL only: the nodes sharing the database, each with a heartbeat that expires. It served a
- * lone-node cache lease that is gone (PostgreSQL now caches nothing, src/cache/cache-switch.ts); the
+ * lone-node cache lease that is gone (nothing is cached since issue 18); the
  * table stays because applied migrations are never edited away.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
