@@ -10,7 +10,7 @@ import { CHROMIUM, CHROMIUM_FLAGS } from '../test/helpers/browser.js';
 import type { ServerProcess } from '../test/helpers/server-process.js';
 import { startBaselineProcess } from './baseline-process.js';
 import { percentiles } from './measure.js';
-import { fmt } from './read-row.js';
+import { fmt } from './row-text.js';
 import type { Row } from './run.js';
 
 export const CONSOLE_SCENARIO = 'console: navigation start → sign-in form interactive, cold cache';

@@ -19,7 +19,7 @@ import { startLimitProcess, type LimitProcess } from './limit/limit-process.js';
 import { listTailTemplate } from './limit/team-list-document.js';
 import { median } from './measure.js';
 import { mixedLoad, type MixedLoadOptions, type MixedLoadResult } from './mixed-load.js';
-import { fmt } from './read-row.js';
+import { fmt } from './row-text.js';
 import type { Row } from './run.js';
 import { seedOrganization, seedTeamQueries, type Seeded } from './seed.js';
 

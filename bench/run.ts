@@ -14,7 +14,7 @@ import { startBaselineProcess } from './baseline-process.js';
 import { BenchDatabases } from './environment.js';
 import { HttpClient } from '../test/helpers/http-client.js';
 import { load, median, paired } from './measure.js';
-import { cpuText, fmt } from './read-row.js';
+import { cpuText, fmt } from './row-text.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
 import { mixedScenarios } from './mixed-scenarios.js';

@@ -4,7 +4,7 @@ import { HttpClient } from '../test/helpers/http-client.js';
 import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-task-service.js';
 import { tarGz } from '../test/helpers/run-fixtures.js';
 import { median, percentiles } from './measure.js';
-import { fmt, readRow } from './read-row.js';
+import { fmt } from './row-text.js';
 import { startBackgroundLoad } from './mixed-load-process.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
 
@@ -85,29 +85,6 @@ async function answeringService(serverUrl: string, onRequest: (runId: string) =>
     },
   });
   return { service, callbackDone, answered, close: async () => { await service.close(); await pool.close(); } };
-}
-
-/** GET /task-stages/:id?include=task_results against its byte-identical baseline. */
-async function taskStageShow(context: ScenarioContext): Promise<void> {
-  const { service, close } = await answeringService(context.server.url);
-  const client = new HttpClient(context.server.url, 4);
-  try {
-    const { call, createRun } = await gatedWorkspace(client, context.seeded.ownerToken, context.seeded.organization, service.url);
-    const runId = await createRun();
-    let stageId = '';
-    for (let i = 0; i < 200 && !stageId; i++) {
-      const stages = await call('GET', `/runs/${runId}/task-stages`);
-      if (stages.data[0]?.attributes.status === 'passed') stageId = stages.data[0].id;
-      else await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    if (!stageId) throw new Error('the bench task stage did not pass');
-    const path = `/api/v2/task-stages/${stageId}?include=task_results`;
-    const { dialect, server, settings, seeded } = context;
-    context.rows.push(await readRow({ scenario: 'GET /task-stages/:id?include=task_results', dialect, server, path, token: seeded.ownerToken, settings, minRatio: 0.5 }));
-  } finally {
-    await client.close();
-    await close();
-  }
 }
 
 /** One round of the fan-out: its throughput, its latencies, and the CPU each process spent per result. */
@@ -297,4 +274,4 @@ async function gateLatency(context: ScenarioContext): Promise<void> {
   }
 }
 
-extraScenarios.push({ name: 'GET /task-stages/:id', run: taskStageShow }, { name: 'run-task fan-out', run: fanOut }, { name: 'gate latency', run: gateLatency });
+extraScenarios.push({ name: 'run-task fan-out', run: fanOut }, { name: 'gate latency', run: gateLatency });
