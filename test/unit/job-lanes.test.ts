@@ -131,22 +131,30 @@ for (const dialect of testDialects()) {
         if (lane === 'work') looks += 1;
         return nextRunAt(lane, after);
       };
+      // PostgreSQL's listener wakes every lane without saying why once it is connected: each such wake-up may look.
+      let uninformed = 0;
+      const wake = jobs.worker.wake;
+      jobs.worker.wake = (due) => {
+        if (!due) uninformed += 1;
+        wake(due);
+      };
       let ran = 0;
       jobs.register('test.work', async () => {
         ran += 1;
       });
       try {
         jobs.start();
-        await waitUntil(() => looks === 1, 1000, 'the lane did not look at start');
+        await waitUntil(() => looks >= 1, 1000, 'the lane did not look at start');
         // Each enqueue says when its job is due, so twenty wake-ups need no look at the table.
         for (let n = 1; n <= 20; n++) {
           await jobs.enqueue(handle.db, { kind: 'test.work', payload: { n } });
           await waitUntil(() => ran === n, 1000, `job ${n} did not run`);
         }
-        assert.equal(looks, 1);
+        assert.ok(looks <= 1 + uninformed, `${looks} looks for ${uninformed} uninformed wake-ups`);
         // A wake-up that says nothing (a notification without a lane) makes it look again.
+        const before = looks;
         jobs.worker.wake();
-        await waitUntil(() => looks === 2, 1000, 'an uninformed wake-up did not look at the table');
+        await waitUntil(() => looks === before + 1, 1000, 'an uninformed wake-up did not look at the table');
       } finally {
         await jobs.stop();
       }
