@@ -79,7 +79,8 @@ export class LaneLoop {
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
-      this.wakeResolve?.();
+      // Unless a loop turn that began since has served the request already (it clears the flag first).
+      if (this.wakeRequested) this.wakeResolve?.();
     });
   };
 
