@@ -1,10 +1,11 @@
 import { sql, type Kysely, type OnConflictBuilder, type Transaction } from 'kysely';
 import { nowIso } from '../core/clock.js';
-import { compiledPerShape, fixed } from '../db/compiled-query.js';
+import { compiledOnce, compiledPerShape, fixed } from '../db/compiled-query.js';
 import { newId } from '../core/ids.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, JobsTable } from '../db/schema.js';
-import { claimFairly } from './fair-claim.js';
+import { FairClaims, type ClaimedRow } from './fair-claim.js';
+import { rawCompilable } from './raw-compilable.js';
 import type { JobLane } from './job-lanes.js';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -105,7 +106,9 @@ export class JobQueue {
      * when the earliest of each lane becomes due.
      */
     private readonly onEnqueued: (due: ReadonlyMap<JobLane, Date>) => void,
-  ) {}
+  ) {
+    this.fairClaim = new FairClaims(db, dialect);
+  }
 
   /**
    * Every job is inserted and deleted through these two, so they are compiled once per shape
@@ -197,18 +200,10 @@ export class JobQueue {
     const now = new Date();
     const nowText = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
-    const lockClause = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
     const result =
       shares === undefined
-        ? await sql<{ id: string; kind: string; payload: string; attempts: number; organization_name: string }>`
-            update jobs set locked_by = ${nodeId}, locked_until = ${until}, attempts = attempts + 1
-            where id in (
-              select id from jobs
-              where lane = ${lane} and run_at <= ${nowText} and (locked_until is null or locked_until < ${nowText})
-              order by run_at limit ${limit} ${lockClause}
-            )
-            returning id, kind, payload, attempts, organization_name`.execute(this.db)
-        : await claimFairly(this.db, this.dialect, { nodeId, lane, limit, ...shares, now: nowText, until });
+        ? await this.claimInTimeOrder(this.db, { nodeId, until, lane, now: nowText, limit })
+        : await this.fairClaim.claim({ nodeId, lane, limit, ...shares, now: nowText, until });
     return result.rows.map((row) => ({
       id: row.id,
       kind: row.kind,
@@ -217,6 +212,23 @@ export class JobQueue {
       organizationName: row.organization_name,
     }));
   }
+
+  /** A lane's due jobs in time order (a lane without shares). Compiled once: the lanes claim on every wake-up. */
+  private readonly claimInTimeOrder = compiledOnce((p: { nodeId: string; until: string; lane: string; now: string; limit: number }) =>
+    rawCompilable(
+      this.db,
+      sql<ClaimedRow>`
+        update jobs set locked_by = ${p.nodeId}, locked_until = ${p.until}, attempts = attempts + 1
+        where id in (
+          select id from jobs
+          where lane = ${p.lane} and run_at <= ${p.now} and (locked_until is null or locked_until < ${p.now})
+          order by run_at limit ${p.limit} ${this.dialect === 'postgres' ? sql`for update skip locked` : sql``}
+        )
+        returning id, kind, payload, attempts, organization_name`,
+    ),
+  );
+
+  private readonly fairClaim: FairClaims;
 
   /** Done: the rows go. Only the lease holder removes them; a job whose lease was lost stays for its new owner. */
   async complete(nodeId: string, ...ids: string[]): Promise<void> {
@@ -246,17 +258,20 @@ export class JobQueue {
    * (MIN() with a WHERE would scan them all).
    */
   async nextRunAt(lane: JobLane = 'work', after: Date = new Date(0)): Promise<Date | undefined> {
-    const row = await this.db
+    const { rows } = await this.nextRunAtQuery(this.db, { lane, after: after.toISOString(), now: nowIso() });
+    return rows[0] ? new Date(rows[0].run_at) : undefined;
+  }
+
+  private readonly nextRunAtQuery = compiledOnce((p: { lane: string; after: string; now: string }) =>
+    this.db
       .selectFrom('jobs')
       .select('run_at')
-      .where('lane', '=', lane)
-      .where('run_at', '>', after.toISOString())
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowIso())]))
+      .where('lane', '=', p.lane)
+      .where('run_at', '>', p.after)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', p.now)]))
       .orderBy('run_at')
-      .limit(1)
-      .executeTakeFirst();
-    return row ? new Date(row.run_at) : undefined;
-  }
+      .limit(fixed(1)),
+  );
 
   async count(kind?: string): Promise<number> {
     let query = this.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'));

@@ -71,8 +71,11 @@ export class JobWorker {
    */
   wake = (due?: ReadonlyMap<JobLane, Date>): void => {
     for (const lane of this.lanes) {
-      const at = due ? due.get(lane.lane) : new Date(0);
-      if (at) lane.wakeAt(at);
+      if (!due) lane.wakeUninformed();
+      else {
+        const at = due.get(lane.lane);
+        if (at) lane.wakeAt(at);
+      }
     }
   };
 

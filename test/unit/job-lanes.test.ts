@@ -99,6 +99,97 @@ for (const dialect of testDialects()) {
       }
     });
 
+    it('runs jobs enqueued for later each at its time, though an enqueue names only the earliest and the lane polls once a minute', async () => {
+      const jobs = new Jobs(handle, { concurrency: 2, pollMs: 60_000, leaseMs: 5000, databaseUrl: url }, silent);
+      const ranAt = new Map<string, number>();
+      jobs.register('test.later', async (payload: { name: string }) => {
+        ranAt.set(payload.name, Date.now());
+      });
+      try {
+        jobs.start();
+        await new Promise((resolve) => setTimeout(resolve, 100)); // asleep until the poll
+        const first = Date.now() + 300;
+        const second = first + 400;
+        // One enqueue: its wake-up says only when the first is due; the second is found in the table.
+        await jobs.enqueueAll(handle.db, [
+          { kind: 'test.later', payload: { name: 'first' }, runAt: new Date(first) },
+          { kind: 'test.later', payload: { name: 'second' }, runAt: new Date(second) },
+        ]);
+        await waitUntil(() => ranAt.size === 2, 3000, `ran: ${[...ranAt.keys()].join(', ')}`);
+        assert.ok(ranAt.get('first')! >= first - 5 && ranAt.get('second')! >= second - 5, 'ran early');
+        assert.ok(ranAt.get('second')! < second + 1000, `the second ran ${ranAt.get('second')! - second} ms late`);
+      } finally {
+        await jobs.stop();
+      }
+    });
+
+    it('looks at the table for the next due job only when it may have changed unseen, not on every wake-up', async () => {
+      const jobs = new Jobs(handle, { concurrency: 4, pollMs: 60_000, leaseMs: 5000, databaseUrl: url }, silent);
+      let looks = 0;
+      const nextRunAt = jobs.queue.nextRunAt.bind(jobs.queue);
+      jobs.queue.nextRunAt = (lane, after) => {
+        if (lane === 'work') looks += 1;
+        return nextRunAt(lane, after);
+      };
+      // PostgreSQL's listener wakes every lane without saying why once it is connected: each such wake-up may look.
+      let uninformed = 0;
+      const wake = jobs.worker.wake;
+      jobs.worker.wake = (due) => {
+        if (!due) uninformed += 1;
+        wake(due);
+      };
+      let ran = 0;
+      jobs.register('test.work', async () => {
+        ran += 1;
+      });
+      try {
+        jobs.start();
+        await waitUntil(() => looks >= 1, 1000, 'the lane did not look at start');
+        // Each enqueue says when its job is due, so twenty wake-ups need no look at the table.
+        for (let n = 1; n <= 20; n++) {
+          await jobs.enqueue(handle.db, { kind: 'test.work', payload: { n } });
+          await waitUntil(() => ran === n, 1000, `job ${n} did not run`);
+        }
+        assert.ok(looks <= 1 + uninformed, `${looks} looks for ${uninformed} uninformed wake-ups`);
+        // A wake-up that says nothing (a notification without a lane) makes it look again.
+        const before = looks;
+        jobs.worker.wake();
+        await waitUntil(() => looks === before + 1, 1000, 'an uninformed wake-up did not look at the table');
+      } finally {
+        await jobs.stop();
+      }
+    });
+
+    it('jobs finishing in one event-loop turn share one claim for the slots they free', async () => {
+      const jobs = new Jobs(handle, { concurrency: 2, delivery: { concurrency: 8, perOrganization: 3 }, pollMs: 60_000, leaseMs: 10_000, databaseUrl: url }, silent);
+      const claims: number[] = [];
+      const claim = jobs.queue.claim.bind(jobs.queue);
+      jobs.queue.claim = async (nodeId, limit, leaseMs, lane, shares) => {
+        const claimed = await claim(nodeId, limit, leaseMs, lane, shares);
+        if (lane === 'delivery' && claimed.length > 0) claims.push(claimed.length);
+        return claimed;
+      };
+      let release!: () => void;
+      const network = new Promise<void>((resolve) => (release = resolve));
+      let started = 0;
+      jobs.register('test.deliver', async () => {
+        started += 1;
+        await network;
+        // Three answers read in one poll for I/O: each in a callback of its own, within one event-loop turn.
+        await new Promise((resolve) => setImmediate(resolve));
+      });
+      try {
+        jobs.start();
+        await jobs.enqueueAll(handle.db, Array.from({ length: 6 }, (_, n) => delivery('a', n, 30 - n)));
+        await waitUntil(() => started === 3, 3000, 'a did not start its share');
+        release();
+        await waitUntil(() => started === 6, 3000, `only ${started} of 6 deliveries started`);
+        assert.deepEqual(claims, [3, 3], 'one claim for the share, one for the three slots freed together');
+      } finally {
+        await jobs.stop();
+      }
+    });
+
     it('PostgreSQL: an insert notifies, per lane, when its earliest job is due; a statement inserting nothing wakes every lane', { skip: dialect !== 'postgres' }, async () => {
       const jobs = new Jobs(handle, { concurrency: 2, pollMs: 60_000, leaseMs: 5000, databaseUrl: url }, silent);
       const listener = new pg.Client({ connectionString: url });
