@@ -63,8 +63,14 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     sqlite.pragma('busy_timeout = 5000');
     const dataVersion = sqlite.prepare('pragma data_version').pluck();
     let snapshotWanted = false;
-    // After a WAL restart the file is cut back to this size (durable-snapshot-reads.ts lets it restart).
-    if (groupCommit) sqlite.pragma('journal_size_limit = 4194304');
+    if (groupCommit) {
+      // The durable snapshot reads (durable-snapshot-reads.ts) checkpoint the WAL themselves, once per 8 MiB,
+      // when no snapshot holds it. SQLite's own auto-checkpoint would instead try at every commit past 4 MiB
+      // while a snapshot holds the WAL, each time copying a few frames and fsyncing on the event loop
+      // (a write-heavy loop ran 10% faster without it). After a restart the file is cut back to 4 MiB.
+      sqlite.pragma('wal_autocheckpoint = 0');
+      sqlite.pragma('journal_size_limit = 4194304');
+    }
     const snapshots = groupCommit && new DurableSnapshotReads(
       path.resolve(file),
       () => dataVersion.get() as number,
