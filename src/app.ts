@@ -82,13 +82,20 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   refuseRequestsWhileClosing(app);
   requireCredentialCheckBeforeBody(app);
   registerJsonParsers(app);
-  // SQLite group commit: no response that may show a commit still in flight leaves before the commits
-  // made so far are on disk. A request that only read saw the durable snapshot and waits for no sync.
+  // SQLite group commit: no response that may acknowledge or show a commit still in flight leaves before
+  // the commits made so far are on disk. A GET that only read saw the durable snapshot and waits for no sync.
   const snapshotReads = handle.snapshotReads;
   // The rest of the request runs in its scope (how @fastify/request-context does it). Work resumed from
   // socket events (a body's chunks) may lose it: that only sends the request to the writer, always correct.
   if (snapshotReads) app.addHook('onRequest', (_request, _reply, done) => snapshotReads.run(() => done()));
-  if (handle.durable) app.addHook('onSend', async () => (snapshotReads?.mayShowUndurable() ?? true ? handle.durable?.() : undefined));
+  if (handle.durable) {
+    app.addHook('onSend', async (request) => {
+      // Any other method may have written, and not always in its own scope: concurrent team creations are
+      // written in one batch (team-inserts.ts), run in whichever request's scope came first.
+      const reads = request.method === 'GET' || request.method === 'HEAD';
+      if (!reads || (snapshotReads?.mayShowUndurable() ?? true)) await handle.durable?.();
+    });
+  }
   app.decorateRequest('principal', null);
 
   await app.register(swagger, {

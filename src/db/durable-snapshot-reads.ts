@@ -28,7 +28,8 @@ interface ReadScope {
  * Which statements it serves: plain reads (`reader` and `readonly`; not BEGIN or COMMIT, which SQLite
  * also counts read-only) outside a transaction, in a scope that has not touched the writer. A scope's
  * first write, or any read the snapshot cannot serve, moves the rest of that scope to the writer
- * (read-your-writes), and that scope's acknowledgement then waits for `durable()` as before. Work
+ * (read-your-writes), and that scope's acknowledgement then waits for `durable()` as before. (The HTTP
+ * layer also makes every request but GET and HEAD wait: a write may run in another request's scope.) Work
  * outside any scope (jobs, deliveries, the CLI) always uses the writer, as before.
  *
  * Other processes on the same file: their commits change the writer's `PRAGMA data_version`, looked at
@@ -39,8 +40,8 @@ interface ReadScope {
  * The WAL must still be restarted now and then. SQLite only rewrites the WAL from its start when no
  * reader holds a snapshot that uses it, and here one always does: under a steady write load the WAL grew
  * without end (300 MB in 15 s). So once it is larger than `walRestartBytes`, one sync start lets go of
- * both snapshots, checkpoints every frame into the database (what SQLite's own auto-checkpoint does at
- * the same size), and only then takes the next snapshot, which then needs no WAL frame; the writer's
+ * both snapshots, checkpoints every frame into the database (SQLite's own auto-checkpoint is off on the
+ * writer: database.ts), and only then takes the next snapshot, which then needs no WAL frame; the writer's
  * next commit restarts the WAL, and `journal_size_limit` gives the file back. During that one sync,
  * reads go to the writer and wait for the disk, as they did before snapshot reads.
  */

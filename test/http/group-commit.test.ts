@@ -61,6 +61,22 @@ describe('group commit (sqlite): acknowledgements wait for the disk', () => {
     assertStatus(await created, 200); // team create answers 200, not 201, as HCP Terraform does
   });
 
+  it('holds every response of a batch of concurrent creations (one INSERT for all) until it is durable', async () => {
+    const org = await createOrganization(ctx);
+    gate.closed = true;
+    const answered = new Set<number>();
+    const creations = [0, 1, 2, 3].map((i) => {
+      const created = org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: `batched-${i}` } } });
+      void created.then(() => answered.add(i));
+      return created;
+    });
+    await waitUntil(() => gate.waiting === 4, 5000, 'every response waits for durable()');
+    await sleep(50);
+    assert.equal(answered.size, 0, 'no response before the batch is on disk');
+    gate.open();
+    for (const created of creations) assertStatus(await created, 200);
+  });
+
   it('answers a read without waiting for the sync of a write it does not depend on', async () => {
     const org = await createOrganization(ctx);
     const team = await org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'read-while-syncing' } } });
