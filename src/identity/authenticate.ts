@@ -30,7 +30,6 @@ export interface Identity {
  * Team tokens carry their team's organization; a deleted team's tokens are gone with it, and those of a team
  * its organization's edition does not have authenticate nothing (401) until an upgrade.
  */
-
 export class Authenticator {
   constructor(private readonly tokens: TokensRepository) {}
 
