@@ -130,10 +130,18 @@ export class DurableSnapshotReads {
     if (this.#walSize() > this.walRestartBytes) this.#letTheWalRestart();
     const standby = this.#serving === 0 ? 1 : 0;
     const connection = this.#connections[standby]!;
-    if (connection.inTransaction) connection.exec('commit'); // a snapshot whose sync failed
-    const version = this.writerVersion();
-    connection.exec('begin');
-    this.#begin[standby]!.get();
+    let version: number;
+    try {
+      if (connection.inTransaction) connection.exec('commit'); // a snapshot whose sync failed
+      version = this.writerVersion();
+      connection.exec('begin');
+      this.#begin[standby]!.get();
+    } catch (error) {
+      // No snapshot covers what this sync makes durable, so the one served would soon be stale: none is
+      // served until a sync takes one again (reads go to the writer and wait for the disk meanwhile).
+      this.#serving = undefined;
+      throw error;
+    }
     return () => {
       const previous = this.#serving;
       this.#serving = standby;

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { DurableSnapshotReads } from '../../src/db/durable-snapshot-reads.js';
 
 /** A disk whose syncs finish (or fail) only when the test says so. */
 function heldDisk() {
@@ -155,5 +156,31 @@ describe('durable snapshot reads (SQLite group commit)', () => {
     assert.equal((await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(handle.db)).rows[0]!.wal_autocheckpoint, 0);
     assert.ok(largestWal < 48 * 1024 * 1024, `the WAL stayed below 48 MB (largest ${(largestWal / 2 ** 20).toFixed(1)} MB)`);
     await handle.close();
+  });
+
+  it('serves no snapshot after one could not be taken, rather than a stale one', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-snapshot-'));
+    directories.push(directory);
+    const file = path.join(directory, 'db.sqlite');
+    const setup = new SQLite(file);
+    setup.pragma('journal_mode = WAL');
+    setup.exec("create table t (id integer primary key, v text not null); insert into t values (1, 'x')");
+    setup.close();
+    let failNext = false;
+    const writerVersion = () => {
+      if (!failNext) return 1;
+      failNext = false;
+      throw new Error('SQLITE_BUSY: database is locked');
+    };
+    const reads = new DurableSnapshotReads(file, writerVersion, () => {}, { inTransaction: () => false, checkpoint: () => {} });
+    const served = () => reads.run(() => reads.statementFor('select v from t where id = 1', false) !== undefined);
+    reads.beginSnapshot()(); // a sync started and finished: its snapshot is served
+    assert.equal(served(), true);
+    failNext = true;
+    assert.throws(() => reads.beginSnapshot(), /SQLITE_BUSY/, 'the next sync could not take its snapshot');
+    assert.equal(served(), false, 'reads go to the writer instead of the snapshot that sync leaves behind');
+    reads.beginSnapshot()();
+    assert.equal(served(), true, 'until a sync takes a snapshot again');
+    reads.close();
   });
 });
