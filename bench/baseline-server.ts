@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-server.js';
 
 export interface RecordedResponse {
   status: number;
@@ -32,11 +32,5 @@ export async function startBaselineServer(response: RecordedResponse): Promise<{
       reply.end(response.body);
     });
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return listenOnLoopback(server);
 }

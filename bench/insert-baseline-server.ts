@@ -1,9 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { RecordedResponse } from './baseline-server.js';
+import { listenOnLoopback } from './loopback-server.js';
 
 /**
  * The write baseline: a bare node:http server that does one plain INSERT per request on the same
@@ -48,14 +48,5 @@ export async function startInsertBaselineServer(databaseUrl: string, response: R
       );
     });
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeDb();
-    },
-  };
+  return listenOnLoopback(server, closeDb);
 }

@@ -1,8 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { answerStoredBody } from './stored-body-answer.js';
 import { LIST_PAGE_SIZE, teamListQuery, teamListWriter } from './team-list-document.js';
+import { listenOnLoopback } from '../loopback-server.js';
 
 /**
  * The physical limit on PostgreSQL (issue 18): bare node:http and `pg`. GET is one prepared primary-key
@@ -36,14 +36,5 @@ export async function startPgLimitServer(databaseUrl: string) {
       }
     });
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await pool.end();
-    },
-  };
+  return listenOnLoopback(server, () => pool.end());
 }

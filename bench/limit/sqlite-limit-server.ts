@@ -1,9 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { answerStoredBody } from './stored-body-answer.js';
 import { LIST_PAGE_SIZE, teamListQuery, teamListWriter } from './team-list-document.js';
+import { listenOnLoopback } from '../loopback-server.js';
 
 /**
  * The physical limit of a durable teams API on SQLite (issue 18): bare node:http, better-sqlite3 in WAL
@@ -53,15 +53,8 @@ export async function startSqliteLimitServer(file: string) {
     }
     answer(read.get(id) as Buffer | undefined);
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await writer.terminate();
-      reader.close();
-    },
-  };
+  return listenOnLoopback(server, async () => {
+    await writer.terminate();
+    reader.close();
+  });
 }
