@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { LoadResult } from './measure.js';
 
 export interface MixedLoadOptions {
   /** One base URL per node; the connections are split evenly between them. */
@@ -19,14 +20,6 @@ export interface MixedLoadOptions {
   getPath?: (key: string) => string;
 }
 
-export interface MixedLoadResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-}
 
 function shuffled(n: number): Uint32Array {
   const order = new Uint32Array(n);
@@ -43,7 +36,7 @@ function shuffled(n: number): Uint32Array {
  * so no two connections ask for the same one at the same moment and no cache of recent answers can flatter the
  * figure; `patchShare` of the requests change the team instead of reading it.
  */
-export async function mixedLoad(options: MixedLoadOptions): Promise<MixedLoadResult> {
+export async function mixedLoad(options: MixedLoadOptions): Promise<LoadResult> {
   const perNode = Math.max(1, Math.round(options.connections / options.urls.length));
   let nextToken = 0;
   const getPath = options.getPath ?? ((id: string) => `/api/v2/teams/${id}`);

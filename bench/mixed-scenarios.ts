@@ -17,8 +17,8 @@ import type { BenchDatabases } from './environment.js';
 import { limitBodies, writePgLimitData, writeSqliteLimitData, type LimitData } from './limit/limit-data.js';
 import { startLimitProcess, type LimitProcess } from './limit/limit-process.js';
 import { listTailTemplate } from './limit/team-list-document.js';
-import { median } from './measure.js';
-import { mixedLoad, type MixedLoadOptions, type MixedLoadResult } from './mixed-load.js';
+import { median, type LoadResult } from './measure.js';
+import { mixedLoad, type MixedLoadOptions } from './mixed-load.js';
 import { fmt } from './row-text.js';
 import type { Row } from './run.js';
 import { seedOrganization, seedTeamQueries, type Seeded } from './seed.js';
@@ -31,7 +31,7 @@ export interface MixedSettings {
 }
 
 interface Side {
-  load: (options: Omit<MixedLoadOptions, 'urls'>) => Promise<MixedLoadResult>;
+  load: (options: Omit<MixedLoadOptions, 'urls'>) => Promise<LoadResult>;
   /** CPU time in ms of the serving processes, and of PostgreSQL when it runs apart. */
   cpuMs: () => number;
   databaseCpuMs?: () => number;
@@ -48,19 +48,19 @@ interface SideSummary {
 
 /** Limit and Teamstage alternately, `rounds` times each; medians, and CPU per request over all rounds. */
 async function paired(rounds: number, options: Omit<MixedLoadOptions, 'urls'>, target: Side, limit: Side) {
-  const run = async (side: Side, list: MixedLoadResult[], spent: { server: number; database: number }) => {
+  const run = async (side: Side, list: LoadResult[], spent: { server: number; database: number }) => {
     const before = { server: side.cpuMs(), database: side.databaseCpuMs?.() ?? 0 };
     list.push(await side.load(options));
     spent.server += side.cpuMs() - before.server;
     spent.database += (side.databaseCpuMs?.() ?? 0) - before.database;
   };
-  const results = { target: [] as MixedLoadResult[], limit: [] as MixedLoadResult[] };
+  const results = { target: [] as LoadResult[], limit: [] as LoadResult[] };
   const spent = { target: { server: 0, database: 0 }, limit: { server: 0, database: 0 } };
   for (let round = 0; round < rounds; round++) {
     await run(limit, results.limit, spent.limit);
     await run(target, results.target, spent.target);
   }
-  const summary = (list: MixedLoadResult[], used: { server: number; database: number }, side: Side): SideSummary => {
+  const summary = (list: LoadResult[], used: { server: number; database: number }, side: Side): SideSummary => {
     const answered = list.reduce((sum, r) => sum + r.total, 0) || 1;
     return {
       rps: median(list.map((r) => r.rps)),
