@@ -63,10 +63,9 @@ export class OrganizationGate {
     action: ActionOn<T>,
     facts: ThingFacts[T],
   ): OrganizationContext {
-    const featureSet = featureSetOf(organization);
-    const standing = userStanding(principal, organization.name, membership, featureSet.teams);
-    requireAccess(standing, thing, action, facts);
-    return { organization, featureSet, standing };
+    const context = userContext(principal, organization, membership);
+    requireAccess(context.standing, thing, action, facts);
+    return context;
   }
 
   /** The organization and the caller's standing in it (an outsider's too), or undefined when it does not exist. */
@@ -74,9 +73,7 @@ export class OrganizationGate {
     if (principal.kind === 'user') {
       // The common caller: the organization and the membership in one statement.
       const found = await this.standings.organizationForUser(organizationName, principal.userId);
-      if (!found) return undefined;
-      const featureSet = featureSetOf(found.organization);
-      return { organization: found.organization, featureSet, standing: userStanding(principal, found.organization.name, found.membership, featureSet.teams) };
+      return found && userContext(principal, found.organization, found.membership);
     }
     const organization = await this.organizations.findByName(organizationName);
     if (!organization) return undefined;
@@ -84,4 +81,10 @@ export class OrganizationGate {
     const standing = await this.standings.standingIn(principal, organization.name, { teamsEntitled: featureSet.teams });
     return { organization, featureSet, standing };
   }
+}
+
+/** A user's context in an organization, from the organization and their membership rows there. */
+function userContext(principal: Principal, organization: OrganizationsTable, membership: readonly MembershipTeamRow[]): OrganizationContext {
+  const featureSet = featureSetOf(organization);
+  return { organization, featureSet, standing: userStanding(principal, organization.name, membership, featureSet.teams) };
 }

@@ -31,9 +31,8 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
     // A public route without credentials (ping) has nothing to refuse.
     if (failures && (!isPublic || request.headers.authorization !== undefined)) refuseIfOverBudget(failures, request, token);
     if (isPublic) return;
-    const identity = await authenticator.identify(token);
-    request.principal = identity.principal;
-    await tokenUsage?.used(identity.principal.tokenId);
+    request.principal = await authenticator.authenticate(token);
+    await tokenUsage?.used(request.principal.tokenId);
     failures?.succeeded(token!);
   });
   if (!failures) return;

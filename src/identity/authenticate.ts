@@ -19,12 +19,6 @@ export interface KnownToken {
   expiredAt: string | null;
 }
 
-/** Who a token is, and until when (epoch milliseconds; Infinity for a token that never expires). */
-export interface Identity {
-  principal: Principal;
-  validUntil: number;
-}
-
 /**
  * Turns a bearer token into a Principal, or throws 401 for a missing, unknown, revoked or expired one.
  * Team tokens carry their team's organization; a deleted team's tokens are gone with it, and those of a team
@@ -34,17 +28,12 @@ export class Authenticator {
   constructor(private readonly tokens: TokensRepository) {}
 
   async authenticate(token: string | undefined): Promise<Principal> {
-    return (await this.identify(token)).principal;
-  }
-
-  /** As `authenticate`, with the token's expiry: whatever remembers the principal must forget it by then. */
-  async identify(token: string | undefined): Promise<Identity> {
     if (!token || token.length > 512) throw new Unauthorized();
     const digest = hashToken(token);
     const known = await this.lookUp(digest);
     if (!known) throw new Unauthorized();
     if (known.expiredAt && known.expiredAt <= nowIso()) throw new Unauthorized('token has expired');
-    return { principal: known.principal, validUntil: known.expiredAt ? Date.parse(known.expiredAt) : Infinity };
+    return known.principal;
   }
 
   /** One query: the token with its user or team, whichever it belongs to. */

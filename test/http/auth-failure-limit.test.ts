@@ -21,10 +21,10 @@ for (const dialect of testDialects()) {
       alice = await createUser(ctx);
       // Counts what reaches the database: every authentication that was not refused first.
       const authenticator = ctx.services.authenticator;
-      const identify = authenticator.identify.bind(authenticator);
-      authenticator.identify = async (token) => {
+      const authenticate = authenticator.authenticate.bind(authenticator);
+      authenticator.authenticate = async (token) => {
         lookups += 1;
-        return identify(token);
+        return authenticate(token);
       };
     });
     after(() => ctx.close());
