@@ -112,3 +112,22 @@ test('a token revoked while signed in signs the console out with a notice', asyn
   assert.equal(await page.evaluate(() => sessionStorage.getItem('teamstage.token')), null);
   await page.close();
 });
+
+test('a link followed the moment the console has signed in opens that page, not the account page', async () => {
+  const org = await createOrganization(server.ctx);
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/app/`);
+  await page.getByLabel('API token').fill(org.owner.token);
+  // The hash changes in the same task that first shows the signed-in shell, before the browser paints: the
+  // shell must still follow it (the tests that navigate right after signIn met this under load in CI).
+  await page.evaluate((target) => {
+    new MutationObserver((_, observer) => {
+      if (!document.querySelector('header.top')) return;
+      observer.disconnect();
+      window.location.hash = target;
+    }).observe(document.body, { childList: true, subtree: true });
+    document.querySelector<HTMLButtonElement>('button[type="submit"]')!.click();
+  }, `/orgs/${org.name}/teams`);
+  await page.getByRole('heading', { name: `Teams of ${org.name}` }).waitFor();
+  await page.close();
+});

@@ -14,6 +14,8 @@ export function useHashPath(): string {
   useEffect(() => {
     const onChange = () => setPath(currentPath());
     window.addEventListener('hashchange', onChange);
+    // Effects run after the first paint: a hash changed before then fired no event this listener heard.
+    onChange();
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   return path;
