@@ -8,8 +8,12 @@ import { ImmediateTransactionsSqliteDialect } from './sqlite-immediate-transacti
 import { preparingPool } from './pg-prepared-statements.js';
 import { WalGroupCommit } from './wal-group-commit.js';
 import { DurableSnapshotReads } from './durable-snapshot-reads.js';
+import { BackgroundPool } from './background-pool.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/** PostgreSQL connections the job worker has apart from the 10 that serve requests (background-pool.ts). */
+export const POSTGRES_BACKGROUND_CONNECTIONS = 5;
 export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
 
 export interface DatabaseHandle {
@@ -28,6 +32,11 @@ export interface DatabaseHandle {
    * whether it touched the writer since, and must await `durable()` before acknowledging.
    */
   snapshotReads?: { run<T>(work: () => T): T; mayShowUndurable(): boolean };
+  /**
+   * PostgreSQL: runs the node's background work (the job worker) on connections of its own, so that it
+   * never queues behind API requests for one (background-pool.ts).
+   */
+  inBackground?<T>(work: () => T): T;
   close(): Promise<void>;
 }
 
@@ -98,16 +107,22 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     };
   }
   // A bounded connect time: /readyz and requests fail fast instead of hanging when the server is unreachable.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
-  // Nor a checked-out one (pg-pool listens only while a client is idle): a connection terminated by the
-  // server (failover, pg_terminate_backend) fails its queries, and the pool drops the client on release.
-  pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), log: slowQueryLog(options) });
+  const newPool = (max: number) => {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 5000 });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    // Nor a checked-out one (pg-pool listens only while a client is idle): a connection terminated by the
+    // server (failover, pg_terminate_backend) fails its queries, and the pool drops the client on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
+    return pool;
+  };
+  // Requests and the job worker each have their own connections (background-pool.ts).
+  const pools = new BackgroundPool(newPool(10), newPool(POSTGRES_BACKGROUND_CONNECTIONS));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pools) }), log: slowQueryLog(options) });
   return {
     db,
     dialect: 'postgres',
+    inBackground: (work) => pools.run(work),
     close: () => db.destroy(),
   };
 }

@@ -54,8 +54,13 @@ export class PreparedStatements {
   }
 }
 
-/** The pool Kysely uses on PostgreSQL: every query goes out as a prepared statement (above). */
-export function preparingPool(pool: pg.Pool, prepared = new PreparedStatements()): PostgresPool {
+/**
+ * The pool Kysely uses on PostgreSQL: every query goes out as a prepared statement (above). `pool` may be
+ * a function answering the pool for the work asking (background-pool.ts); `end` ends each pool given.
+ */
+export function preparingPool(pool: pg.Pool | { choose(): pg.Pool; all: pg.Pool[] }, prepared = new PreparedStatements()): PostgresPool {
+  const choose = 'choose' in pool ? () => pool.choose() : () => pool;
+  const all = 'choose' in pool ? pool.all : [pool];
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     // A stale plan inside a transaction has already aborted it: only outside one is a retry safe.
     let inTransaction = false;
@@ -68,5 +73,5 @@ export function preparingPool(pool: pg.Pool, prepared = new PreparedStatements()
       release: () => client.release(),
     } as unknown as PostgresPoolClient; // Kysely only calls query(sql, parameters): no cursors here
   };
-  return { connect: async () => wrap(await pool.connect()), end: () => pool.end() };
+  return { connect: async () => wrap(await choose().connect()), end: async () => void (await Promise.all(all.map((each) => each.end()))) };
 }

@@ -59,7 +59,11 @@ export class Jobs {
     if (this.handle.dialect === 'postgres') {
       this.listener = listenForJobs(this.options.databaseUrl, (payload) => this.worker.wake(parseJobNotification(payload)), this.log);
     }
-    this.worker.start();
+    // On PostgreSQL the worker's statements use connections of their own (background-pool.ts): its lane
+    // loops start here, and all they run inherits the scope.
+    const startWorker = () => this.worker.start();
+    if (this.handle.inBackground) this.handle.inBackground(startWorker);
+    else startWorker();
   }
 
   async stop(): Promise<void> {
