@@ -11,10 +11,10 @@ import { DurableSnapshotReads } from './durable-snapshot-reads.js';
 import { BackgroundPool } from './background-pool.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
 
 /** PostgreSQL connections the job worker has apart from the 10 that serve requests (background-pool.ts). */
 export const POSTGRES_BACKGROUND_CONNECTIONS = 5;
-export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
 
 export interface DatabaseHandle {
   db: Kysely<Database>;

@@ -55,8 +55,8 @@ export class PreparedStatements {
 }
 
 /**
- * The pool Kysely uses on PostgreSQL: every query goes out as a prepared statement (above). `pool` may be
- * a function answering the pool for the work asking (background-pool.ts); `end` ends each pool given.
+ * The pool Kysely uses on PostgreSQL: every query goes out as a prepared statement (above). `pool` is one
+ * pool, or a chooser answering the pool for the work asking now (background-pool.ts); `end` ends them all.
  */
 export function preparingPool(pool: pg.Pool | { choose(): pg.Pool; all: pg.Pool[] }, prepared = new PreparedStatements()): PostgresPool {
   const choose = 'choose' in pool ? () => pool.choose() : () => pool;
