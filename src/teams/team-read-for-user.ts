@@ -22,42 +22,49 @@ export interface TeamReadForUser {
  * token took before (issue 18: an uncached read is one or two statements; the token lookup is the other).
  * Lists are aggregated as JSON arrays so one row carries them. Parameters: user id, now, team id.
  */
-const SQL: Record<Dialect, string> = {
-  sqlite: `
+function teamReadSql(dialect: {
+  /** The n-th parameter's placeholder. */
+  parameter: (n: 1 | 2 | 3) => string;
+  /** A JSON array with one array of `items` per row. */
+  jsonRows: (items: string) => string;
+  /** The team's active members as a JSON array of [user id, membership id], in the order documents list them. */
+  members: string;
+}): string {
+  return `
 select t.id, t.organization_name, t.name, t.name_lower, t.sso_team_id, t.visibility, t.allow_member_token_management,
   t.organization_access, t.is_owners, t.service_account_user_id, t.created_at, t.updated_at,
   o.name as o_name, o.name_lower as o_name_lower, o.email as o_email, o.feature_set as o_feature_set,
   o.created_at as o_created_at, o.updated_at as o_updated_at,
-  (select json_group_array(json_array(ct.id, ct.is_owners, ct.organization_access))
+  (select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
      from organization_memberships m
      left join team_memberships ctm on ctm.organization_membership_id = m.id
      left join teams ct on ct.id = ctm.team_id
-     where m.organization_name = t.organization_name and m.user_id = ? and m.status = 'active') as caller_teams,
-  (select json_group_array(json_array(x.user_id, x.id)) from (
+     where m.organization_name = t.organization_name and m.user_id = ${dialect.parameter(1)} and m.status = 'active') as caller_teams,
+  ${dialect.members} as members,
+  exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > ${dialect.parameter(2)})) as holds_token
+from teams t join organizations o on o.name = t.organization_name
+where t.id = ${dialect.parameter(3)}`;
+}
+
+const SQL: Record<Dialect, string> = {
+  sqlite: teamReadSql({
+    parameter: () => '?',
+    jsonRows: (items) => `json_group_array(json_array(${items}))`,
+    // json_group_array takes no ORDER BY (before SQLite 3.44): it aggregates an ordered subquery.
+    members: `(select json_group_array(json_array(x.user_id, x.id)) from (
      select om.user_id, om.id from team_memberships tm
      join organization_memberships om on om.id = tm.organization_membership_id
      where tm.team_id = t.id and om.status = 'active'
-     order by tm.created_at, om.id) x) as members,
-  exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > ?)) as holds_token
-from teams t join organizations o on o.name = t.organization_name
-where t.id = ?`,
-  postgres: `
-select t.id, t.organization_name, t.name, t.name_lower, t.sso_team_id, t.visibility, t.allow_member_token_management,
-  t.organization_access, t.is_owners, t.service_account_user_id, t.created_at, t.updated_at,
-  o.name as o_name, o.name_lower as o_name_lower, o.email as o_email, o.feature_set as o_feature_set,
-  o.created_at as o_created_at, o.updated_at as o_updated_at,
-  (select json_agg(json_build_array(ct.id, ct.is_owners, ct.organization_access))
-     from organization_memberships m
-     left join team_memberships ctm on ctm.organization_membership_id = m.id
-     left join teams ct on ct.id = ctm.team_id
-     where m.organization_name = t.organization_name and m.user_id = $1 and m.status = 'active') as caller_teams,
-  (select json_agg(json_build_array(om.user_id, om.id) order by tm.created_at, om.id)
+     order by tm.created_at, om.id) x)`,
+  }),
+  postgres: teamReadSql({
+    parameter: (n) => `$${n}`,
+    jsonRows: (items) => `json_agg(json_build_array(${items}))`,
+    members: `(select json_agg(json_build_array(om.user_id, om.id) order by tm.created_at, om.id)
      from team_memberships tm
      join organization_memberships om on om.id = tm.organization_membership_id
-     where tm.team_id = t.id and om.status = 'active') as members,
-  exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > $2)) as holds_token
-from teams t join organizations o on o.name = t.organization_name
-where t.id = $3`,
+     where tm.team_id = t.id and om.status = 'active')`,
+  }),
 };
 
 interface Row extends TeamsTable {

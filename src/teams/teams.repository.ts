@@ -30,7 +30,6 @@ export interface TeamListFilter {
   names?: string[];
 }
 
-
 export class TeamsRepository {
   constructor(
     private readonly db: Kysely<Database>,
