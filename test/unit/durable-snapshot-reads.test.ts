@@ -35,18 +35,29 @@ async function database(disk = heldDisk()) {
   const handle = openDatabase(`sqlite:${file}`, { sqliteSynchronous: 'GROUP', sqliteSync: disk.sync });
   await sql`create table t (id integer primary key, v text not null)`.execute(handle.db);
   await sql`insert into t (id, v) values (1, 'durable')`.execute(handle.db);
-  const synced = handle.durable!();
-  disk.finishAll();
-  await synced;
+  await syncNow(handle, disk);
   return { handle, disk, file };
 }
 
+/** Everything committed so far, synced by the held disk. */
+async function syncNow(handle: DatabaseHandle, disk: ReturnType<typeof heldDisk>): Promise<void> {
+  const synced = handle.durable!();
+  disk.finishAll();
+  await synced;
+}
+
+/** Lets every sync finish, then closes (closing syncs once more). */
+async function closeDatabase(handle: DatabaseHandle, disk: ReturnType<typeof heldDisk>): Promise<void> {
+  disk.free();
+  await handle.close();
+}
+
+/** The one row's value, read through whichever connection the current scope is given. */
+const readValue = async (handle: DatabaseHandle) => (await sql<{ v: string }>`select v from t where id = 1`.execute(handle.db)).rows[0]?.v;
+
 /** A read as a request would make it: in its own scope. */
 const readInScope = (handle: DatabaseHandle) =>
-  handle.snapshotReads!.run(async () => {
-    const { rows } = await sql<{ v: string }>`select v from t where id = 1`.execute(handle.db);
-    return { value: rows[0]?.v, mayShowUndurable: handle.snapshotReads!.mayShowUndurable() };
-  });
+  handle.snapshotReads!.run(async () => ({ value: await readValue(handle), mayShowUndurable: handle.snapshotReads!.mayShowUndurable() }));
 
 const update = (handle: DatabaseHandle, value: string) => sql`update t set v = ${value} where id = 1`.execute(handle.db);
 
@@ -61,8 +72,7 @@ describe('durable snapshot reads (SQLite group commit)', () => {
     disk.finishAll();
     await acknowledged;
     assert.deepEqual(await readInScope(handle), { value: 'in flight', mayShowUndurable: false }, 'once acknowledged, every read shows it');
-    disk.free();
-    await handle.close();
+    await closeDatabase(handle, disk);
   });
 
   it('pulls the rug between write and fsync: a write whose sync failed was never shown to a reader', async () => {
@@ -73,36 +83,27 @@ describe('durable snapshot reads (SQLite group commit)', () => {
     disk.failAll();
     await assert.rejects(acknowledged, /EIO/, 'the write is never acknowledged');
     assert.equal((await readInScope(handle)).value, 'durable', 'and readers still do not see it');
-    disk.free();
-    await handle.close();
+    await closeDatabase(handle, disk);
   });
 
   it('a scope that wrote reads its own write, from the writer, and must wait for the disk', async () => {
     const { handle, disk } = await database();
     const seen = handle.snapshotReads!.run(async () => {
       await update(handle, 'mine');
-      const { rows } = await sql<{ v: string }>`select v from t where id = 1`.execute(handle.db);
-      return { value: rows[0]!.v, mayShowUndurable: handle.snapshotReads!.mayShowUndurable() };
+      return { value: await readValue(handle), mayShowUndurable: handle.snapshotReads!.mayShowUndurable() };
     });
     assert.deepEqual(await seen, { value: 'mine', mayShowUndurable: true });
-    const synced = handle.durable!();
-    disk.finishAll();
-    await synced;
-    disk.free();
-    await handle.close();
+    await syncNow(handle, disk);
+    await closeDatabase(handle, disk);
   });
 
   it('work outside any scope (jobs, the CLI) reads from the writer, as before', async () => {
     const { handle, disk } = await database();
     await update(handle, 'job');
-    const { rows } = await sql<{ v: string }>`select v from t where id = 1`.execute(handle.db);
-    assert.equal(rows[0]!.v, 'job');
+    assert.equal(await readValue(handle), 'job');
     assert.equal(handle.snapshotReads!.mayShowUndurable(), true);
-    const synced = handle.durable!();
-    disk.finishAll();
-    await synced;
-    disk.free();
-    await handle.close();
+    await syncNow(handle, disk);
+    await closeDatabase(handle, disk);
   });
 
   it('a commit nobody awaits (a background job\'s) is synced unasked, and readers see it after that sync', async () => {
@@ -114,8 +115,7 @@ describe('durable snapshot reads (SQLite group commit)', () => {
     disk.finishAll();
     await new Promise((resolve) => setTimeout(resolve, 10));
     assert.deepEqual(await readInScope(handle), { value: 'from a job', mayShowUndurable: false });
-    disk.free();
-    await handle.close();
+    await closeDatabase(handle, disk);
   });
 
   it("another process's commit is not hidden: reads go to the writer until a new snapshot has been synced", async () => {
@@ -130,8 +130,7 @@ describe('durable snapshot reads (SQLite group commit)', () => {
     disk.finishAll();
     await new Promise((resolve) => setTimeout(resolve, 10));
     assert.deepEqual(await readInScope(handle), { value: 'other node', mayShowUndurable: false }, 'then the snapshot serves it');
-    disk.free();
-    await handle.close();
+    await closeDatabase(handle, disk);
   });
 
   it('lets the WAL restart under a steady write load, so it stays bounded', async () => {
