@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ciSafeText } from './ci-safe-text.js';
 import { EXIT, PipelineError, usageError } from './exit-codes.js';
 import { applyFinish, applyStart, planFinish, planStart, waitForRun } from './pipeline-steps.js';
 import type { FollowContext, WaitOptions } from './run-follower.js';
@@ -66,8 +67,12 @@ const ALLOWED: Record<Command, string[]> = {
 };
 const WAITING = ['poll-interval', 'timeout', 'override-wait', 'help'];
 
-/** `teamstage pipeline …`: answers the exit code. */
-export async function runPipeline(argv: string[], env: NodeJS.ProcessEnv = process.env, out: Output = processOutput): Promise<number> {
+/**
+ * `teamstage pipeline …`: answers the exit code. Every line it prints passes through ciSafeText, since much
+ * of it comes from the server and the run task services (ci-safe-text.ts).
+ */
+export async function runPipeline(argv: string[], env: NodeJS.ProcessEnv = process.env, sink: Output = processOutput): Promise<number> {
+  const out: Output = { info: (line) => sink.info(ciSafeText(line)), result: (line) => sink.result(ciSafeText(line)) };
   try {
     return await dispatch(argv, env, out);
   } catch (error) {

@@ -21,7 +21,8 @@ export type Behavior =
   | 'error500' // 500 every time
   | 'download' // 200; downloads the configuration and plan with and without the token; then `passed`
   | 'heartbeat' // 200, then `running` every 250 ms until refused (never a verdict)
-  | 'flaky'; // 500 to the first request but calls back `running` at once, then `passed`; 200 to any later request
+  | 'flaky' // 500 to the first request but calls back `running` at once, then `passed`; 200 to any later request
+  | 'hostile'; // 200, then `failed` with CI runner commands and ANSI escapes in its message and outcome (HOSTILE_*)
 
 export const FAIL_OUTCOMES = [
   {
@@ -39,6 +40,18 @@ export const FAIL_OUTCOMES = [
   },
   { type: 'task-result-outcomes', attributes: { 'outcome-id': 'PRTNR-CC-TF-128', description: 'Second finding' } },
 ];
+
+/** What the `hostile` behavior writes: a CI log reading this verbatim would run commands and recolour. */
+export const HOSTILE_MESSAGE = '\u001b[31mdenied\u001b[0m\n::add-mask::hunter2\r::stop-commands::pwned\n  ##vso[task.setvariable variable=x]1';
+export const HOSTILE_OUTCOME = {
+  type: 'task-result-outcomes',
+  attributes: {
+    'outcome-id': 'EVIL-1',
+    description: 'bad\n::error file=main.tf::injected\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\',
+    url: 'https://external.service.example/r/evil',
+    tags: { Severity: [{ label: '\u001b[2Jhigh', level: 'error' }] },
+  },
+};
 
 export interface CallbackRecord {
   resultId: string;
@@ -144,6 +157,9 @@ export class ScriptedTaskService {
         this.downloads.push(record);
         return;
       }
+      case 'hostile':
+        await this.callBack(payload, { status: 'failed', message: HOSTILE_MESSAGE }, [HOSTILE_OUTCOME]);
+        return;
       case 'heartbeat':
         for (let beat = 0; beat < 80; beat++) {
           if ((await this.callBack(payload, { status: 'running', message: `beat ${beat}` })) !== 200) return;
