@@ -135,5 +135,10 @@ export const Errors = {
   invalidReport: (detail: string) => new InvalidAttribute('/status', detail),
   logNotFound: () => new NotFound('log not found'),
   unauthorized: (detail?: string) => new Unauthorized(detail),
+  /** An audit trail token on any route but the audit trail's: it authenticates nothing else. */
+  auditTrailTokenReadsOnlyAuditTrail: () => new Unauthorized('an audit trail token reads only the audit trail'),
+  tokenExpiryNotATimestamp: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp'),
+  tokenExpiryInThePast: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be in the future'),
+  unknownTokenType: () => new BadRequest("the token parameter must be 'organization' or 'audit-trails'", 'token'),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
 } as const;

@@ -16,7 +16,22 @@ export type Principal =
       actsAsPerson: boolean;
     };
 
+/**
+ * An organization's audit trail token (HCP's `?token=audit-trails`). Deliberately not a member of
+ * `Principal`: nothing that takes a Principal can be reached with it. Only a route that declares
+ * `config: { auditTrailToken: true }` gets one (http/caller.ts `auditTrailReaderOf`), and it reads that
+ * organization's audit trail and nothing else.
+ */
+export interface AuditTrailPrincipal {
+  kind: 'audit-trail';
+  tokenId: string;
+  organizationName: string;
+}
+
+/** Whatever a bearer token can stand for. */
+export type AnyPrincipal = Principal | AuditTrailPrincipal;
+
 /** A stable key for per-principal limits (rate limit). */
-export function principalKey(principal: Principal): string {
+export function principalKey(principal: AnyPrincipal): string {
   return `${principal.kind}:${principal.tokenId}`;
 }

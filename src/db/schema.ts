@@ -19,7 +19,8 @@ export interface UsersTable {
   created_at: string;
 }
 
-export type TokenKind = 'site' | 'user' | 'organization' | 'team';
+/** `audit-trail`: an organization's audit trail token, which coexists with its organization token. */
+export type TokenKind = 'site' | 'user' | 'organization' | 'audit-trail' | 'team';
 
 export interface TokensTable {
   id: string;

@@ -31,8 +31,15 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
     // A public route without credentials (ping) has nothing to refuse.
     if (failures && (!isPublic || request.headers.authorization !== undefined)) refuseIfOverBudget(failures, request, token);
     if (isPublic) return;
-    request.principal = await authenticator.authenticate(token);
-    await tokenUsage?.used(request.principal.tokenId);
+    // Only a route that declares it takes the audit trail token (the audit trail's) may meet one.
+    if (request.routeOptions.config?.auditTrailToken === true) {
+      const principal = await authenticator.authenticateAny(token);
+      if (principal.kind === 'audit-trail') request.auditTrailPrincipal = principal;
+      else request.principal = principal;
+    } else {
+      request.principal = await authenticator.authenticate(token);
+    }
+    await tokenUsage?.used((request.principal ?? request.auditTrailPrincipal)!.tokenId);
     failures?.succeeded(token!);
   });
   if (!failures) return;

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../core/principal.js';
+import type { AnyPrincipal, Principal } from '../core/principal.js';
 import { Unauthorized } from '../core/errors.js';
 import './fastify-types.js';
 
@@ -7,4 +7,15 @@ import './fastify-types.js';
 export function callerOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new Unauthorized();
   return request.principal;
+}
+
+/**
+ * The caller of a route declared with `config: { auditTrailToken: true }`: any principal, or an audit
+ * trail token. Such a route decides itself what each kind may read (an audit trail token: its own
+ * organization's audit trail, nothing else).
+ */
+export function auditTrailReaderOf(request: FastifyRequest): AnyPrincipal {
+  const principal = request.principal ?? request.auditTrailPrincipal;
+  if (!principal) throw new Unauthorized();
+  return principal;
 }

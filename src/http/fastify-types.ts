@@ -1,4 +1,4 @@
-import type { Principal } from '../core/principal.js';
+import type { AuditTrailPrincipal, Principal } from '../core/principal.js';
 import type { AuthorizedCallback } from '../delivery/callbacks.service.js';
 import type { AuthorizedUpload } from '../workspaces/configuration-versions.service.js';
 import type { SpooledBody } from './spooled-body.js';
@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authentication hook; null only on public routes. */
     principal: Principal | null;
+    /** Set instead of `principal` when an audit trail token calls a route with `config.auditTrailToken`. */
+    auditTrailPrincipal?: AuditTrailPrincipal;
     /**
      * The team a `PATCH /teams/:id` found visible before its body was parsed (404 before 422), so the
      * handler does not look it up a second time.
@@ -32,6 +34,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes that authenticate differently (ping, uploads, run task callbacks) or not at all. */
     public?: boolean;
+    /** The route also takes an organization's audit trail token (the audit trail); read it with `auditTrailReaderOf`. */
+    auditTrailToken?: boolean;
   }
 }
 

@@ -14,7 +14,10 @@ export async function registerRateLimit(app: FastifyInstance, perSecond: number)
     max: perSecond,
     timeWindow: 1000,
     hook: 'preHandler',
-    keyGenerator: (request) => (request.principal ? principalKey(request.principal) : `ip:${request.ip}`),
+    keyGenerator: (request) => {
+      const principal = request.principal ?? request.auditTrailPrincipal;
+      return principal ? principalKey(principal) : `ip:${request.ip}`;
+    },
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
     addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
     errorResponseBuilder: (_request, context) =>

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { nowIso } from '../core/clock.js';
-import { Unauthorized } from '../core/errors.js';
+import { Errors, Unauthorized } from '../core/errors.js';
 import { editionHasTeam, featureSetOf } from '../access/editions.js';
-import type { Principal } from '../core/principal.js';
+import type { AnyPrincipal, Principal } from '../core/principal.js';
 import { digestMatchesHash, hashToken } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
 
@@ -15,7 +15,7 @@ export function bearerToken(request: Pick<FastifyRequest, 'headers'>): string | 
 }
 
 export interface KnownToken {
-  principal: Principal;
+  principal: AnyPrincipal;
   expiredAt: string | null;
 }
 
@@ -27,7 +27,18 @@ export interface KnownToken {
 export class Authenticator {
   constructor(private readonly tokens: TokensRepository) {}
 
+  /**
+   * For every route but the audit trail's: an audit trail token authenticates nothing here (401), so no
+   * service, gate or verdict ever meets one.
+   */
   async authenticate(token: string | undefined): Promise<Principal> {
+    const principal = await this.authenticateAny(token);
+    if (principal.kind === 'audit-trail') throw Errors.auditTrailTokenReadsOnlyAuditTrail();
+    return principal;
+  }
+
+  /** Any kind of token, the audit trail token too: only for routes that declare they take it. */
+  async authenticateAny(token: string | undefined): Promise<AnyPrincipal> {
     if (!token || token.length > 512) throw new Unauthorized();
     const digest = hashToken(token);
     const known = await this.lookUp(digest);
@@ -47,7 +58,7 @@ export class Authenticator {
 
 type AuthenticationRow = NonNullable<Awaited<ReturnType<TokensRepository['findForAuthentication']>>>;
 
-function principalOf(row: AuthenticationRow): Principal | undefined {
+function principalOf(row: AuthenticationRow): AnyPrincipal | undefined {
   switch (row.kind) {
     case 'site':
       return { kind: 'site-admin', tokenId: row.id };
@@ -56,6 +67,8 @@ function principalOf(row: AuthenticationRow): Principal | undefined {
       return { kind: 'user', tokenId: row.id, userId: row.user_id, username: row.username };
     case 'organization':
       return { kind: 'organization', tokenId: row.id, organizationName: row.organization_name! };
+    case 'audit-trail':
+      return { kind: 'audit-trail', tokenId: row.id, organizationName: row.organization_name! };
     case 'team':
       if (!row.team_id || !row.team_organization || row.team_feature_set === null || row.team_is_owners === null) return undefined;
       if (!editionHasTeam(featureSetOf({ feature_set: row.team_feature_set }), { isOwners: row.team_is_owners === 1 })) return undefined;

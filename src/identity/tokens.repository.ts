@@ -91,12 +91,25 @@ export class TokensRepository {
       .execute();
   }
 
-  async deleteOrganizationTokens(organizationName: string): Promise<void> {
-    await this.db.deleteFrom('tokens').where('kind', '=', 'organization').where('organization_name', '=', organizationName).execute();
+  /** How many were deleted: 0 tells the caller there was none. */
+  async deleteOrganizationTokens(organizationName: string, kind: 'organization' | 'audit-trail'): Promise<number> {
+    const result = await this.db.deleteFrom('tokens').where('kind', '=', kind).where('organization_name', '=', organizationName).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
-  async deleteLegacyTeamToken(teamId: string): Promise<void> {
-    await this.db.deleteFrom('tokens').where('kind', '=', 'team').where('team_id', '=', teamId).where('is_legacy', '=', 1).execute();
+  findOrganizationToken(organizationName: string, kind: 'organization' | 'audit-trail'): Promise<TokenRow | undefined> {
+    return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('kind', '=', kind).where('organization_name', '=', organizationName).executeTakeFirst();
+  }
+
+  findLegacyTeamToken(teamId: string): Promise<TokenRow | undefined> {
+    return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('kind', '=', 'team').where('team_id', '=', teamId).where('is_legacy', '=', 1)
+      .executeTakeFirst();
+  }
+
+  /** How many were deleted: 0 tells the caller there was none. */
+  async deleteLegacyTeamToken(teamId: string): Promise<number> {
+    const result = await this.db.deleteFrom('tokens').where('kind', '=', 'team').where('team_id', '=', teamId).where('is_legacy', '=', 1).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async hasSiteToken(): Promise<boolean> {

@@ -2,6 +2,7 @@ import { requireAccess, requirePersonalAccess } from '../access/require-access.j
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
+import { tokenExpiry } from './token-expiry.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -17,25 +18,19 @@ export interface IssuedToken {
   secret: string;
 }
 
-export interface TeamTokenInput {
+/** What a token create takes (every kind): the body's attributes, any of them absent. */
+export interface TokenInput {
   description?: string | null;
   'expired-at'?: string | null;
 }
+
+/** The two tokens an organization may hold at once, each replacing only its own kind. */
+export type OrganizationTokenKind = 'organization' | 'audit-trail';
 
 function createdById(principal: Principal): string | null {
   if (principal.kind === 'user') return principal.userId;
   if (principal.kind === 'team') return principal.serviceAccountUserId;
   return null;
-}
-
-function parseExpiry(value: string | null | undefined): string | null {
-  if (value === undefined || value === null) return null;
-  const time = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(time)) {
-    throw new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp');
-  }
-  if (time <= Date.now()) throw new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be in the future');
-  return new Date(time).toISOString();
 }
 
 /** Issuing and revoking user, organization and team tokens. Each secret is returned once and stored hashed. */
@@ -68,11 +63,16 @@ export class TokensService {
     return { row, secret };
   }
 
-  async createUserToken(principal: Principal, userId: string, description: string | null): Promise<IssuedToken> {
+  async createUserToken(principal: Principal, userId: string, input: TokenInput): Promise<IssuedToken> {
     requirePersonalAccess(principal, 'manage-user-tokens', userId);
     const user = await this.users.findById(userId);
     if (!user || user.is_service_account === 1) throw Errors.userNotFound();
-    const { row, secret } = this.newRow('user', { user_id: user.id, description, created_by_id: user.id });
+    const { row, secret } = this.newRow('user', {
+      user_id: user.id,
+      description: input.description ?? null,
+      created_by_id: user.id,
+      expired_at: tokenExpiry(input['expired-at']),
+    });
     await this.tokens.insert(row);
     return { row, secret };
   }
@@ -82,25 +82,35 @@ export class TokensService {
     return this.tokens.listForUser(userId);
   }
 
-  async createOrganizationToken(principal: Principal, organizationName: string, expiredAt?: string | null): Promise<IssuedToken> {
+  /** The organization token, or the audit trail token (`kind`): each replaces only the previous one of its kind. */
+  async createOrganizationToken(principal: Principal, organizationName: string, kind: OrganizationTokenKind, input: TokenInput): Promise<IssuedToken> {
     const { organization } = await this.gate.enterAsOwner(principal, organizationName);
     const serviceAccount = await ensureServiceAccount(this.users, { kind: 'organization', organizationName: organization.name });
-    const { row, secret } = this.newRow('organization', {
+    const { row, secret } = this.newRow(kind, {
       organization_name: organization.name,
       created_by_id: createdById(principal) ?? serviceAccount,
-      expired_at: parseExpiry(expiredAt),
+      expired_at: tokenExpiry(input['expired-at']),
     });
     await this.tokens.replaceSingle(row, { organizationName: organization.name });
     return { row, secret };
   }
 
-  async deleteOrganizationToken(principal: Principal, organizationName: string): Promise<void> {
+  /** Its metadata, never its secret; 404 when the organization has none of that kind. */
+  async showOrganizationToken(principal: Principal, organizationName: string, kind: OrganizationTokenKind): Promise<TokenRow> {
     const { organization } = await this.gate.enterAsOwner(principal, organizationName);
-    await this.tokens.deleteOrganizationTokens(organization.name);
+    const row = await this.tokens.findOrganizationToken(organization.name, kind);
+    if (!row) throw Errors.tokenNotFound();
+    return row;
+  }
+
+  /** Revokes the token of that kind only (404 when there is none); the other kind stays. */
+  async deleteOrganizationToken(principal: Principal, organizationName: string, kind: OrganizationTokenKind): Promise<void> {
+    const { organization } = await this.gate.enterAsOwner(principal, organizationName);
+    if ((await this.tokens.deleteOrganizationTokens(organization.name, kind)) === 0) throw Errors.tokenNotFound();
   }
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
-  async createTeamToken(principal: Principal, teamId: string, input: TeamTokenInput, legacy: boolean): Promise<IssuedToken> {
+  async createTeamToken(principal: Principal, teamId: string, input: TokenInput, legacy: boolean): Promise<IssuedToken> {
     const { team, standing } = await this.teams.manageableTeam(principal, teamId);
     // Not for a team the edition lacks, nor the owners team's for a caller that is not a person.
     requireAccess(standing, 'team', 'create-token', team);
@@ -115,7 +125,7 @@ export class TokensService {
       is_legacy: legacy ? 1 : 0,
       description: legacy ? null : description,
       created_by_id: createdById(principal) ?? serviceAccountId,
-      expired_at: parseExpiry(input['expired-at']),
+      expired_at: tokenExpiry(input['expired-at']),
       // Whatever a minted token may do, its minter could then do: it is no more a person than the minter.
       acts_as_person: standing.actsAsPerson ? 1 : 0,
     });
@@ -136,9 +146,18 @@ export class TokensService {
     return this.tokens.listForTeam(team.id);
   }
 
+  /** The legacy token's metadata, never its secret; 404 when the team has none. */
+  async showLegacyTeamToken(principal: Principal, teamId: string): Promise<TokenRow> {
+    const team = await this.manageableTeam(principal, teamId);
+    const row = await this.tokens.findLegacyTeamToken(team.id);
+    if (!row) throw Errors.tokenNotFound();
+    return row;
+  }
+
+  /** 404 when the team has no legacy token (HCP's answer, which go-tfe's tests check). */
   async deleteLegacyTeamToken(principal: Principal, teamId: string): Promise<void> {
     const team = await this.manageableTeam(principal, teamId);
-    await this.tokens.deleteLegacyTeamToken(team.id);
+    if ((await this.tokens.deleteLegacyTeamToken(team.id)) === 0) throw Errors.tokenNotFound();
   }
 
   async showToken(principal: Principal, tokenId: string): Promise<TokenRow> {

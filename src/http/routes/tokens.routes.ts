@@ -1,35 +1,53 @@
 import { Type } from '@sinclair/typebox';
+import { Errors } from '../../core/errors.js';
 import { callerOf } from '../caller.js';
 import { sendDocument, sendNoContent } from '../reply.js';
-import { IdParam, NullableString, resourceBody } from '../schemas.js';
+import { IdParam, JsonApiQuery, NullableString } from '../schemas.js';
 import { tokenResource } from '../serializers/tokens.serializer.js';
 import type { TypedApp } from '../typed-app.js';
-import type { IssuedToken } from '../../identity/tokens.service.js';
+import type { IssuedToken, OrganizationTokenKind, TokenInput } from '../../identity/tokens.service.js';
 import type { TokenRow } from '../../identity/tokens.repository.js';
 import type { Services } from '../../services.js';
 
-// The body is optional: `{}` (what an empty body reads as) is accepted.
+/**
+ * Every token create takes what go-tfe sends: no body at all (`{}`), `{"data":{}}` without `type`, or
+ * `{"data":{"type":""}}` (go-tfe marshals its options struct, which has no JSON:API type), as well as
+ * `type: authentication-tokens`. Any other type is a 422.
+ */
 const TokenBody = Type.Object({
   data: Type.Optional(
-    resourceBody('authentication-tokens', Type.Object({ description: NullableString(1000), 'expired-at': NullableString(100) }), {
-      attributesRequired: false,
-    }).properties.data,
+    Type.Object({
+      type: Type.Optional(Type.Union([Type.Literal('authentication-tokens'), Type.Literal('')])),
+      attributes: Type.Optional(Type.Object({ description: NullableString(1000), 'expired-at': NullableString(100) })),
+    }),
   ),
 });
 
 /** The one answer that shows the secret. */
 const issued = (token: IssuedToken) => ({ data: tokenResource(token.row, token.secret) });
+const shown = (row: TokenRow) => ({ data: tokenResource(row) });
 const listed = (rows: TokenRow[]) => ({ data: rows.map((row) => tokenResource(row)) });
+const inputOf = (body: { data?: { attributes?: TokenInput } }): TokenInput => body.data?.attributes ?? {};
 
-/** User, organization and team tokens. Secrets appear only in the creating response. */
+/**
+ * `?token=` on the organization token endpoints (HCP's, as go-tfe sends it): absent or `organization`, the
+ * organization token; `audit-trails` (go-tfe's `AuditTrailToken`; `audit_trails` too), the audit trail token.
+ */
+function organizationTokenKind(query: Record<string, string>): OrganizationTokenKind {
+  const value = query.token;
+  if (value === undefined || value === '' || value === 'organization') return 'organization';
+  if (value === 'audit-trails' || value === 'audit_trails') return 'audit-trail';
+  throw Errors.unknownTokenType();
+}
+
+/** User, organization (and audit trail) and team tokens. Secrets appear only in the creating response. */
 export async function tokensRoutes(app: TypedApp, services: Services): Promise<void> {
   const tokens = services.tokensService;
 
   app.post(
     '/users/:user_id/authentication-tokens',
     { schema: { params: IdParam('user_id'), body: TokenBody, tags: ['tokens'] } },
-    async (request, reply) =>
-      sendDocument(reply, 201, issued(await tokens.createUserToken(callerOf(request), request.params.user_id, request.body.data?.attributes?.description ?? null))),
+    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createUserToken(callerOf(request), request.params.user_id, inputOf(request.body)))),
   );
   app.get(
     '/users/:user_id/authentication-tokens',
@@ -37,30 +55,34 @@ export async function tokensRoutes(app: TypedApp, services: Services): Promise<v
     async (request, reply) => sendDocument(reply, 200, listed(await tokens.listUserTokens(callerOf(request), request.params.user_id))),
   );
 
+  const organizationToken = { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['tokens'] };
   app.post(
     '/organizations/:organization_name/authentication-token',
-    { schema: { params: IdParam('organization_name'), body: TokenBody, tags: ['tokens'] } },
-    async (request, reply) =>
-      sendDocument(
-        reply,
-        201,
-        issued(await tokens.createOrganizationToken(callerOf(request), request.params.organization_name, request.body.data?.attributes?.['expired-at'])),
-      ),
-  );
-  app.delete(
-    '/organizations/:organization_name/authentication-token',
-    { schema: { params: IdParam('organization_name'), tags: ['tokens'] } },
+    { schema: { ...organizationToken, body: TokenBody } },
     async (request, reply) => {
-      await tokens.deleteOrganizationToken(callerOf(request), request.params.organization_name);
-      return sendNoContent(reply);
+      const kind = organizationTokenKind(request.query);
+      const token = await tokens.createOrganizationToken(callerOf(request), request.params.organization_name, kind, inputOf(request.body));
+      return sendDocument(reply, 201, issued(token));
     },
   );
+  app.get('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request, reply) => {
+    const kind = organizationTokenKind(request.query);
+    return sendDocument(reply, 200, shown(await tokens.showOrganizationToken(callerOf(request), request.params.organization_name, kind)));
+  });
+  app.delete('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request, reply) => {
+    await tokens.deleteOrganizationToken(callerOf(request), request.params.organization_name, organizationTokenKind(request.query));
+    return sendNoContent(reply);
+  });
 
   app.post(
     '/teams/:team_id/authentication-token',
     { schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
-    async (request, reply) =>
-      sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, request.body.data?.attributes ?? {}, true))),
+    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, inputOf(request.body), true))),
+  );
+  app.get(
+    '/teams/:team_id/authentication-token',
+    { schema: { params: IdParam('team_id'), tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 200, shown(await tokens.showLegacyTeamToken(callerOf(request), request.params.team_id))),
   );
   app.delete(
     '/teams/:team_id/authentication-token',
@@ -73,8 +95,7 @@ export async function tokensRoutes(app: TypedApp, services: Services): Promise<v
   app.post(
     '/teams/:team_id/authentication-tokens',
     { schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
-    async (request, reply) =>
-      sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, request.body.data?.attributes ?? {}, false))),
+    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, inputOf(request.body), false))),
   );
   app.get(
     '/teams/:team_id/authentication-tokens',
@@ -85,7 +106,7 @@ export async function tokensRoutes(app: TypedApp, services: Services): Promise<v
   app.get(
     '/authentication-tokens/:token_id',
     { schema: { params: IdParam('token_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: tokenResource(await tokens.showToken(callerOf(request), request.params.token_id)) }),
+    async (request, reply) => sendDocument(reply, 200, shown(await tokens.showToken(callerOf(request), request.params.token_id))),
   );
   app.delete(
     '/authentication-tokens/:token_id',
