@@ -29,7 +29,9 @@ export async function serve(config: Config): Promise<void> {
       `\nSite admin token (shown once, also saved to ${siteToken.file}):\n\n  ${siteToken.generated}\n\n`,
     );
   }
-  await app.listen({ host: config.host, port: config.port });
+  const address = await app.listen({ host: config.host, port: config.port });
+  // Where to go next, for the person who just started it: the console's address (the API is under it).
+  process.stdout.write(`Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/\n`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -37,8 +37,10 @@ export const taskLinks = {
   configurationDownload: (baseUrl: string, cvId: string) => `${baseUrl}/api/v2/configuration-versions/${cvId}/download`,
   planJson: (baseUrl: string, planId: string) => `${baseUrl}/api/v2/plans/${planId}/json-output`,
   callback: (baseUrl: string, resultId: string) => `${baseUrl}/api/v2/task-results/${resultId}/callback`,
-  runApp: (baseUrl: string, organization: string, workspace: string, runId: string) => `${baseUrl}/app/${organization}/${workspace}/runs/${runId}`,
-  workspaceApp: (baseUrl: string, organization: string, workspace: string) => `${baseUrl}/app/${organization}/${workspace}`,
+  /** The console's run page at HCP Terraform's path (src/web/router/console-paths.ts names the same). */
+  runApp: (baseUrl: string, organization: string, workspace: string, runId: string) =>
+    `${baseUrl}/app/${organization}/workspaces/${workspace}/runs/${runId}`,
+  workspaceApp: (baseUrl: string, organization: string, workspace: string) => `${baseUrl}/app/${organization}/workspaces/${workspace}`,
 };
 
 export const VERIFICATION_ACCESS_TOKEN = 'test-token';

@@ -5,7 +5,7 @@ import { toApiError } from './api/use-api';
 import { ErrorNotice } from './components/page-states';
 import { PageTitle } from './components/page-title';
 import { SignInPage } from './pages/sign-in-page';
-import { href, matchPath, navigate, useHashPath } from './router/hash-router';
+import { href, interceptLinks, matchPath, useLocationPath } from './router/history-router';
 import { ORG_NAV, ROUTES } from './routes';
 import { SessionContext, type AccountAttributes, type OrganizationAttributes, type Session } from './session/session-context';
 import { clearToken, readToken, saveToken } from './session/token-store';
@@ -56,7 +56,8 @@ export function App() {
 }
 
 function Shell(props: { session: Session }) {
-  const path = useHashPath();
+  const path = useLocationPath();
+  useEffect(interceptLinks, []);
   const { account, organizations } = props.session;
   const matched = useMemo(() => {
     for (const route of ROUTES) {
@@ -105,7 +106,7 @@ function Shell(props: { session: Session }) {
             <PageTitle>Not found</PageTitle>
             <ErrorNotice error={new ApiError(404, [])} what="page" />
             <p>
-              <a href={href('/')} onClick={() => navigate('/')}>
+              <a href={href('/')}>
                 Back to your account
               </a>
             </p>
@@ -116,7 +117,7 @@ function Shell(props: { session: Session }) {
   );
 }
 
-/** With hash routing the skip link cannot use its fragment: move focus to <main> instead. */
+/** The skip link moves focus to <main> without adding a history entry for the fragment. */
 function skipToMain(event: Event) {
   event.preventDefault();
   document.getElementById('main')?.focus();

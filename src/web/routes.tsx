@@ -8,8 +8,10 @@ import { WorkspacePage } from './pages/workspace-page';
 import { WorkspacesListPage } from './pages/workspaces-list-page';
 
 /**
- * Every page of the console: a hash path pattern and the component that renders it (given the decoded
- * parameters). Add a page here with one line; `orgNav` adds a link per organization in the header.
+ * Every page of the console: a path pattern (under /app) and the component that renders it (given the
+ * decoded parameters), first match wins. Add a page here with one line; `ORG_NAV` adds a header link per
+ * organization. `/~/…` are the pages an old hash link names by id alone (router/history-router.ts
+ * `legacyHashPath`); each shows its full path once it has read the thing.
  */
 export interface Route {
   pattern: string;
@@ -18,17 +20,23 @@ export interface Route {
 
 export const ROUTES: Route[] = [
   { pattern: '/', page: AccountPage },
-  { pattern: '/orgs/:org/teams', page: ({ params }) => <TeamsListPage organization={params.org!} /> },
-  { pattern: '/teams/:id', page: ({ params }) => <TeamPage teamId={params.id!} /> },
-  { pattern: '/orgs/:org/workspaces', page: ({ params }) => <WorkspacesListPage organization={params.org!} /> },
-  { pattern: '/orgs/:org/tasks', page: ({ params }) => <RunTasksPage organization={params.org!} /> },
-  { pattern: '/workspaces/:id', page: ({ params }) => <WorkspacePage workspaceId={params.id!} /> },
-  { pattern: '/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
+  { pattern: '/~/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
+  { pattern: '/~/teams/:id', page: ({ params }) => <TeamPage teamId={params.id!} /> },
+  { pattern: '/~/workspaces/:id', page: ({ params }) => <WorkspacePage lookup={{ id: params.id! }} /> },
+  { pattern: '/:org/teams', page: ({ params }) => <TeamsListPage organization={params.org!} /> },
+  { pattern: '/:org/teams/:id', page: ({ params }) => <TeamPage teamId={params.id!} /> },
+  { pattern: '/:org/workspaces', page: ({ params }) => <WorkspacesListPage organization={params.org!} /> },
+  { pattern: '/:org/workspaces/:name', page: ({ params }) => <WorkspacePage lookup={{ organization: params.org!, name: params.name! }} /> },
+  { pattern: '/:org/workspaces/:ws/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
+  { pattern: '/:org/tasks', page: ({ params }) => <RunTasksPage organization={params.org!} /> },
+  // The forms `run_app_url` and `workspace_app_url` had before they took HCP's: links already sent still open.
+  { pattern: '/:org/:ws/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
+  { pattern: '/:org/:ws', page: ({ params }) => <WorkspacePage lookup={{ organization: params.org!, name: params.ws! }} /> },
 ];
 
 /** Per-organization navigation: label and path pattern (":org" is replaced by the organization's name). */
 export const ORG_NAV: { label: string; pattern: string }[] = [
-  { label: 'Teams', pattern: '/orgs/:org/teams' },
-  { label: 'Workspaces', pattern: '/orgs/:org/workspaces' },
-  { label: 'Run tasks', pattern: '/orgs/:org/tasks' },
+  { label: 'Teams', pattern: '/:org/teams' },
+  { label: 'Workspaces', pattern: '/:org/workspaces' },
+  { label: 'Run tasks', pattern: '/:org/tasks' },
 ];

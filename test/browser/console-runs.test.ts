@@ -52,6 +52,11 @@ async function runAwaitingOverride(): Promise<{ gated: GatedWorkspace; runId: st
   return { gated, runId, stageId: stage.id };
 }
 
+/** The run's page at HCP Terraform's path, as `run_app_url` names it. */
+function runPath(gated: GatedWorkspace, runId: string): string {
+  return `${url}/app/${gated.org.name}/workspaces/${gated.workspace.name}/runs/${runId}`;
+}
+
 function postPlanStep(page: Page) {
   return page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^Post-plan tasks/ }) });
 }
@@ -73,11 +78,16 @@ async function recordStepStatuses(page: Page): Promise<void> {
 test('a run whose mandatory task failed: message and outcomes, no override for a reader, override with a comment, the run moves on', async () => {
   const { gated, runId, stageId } = await runAwaitingOverride();
 
+  // The link the task service was sent opens the run itself, through the sign-in.
+  const runAppUrl = service.deliveries().find((request) => request.json?.run_id === runId)?.json?.run_app_url as string;
+  assert.equal(runAppUrl, runPath(gated, runId));
   const page = await browser.newPage();
-  await signIn(page, url, org.owner.token);
-  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.goto(runAppUrl);
+  await page.getByLabel('API token').fill(org.owner.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
   await page.getByRole('button', { name: 'Override' }).waitFor();
+  assert.equal(page.url(), runAppUrl);
 
   // The timeline in order, with the absent stages said so.
   const headings = await page.locator('ol.timeline > li h3').allInnerTexts();
@@ -114,7 +124,7 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
   const readerPage = await browser.newPage();
   await signIn(readerPage, url, reader.token);
-  await readerPage.goto(`${url}/app/#/runs/${runId}`);
+  await readerPage.goto(runPath(gated, runId));
   await readerPage.getByRole('heading', { name: `Run ${runId}` }).waitFor();
   await postPlanStep(readerPage).getByText('PRTNR-CC-TF-127', { exact: true }).waitFor();
   await readerPage.getByText('the run waits until someone who manages run tasks overrides this stage').waitFor();
@@ -187,8 +197,57 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   await assertFitsPhoneWidth(page, 'the run tasks page');
 
   // A run id nobody may see: "not found or not visible to you", as the API answers.
-  await page.goto(`${url}/app/#/runs/run-doesnotexist`);
+  await page.goto(`${url}/app/${org.name}/workspaces/${gated.workspace.name}/runs/run-doesnotexist`);
   await page.getByText('Run: not found or not visible to you.').waitFor();
+  await page.close();
+});
+
+test('links: HCP paths, the older link forms and hash links open their page; the back button works; / leads to the console', async () => {
+  const gated = await gatedWorkspace(ctx, service, 'pass', { org, enforcement: 'advisory' });
+  const runId = await startRun(gated, { 'plan-only': true, message: 'linked run' });
+  await waitForRunStatus(gated.api, runId, 'planned_and_finished');
+  const workspacePath = `${url}/app/${org.name}/workspaces/${gated.workspace.name}`;
+  const page = await browser.newPage();
+  await page.goto(`${url}/`);
+  await page.getByRole('heading', { name: 'Sign in to Teamstage' }).waitFor();
+  assert.equal(page.url(), `${url}/app/`);
+  await signIn(page, url, org.owner.token);
+
+  // A hash link of the console before history routing (a fragment change, then a fresh load): the page, at its path.
+  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await page.waitForURL(runPath(gated, runId));
+  await page.goto(`${url}/app/${org.name}/teams#/orgs/${org.name}/tasks`);
+  await page.getByRole('heading', { name: `Run tasks of ${org.name}` }).waitFor();
+  await page.waitForURL(`${url}/app/${org.name}/tasks`);
+  // The forms run_app_url and workspace_app_url had before: still open, and show HCP's path.
+  await page.goto(`${url}/app/${org.name}/${gated.workspace.name}/runs/${runId}`);
+  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await page.waitForURL(runPath(gated, runId));
+  await page.goto(`${url}/app/${org.name}/${gated.workspace.name}`);
+  await page.getByRole('heading', { name: `Workspace ${gated.workspace.name}` }).waitFor();
+  await page.waitForURL(workspacePath);
+
+  // Inside the console a link changes the path without loading the page again; back and forward follow.
+  await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+  await page.getByRole('table', { name: /^Runs of / }).getByRole('link', { name: runId }).click();
+  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  assert.equal(page.url(), runPath(gated, runId));
+  await page.goBack();
+  await page.getByRole('heading', { name: `Workspace ${gated.workspace.name}` }).waitFor();
+  assert.equal(page.url(), workspacePath);
+  await page.goForward();
+  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await page.getByRole('link', { name: `Workspace ${gated.workspace.name}` }).click();
+  await page.getByRole('heading', { name: `Workspace ${gated.workspace.name}` }).waitFor();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Teams' }).click();
+  await page.getByRole('heading', { name: `Teams of ${org.name}` }).waitFor();
+  assert.equal(page.url(), `${url}/app/${org.name}/teams`);
+  assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
+  // A reload of a deep path shows the same page.
+  await page.goto(runPath(gated, runId));
+  await page.reload();
+  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
   await page.close();
 });
 
@@ -198,15 +257,15 @@ test('a member with no read right is told a workspace is not found, and empty li
   const gated = await gatedWorkspace(ctx, service, 'pass', { org });
   const page = await browser.newPage();
   await signIn(page, url, member.token);
-  await page.goto(`${url}/app/#/workspaces/${gated.workspace.id}`);
+  await page.goto(`${url}/app/${org.name}/workspaces/${gated.workspace.name}`);
   await page.getByText('Workspace: not found or not visible to you.').waitFor();
   await assertAccessible(page, 'a hidden workspace');
 
   const ownerPage = await browser.newPage();
   await signIn(ownerPage, url, other.owner.token);
-  await ownerPage.goto(`${url}/app/#/orgs/${other.name}/workspaces`);
+  await ownerPage.goto(`${url}/app/${other.name}/workspaces`);
   await ownerPage.getByText('No workspace you can see in this organization.').waitFor();
-  await ownerPage.goto(`${url}/app/#/orgs/${other.name}/tasks`);
+  await ownerPage.goto(`${url}/app/${other.name}/tasks`);
   await ownerPage.getByText('This organization has no run task.').waitFor();
   await assertAccessible(ownerPage, 'an empty run tasks page');
   await page.close();
@@ -214,10 +273,10 @@ test('a member with no read right is told a workspace is not found, and empty li
 });
 
 test('a refresh that fails keeps the run on screen, says so, and recovers by itself', async () => {
-  const { runId } = await runAwaitingOverride();
+  const { gated, runId } = await runAwaitingOverride();
   const page = await browser.newPage();
   await signIn(page, url, org.owner.token);
-  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.goto(runPath(gated, runId));
   await page.getByRole('button', { name: 'Override' }).waitFor();
   // The server stops answering: the next poll fails.
   await page.route(`**/api/v2/runs/${runId}?**`, (route) => route.abort());
@@ -253,7 +312,7 @@ test('a plan with a log (log-read-url) shows it, read with the signed-in token',
     logAuthorization = await route.request().headerValue('authorization') ?? undefined;
     await route.fulfill({ status: 200, contentType: 'text/plain', body: 'Terraform will perform the following actions:\n\nPlan: 1 to add, 0 to change, 0 to destroy.' });
   });
-  await page.goto(`${url}/app/#/runs/${runId}`);
+  await page.goto(runPath(gated, runId));
   await page.getByText('The plan log').click();
   await page.getByText('Plan: 1 to add, 0 to change, 0 to destroy.').waitFor();
   // Read from the console's own origin (not the host the base URL names), with the signed-in token.

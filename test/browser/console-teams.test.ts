@@ -32,7 +32,7 @@ after(async () => {
 });
 
 async function openTeams(page: Page): Promise<void> {
-  await page.goto(`${server.url}/app/#/orgs/${org.name}/teams`);
+  await page.goto(`${server.url}/app/${org.name}/teams`);
   await page.getByRole('heading', { name: `Teams of ${org.name}` }).waitFor();
 }
 
@@ -78,7 +78,7 @@ test('an owner renames a team and changes its visibility and token management; a
   const team = await createTeam(server.ctx, org, { name: 'to-rename', visibility: 'secret' });
   const page = await browser.newPage();
   await signIn(page, server.url, org.owner.token);
-  await page.goto(`${server.url}/app/#/teams/${team.id}`);
+  await page.goto(`${server.url}/app/${org.name}/teams/${team.id}`);
   await page.getByRole('heading', { name: 'Team to-rename' }).waitFor();
   await page.getByLabel('Team name').fill(other.name);
   await page.getByRole('button', { name: 'Save settings' }).click();
@@ -104,7 +104,7 @@ test('an owner adds and removes a member; the list counts leave out the team tok
   assert.equal(issued.status, 201, issued.text);
   const page = await browser.newPage();
   await signIn(page, server.url, org.owner.token);
-  await page.goto(`${server.url}/app/#/teams/${team.id}`);
+  await page.goto(`${server.url}/app/${org.name}/teams/${team.id}`);
   await page.getByRole('heading', { name: 'Team people' }).waitFor();
   await page.getByText('This team has no members yet.').waitFor();
   await page.getByText(/service account, which its team token acts as/).waitFor();
@@ -135,7 +135,7 @@ test('a team token is shown once with a copy button, listed without its secret, 
   const team = await createTeam(server.ctx, org, { name: 'deployers', visibility: 'organization' });
   const page = await browser.newPage();
   await signIn(page, server.url, org.owner.token);
-  await page.goto(`${server.url}/app/#/teams/${team.id}`);
+  await page.goto(`${server.url}/app/${org.name}/teams/${team.id}`);
   await page.getByText('This team has no tokens.').waitFor();
   await page.getByLabel('New token description').fill('ci pipeline');
   await page.getByRole('button', { name: 'Create a team token' }).click();
@@ -172,7 +172,7 @@ test('a member without rights: "not found" on a secret team, no controls on a vi
   const page = await browser.newPage();
   await signIn(page, server.url, member.token);
 
-  await page.goto(`${server.url}/app/#/teams/${secret.id}`);
+  await page.goto(`${server.url}/app/${org.name}/teams/${secret.id}`);
   await page.getByText('Team: not found or not visible to you.').waitFor();
   await assertAccessible(page, 'a hidden team');
 
@@ -218,7 +218,7 @@ test('the team page at phone width, and its screenshot', async () => {
   await addToTeam(org, team.id, member.username);
   const page = await browser.newPage();
   await signIn(page, server.url, org.owner.token);
-  await page.goto(`${server.url}/app/#/teams/${team.id}`);
+  await page.goto(`${server.url}/app/${org.name}/teams/${team.id}`);
   await page.getByRole('heading', { name: 'Team app-developers' }).waitFor();
   await page.getByRole('cell', { name: member.username, exact: true }).waitFor();
   await page.getByText('This team has no tokens.').waitFor();

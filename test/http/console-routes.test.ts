@@ -62,8 +62,22 @@ describe('web console files at /app', () => {
     }
   });
 
-  it('an unknown file or path under /app is a JSON:API 404, also with a body and no credentials', async () => {
-    for (const url of ['/app/assets/main-NOTBUILT.js', '/app/teams/team-abc', '/app/assets/../index.html']) {
+  it('every console path under /app is the page itself (history routing), HCP run links included; / leads to /app/', async () => {
+    const index = (await get('/app/')).body;
+    for (const url of ['/app/acme/workspaces/web/runs/run-AAAAAAAAAAAAAAAA', '/app/acme/teams/team-abc', '/app/acme/web/runs/run-1', '/app/assets/workspaces', '/app/assets']) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 200, url);
+      assert.match(String(response.headers['content-type']), /^text\/html/, url);
+      assert.match(String(response.headers['content-security-policy']), /default-src 'none'/, url);
+      assert.equal(response.body, index, url);
+    }
+    const root = await get('/');
+    assert.equal(root.statusCode, 302);
+    assert.equal(root.headers.location, '/app/');
+  });
+
+  it('an unknown asset under /app/assets is a JSON:API 404, also with a body and no credentials', async () => {
+    for (const url of ['/app/assets/main-NOTBUILT.js', '/app/assets/style.css']) {
       const response = await get(url);
       assert.equal(response.statusCode, 404, url);
       assert.match(String(response.headers['content-type']), /json/);

@@ -45,7 +45,7 @@ async function assertDelivery(ctx: TestContext, request: RecordedTaskRequest, ga
   assert.equal(payload.is_speculative, run.attributes['plan-only']);
   assert.equal(payload.organization_name, gated.org.name);
   if (withPlan) assert.equal(payload.plan_json_api_url, `${base}/api/v2/plans/${run.relationships.plan.data.id}/json-output`);
-  assert.equal(payload.run_app_url, `${base}/app/${gated.org.name}/${gated.workspace.name}/runs/${runId}`);
+  assert.equal(payload.run_app_url, `${base}/app/${gated.org.name}/workspaces/${gated.workspace.name}/runs/${runId}`);
   assert.equal(payload.run_created_at, run.attributes['created-at']);
   assert.equal(payload.run_created_by, gated.org.owner.username);
   assert.equal(payload.run_id, runId);
@@ -53,7 +53,7 @@ async function assertDelivery(ctx: TestContext, request: RecordedTaskRequest, ga
   assert.equal(payload.task_result_callback_url, `${base}/api/v2/task-results/${payload.task_result_id}/callback`);
   assert.equal(payload.task_result_enforcement_level, result.attributes['workspace-task-enforcement-level']);
   for (const key of ['vcs_branch', 'vcs_commit_url', 'vcs_pull_request_url', 'vcs_repo_url']) assert.equal(payload[key], null, key);
-  assert.equal(payload.workspace_app_url, `${base}/app/${gated.org.name}/${gated.workspace.name}`);
+  assert.equal(payload.workspace_app_url, `${base}/app/${gated.org.name}/workspaces/${gated.workspace.name}`);
   assert.equal(payload.workspace_id, gated.workspace.id);
   assert.equal(payload.workspace_name, gated.workspace.name);
   assert.equal(payload.workspace_working_directory, '');

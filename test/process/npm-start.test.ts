@@ -40,6 +40,8 @@ describe('npm start (the bundled build, SQLite)', () => {
         if (ready?.status === 200) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      // The start banner says where the console is.
+      assert.match(output, new RegExp(`Web console: ${base.replace(/[.]/g, '\\.')}/app/\n`));
       const token = TOKEN_PATTERN.exec(output)?.[1];
       assert.ok(token, `no site token printed:\n${output}`);
       const api = (method: string, url: string, body?: unknown) =>

@@ -5,8 +5,9 @@ import { defaultConsoleDir, loadConsoleAssets, pickEncoding, type ConsoleFile } 
 /**
  * The web console at /app (src/web, built into dist/web): one HTML page and its content-hashed assets.
  * No authentication here: the files hold no data; the console signs in to /api/v2 like any client.
- * The console routes with the URL's fragment (#/teams/...), so /app/* other than the assets is the usual
- * JSON:API 404 and no path needs an HTML fallback.
+ * The console routes by history (src/web/router/history-router.ts): every /app/* path other than an asset
+ * is the same HTML page, which reads the path itself, so HCP's links (`run_app_url`,
+ * `/app/<org>/workspaces/<ws>/runs/<run>`) open the page they name. `/` leads to the console.
  */
 export const CONSOLE_PREFIX = '/app';
 
@@ -39,9 +40,14 @@ export async function consoleRoutes(app: FastifyInstance, options: { dir?: strin
   };
   app.get(CONSOLE_PREFIX, { schema: { hide: true } }, sendIndex);
   app.get(`${CONSOLE_PREFIX}/`, { schema: { hide: true } }, sendIndex);
+  app.get(`${CONSOLE_PREFIX}/*`, { schema: { hide: true } }, sendIndex);
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${CONSOLE_PREFIX}/`, 302));
 
   app.get<{ Params: { file: string } }>(`${CONSOLE_PREFIX}/assets/:file`, { schema: { hide: true } }, async (request, reply) => {
     const file = built?.assets.get(request.params.file);
+    // Asset names have a dot (main-HASH.js); organization names never do, so /app/assets/<name> without one
+    // is the console page of an organization called "assets".
+    if (!file && !request.params.file.includes('.')) return sendIndex(request, reply);
     if (!file) throw Errors.noRoute(request.method, request.url.split('?')[0]!);
     return send(request, reply, file, { 'cache-control': 'public, max-age=31536000, immutable' });
   });

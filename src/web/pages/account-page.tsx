@@ -1,7 +1,8 @@
 import { PageTitle } from '../components/page-title';
 import { EmptyState } from '../components/page-states';
 import { useSession } from '../session/session-context';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href } from '../router/history-router';
 
 /** Home: who is signed in and the organizations they belong to (each a way into its teams). */
 export function AccountPage() {
@@ -30,7 +31,7 @@ export function AccountPage() {
           {organizations.map((organization) => (
             <li key={organization.id}>
               <h3>{organization.attributes.name}</h3>
-              <a href={href(link`/orgs/${organization.id}/teams`)}>Teams</a>
+              <a href={href(paths.teams(organization.id))}>Teams</a>
             </li>
           ))}
         </ul>

@@ -1,6 +1,8 @@
 import { PageTitle } from '../components/page-title';
 import { ErrorNotice } from '../components/page-states';
-import { href, link } from '../router/hash-router';
+import { useEffect } from 'preact/hooks';
+import { paths } from '../router/console-paths';
+import { href, showCanonicalPath } from '../router/history-router';
 import { RunActions } from '../runs/run-actions';
 import { RunTimeline } from '../runs/run-timeline';
 import { buildTimeline } from '../runs/run-timeline-model';
@@ -16,6 +18,12 @@ import { useSession } from '../session/session-context';
 export function RunPage(props: { runId: string }) {
   const { api } = useSession();
   const details = useRunDetails(api, props.runId);
+  const loadedWorkspace = details.state === 'ok' ? details.data.workspace : undefined;
+  const organization = (loadedWorkspace?.relationships?.organization?.data as { id: string } | undefined)?.id;
+  const canonical = organization && loadedWorkspace ? paths.run(organization, loadedWorkspace.attributes.name, props.runId) : null;
+  useEffect(() => {
+    if (canonical) showCanonicalPath(canonical);
+  }, [canonical]);
   if (details.state === 'loading') return <p role="status" class="muted">Loading the run…</p>;
   if (details.state === 'error') {
     return (
@@ -32,7 +40,9 @@ export function RunPage(props: { runId: string }) {
     <>
       {workspaceId && (
         <p class="muted">
-          <a href={href(link`/workspaces/${workspaceId}`)}>Workspace {workspace?.attributes.name ?? workspaceId}</a>
+          <a href={href(organization && workspace ? paths.workspace(organization, workspace.attributes.name) : paths.workspaceById(workspaceId))}>
+            Workspace {workspace?.attributes.name ?? workspaceId}
+          </a>
         </p>
       )}
       <PageTitle>{`Run ${run.id}`}</PageTitle>

@@ -3,7 +3,8 @@ import type { ListDocument, Resource } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import { relatedId, stageLabel, type RunTaskAttributes, type WorkspaceAttributes, type WorkspaceTaskAttributes } from '../workspaces/workspace-types';
 
@@ -75,7 +76,7 @@ export function RunTasksPage(props: { organization: string }) {
                             return (
                               <tr key={attachment.id}>
                                 <td>
-                                  <a href={href(link`/workspaces/${workspaceId}`)}>{workspace?.attributes.name ?? workspaceId}</a>
+                                  <a href={href(workspace ? paths.workspace(props.organization, workspace.attributes.name) : paths.workspaceById(workspaceId))}>{workspace?.attributes.name ?? workspaceId}</a>
                                 </td>
                                 <td>{(attachment.attributes.stages ?? []).map(stageLabel).join(', ')}</td>
                                 <td>{attachment.attributes['enforcement-level'] === 'mandatory' ? 'Mandatory' : 'Advisory'}</td>

@@ -1,9 +1,11 @@
+import { useEffect } from 'preact/hooks';
 import type { Document } from '../api/jsonapi-types';
 import { segment } from '../api/api-client';
 import { useApi } from '../api/use-api';
 import { ErrorNotice } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href, showCanonicalPath } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import { OrganizationAccessForm } from '../teams/organization-access-form';
 import { TeamMembersSection } from '../teams/team-members-section';
@@ -18,6 +20,10 @@ export function TeamPage(props: { teamId: string }) {
     () => api.get<Document<TeamAttributes>>(`/teams/${segment(props.teamId)}`, { include: 'users,organization-memberships' }),
     [props.teamId],
   );
+  const organizationOf = team.data?.data.relationships?.organization?.data as { id: string } | undefined;
+  useEffect(() => {
+    if (organizationOf) showCanonicalPath(paths.team(organizationOf.id, props.teamId));
+  }, [organizationOf?.id, props.teamId]);
   if (team.state === 'loading') return <p role="status" class="muted">Loading the team…</p>;
   if (team.state === 'error') {
     return (
@@ -32,7 +38,7 @@ export function TeamPage(props: { teamId: string }) {
   return (
     <>
       <p class="muted">
-        <a href={href(link`/orgs/${organization}/teams`)}>Teams of {organization}</a>
+        <a href={href(paths.teams(organization))}>Teams of {organization}</a>
       </p>
       <PageTitle>{`Team ${data.attributes.name}`}</PageTitle>
       <p>

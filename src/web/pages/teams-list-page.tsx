@@ -4,7 +4,8 @@ import { segment } from '../api/api-client';
 import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href } from '../router/history-router';
 import { useSession, type OrganizationAttributes } from '../session/session-context';
 import type { TeamAttributes } from '../teams/team-types';
 import { CreateTeamForm } from '../teams/create-team-form';
@@ -66,7 +67,7 @@ export function TeamsListPage(props: { organization: string }) {
                   {document.data.map((team) => (
                     <tr key={team.id}>
                       <td>
-                        <a href={href(link`/teams/${team.id}`)}>{team.attributes.name}</a>
+                        <a href={href(paths.team(props.organization, team.id))}>{team.attributes.name}</a>
                       </td>
                       <td>{team.attributes.visibility === 'secret' ? 'Secret' : 'Visible to the organization'}</td>
                       <td>{team.attributes['non-service-users-count']}</td>

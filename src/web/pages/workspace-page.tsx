@@ -1,18 +1,36 @@
+import { useEffect } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import type { Document } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
 import { ErrorNotice } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href, showCanonicalPath } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import { WorkspaceRunsSection } from '../workspaces/workspace-runs-section';
 import { WorkspaceTasksSection } from '../workspaces/workspace-tasks-section';
 import { relatedId, type Workspace, type WorkspaceAttributes } from '../workspaces/workspace-types';
 
+/** How a page names its workspace: by organization and name (HCP's paths), or by id (old links). */
+export type WorkspaceLookup = { id: string } | { organization: string; name: string };
+
 /** One workspace: its settings, the run tasks attached to it, and its runs. */
-export function WorkspacePage(props: { workspaceId: string }) {
+export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
   const { api } = useSession();
-  const workspace = useApi(() => api.get<Document<WorkspaceAttributes>>(`/workspaces/${segment(props.workspaceId)}`), [props.workspaceId]);
+  const { lookup } = props;
+  const key = 'id' in lookup ? lookup.id : `${lookup.organization}/${lookup.name}`;
+  const workspace = useApi(
+    () =>
+      api.get<Document<WorkspaceAttributes>>(
+        'id' in lookup ? `/workspaces/${segment(lookup.id)}` : `/organizations/${segment(lookup.organization)}/workspaces/${segment(lookup.name)}`,
+      ),
+    [key],
+  );
+  const loaded = workspace.data?.data as Workspace | undefined;
+  const canonical = loaded ? paths.workspace(relatedId(loaded, 'organization') ?? '', loaded.attributes.name) : null;
+  useEffect(() => {
+    if (canonical) showCanonicalPath(canonical);
+  }, [canonical]);
   if (workspace.state === 'loading') return <p role="status" class="muted">Loading the workspace…</p>;
   if (workspace.state === 'error') {
     return (
@@ -27,7 +45,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
   return (
     <>
       <p class="muted">
-        <a href={href(link`/orgs/${organization}/workspaces`)}>Workspaces of {organization}</a>
+        <a href={href(paths.workspaces(organization))}>Workspaces of {organization}</a>
       </p>
       <PageTitle>{`Workspace ${data.attributes.name}`}</PageTitle>
       <dl class="facts">

@@ -3,7 +3,8 @@ import type { ListDocument } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import type { WorkspaceAttributes } from '../workspaces/workspace-types';
 
@@ -36,7 +37,7 @@ export function WorkspacesListPage(props: { organization: string }) {
                   {document.data.map((workspace) => (
                     <tr key={workspace.id}>
                       <td>
-                        <a href={href(link`/workspaces/${workspace.id}`)}>{workspace.attributes.name}</a>
+                        <a href={href(paths.workspace(props.organization, workspace.attributes.name))}>{workspace.attributes.name}</a>
                       </td>
                       <td>{workspace.attributes.description || <span class="muted">—</span>}</td>
                       <td>{workspace.attributes['auto-apply'] ? 'Automatic' : 'After confirmation'}</td>

@@ -3,7 +3,8 @@ import { segment, type ApiError } from '../api/api-client';
 import type { Document } from '../api/jsonapi-types';
 import { toApiError } from '../api/use-api';
 import { ErrorNotice, FieldErrors } from '../components/page-states';
-import { link, navigate } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { navigate } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import type { TeamAttributes } from './team-types';
 import { VisibilityChoice } from './visibility-choice';
@@ -23,7 +24,7 @@ export function CreateTeamForm(props: { organization: string }) {
       const created = await api.post<Document<TeamAttributes>>(`/organizations/${segment(props.organization)}/teams`, {
         data: { type: 'teams', attributes: { name: name.trim(), visibility } },
       });
-      navigate(link`/teams/${created.data.id}`);
+      navigate(paths.team(props.organization, created.data.id));
     } catch (caught) {
       setError(toApiError(caught));
     } finally {

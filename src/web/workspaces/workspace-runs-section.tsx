@@ -3,11 +3,12 @@ import { segment } from '../api/api-client';
 import type { ListDocument } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href } from '../router/history-router';
 import { StatusBadge, Time } from '../runs/status-badge';
 import type { RunAttributes } from '../runs/run-types';
 import { useSession } from '../session/session-context';
-import type { Workspace } from './workspace-types';
+import { relatedId, type Workspace } from './workspace-types';
 
 /** Statuses after which a run in the list is not expected to change (an `applied` run may still run post-apply tasks). */
 const AT_REST = new Set(['planned_and_finished', 'post_apply_completed', 'discarded', 'errored', 'canceled', 'applied']);
@@ -15,6 +16,7 @@ const AT_REST = new Set(['planned_and_finished', 'post_apply_completed', 'discar
 /** A workspace's runs, newest first; the list reads itself again every few seconds while one is moving. */
 export function WorkspaceRunsSection(props: { workspace: Workspace }) {
   const { api } = useSession();
+  const organization = relatedId(props.workspace, 'organization') ?? '';
   const runs = useApi(
     () => api.get<ListDocument<RunAttributes>>(`/workspaces/${segment(props.workspace.id)}/runs`, { 'page[size]': '50' }),
     [props.workspace.id],
@@ -48,7 +50,7 @@ export function WorkspaceRunsSection(props: { workspace: Workspace }) {
                 {document.data.map((run) => (
                   <tr key={run.id}>
                     <td>
-                      <a href={href(link`/runs/${run.id}`)}>{run.id}</a>
+                      <a href={href(paths.run(organization, props.workspace.attributes.name, run.id))}>{run.id}</a>
                     </td>
                     <td>
                       <StatusBadge status={run.attributes.status} />

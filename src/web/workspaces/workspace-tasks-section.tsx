@@ -2,7 +2,8 @@ import { segment } from '../api/api-client';
 import type { ListDocument } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
-import { href, link } from '../router/hash-router';
+import { paths } from '../router/console-paths';
+import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import { relatedId, stageLabel, type RunTaskAttributes, type Workspace, type WorkspaceTaskAttributes } from './workspace-types';
 
@@ -27,7 +28,7 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
           document.data.length === 0 ? (
             <EmptyState>
               No run task is attached to this workspace, so its runs go through no task stage. Attach one through the API (POST
-              /workspaces/…/tasks); the organization's run tasks are listed on its <a href={href(link`/orgs/${props.organization}/tasks`)}>run tasks</a>{' '}
+              /workspaces/…/tasks); the organization's run tasks are listed on its <a href={href(paths.tasks(props.organization))}>run tasks</a>{' '}
               page.
             </EmptyState>
           ) : (
