@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/database.js';
 import { registerJsonParsers } from './http/body-parsers.js';
 import { nodeServerOptions, wrapRequestListener } from './http/node-server.js';
+import { readTlsPair } from './http/tls-certificate.js';
 import { refuseRequestsWhileClosing } from './http/closing-answer.js';
 import { answerUnroutedBeforeBody, continueAfterCredentials, requireCredentialCheckBeforeBody } from './http/credentials-before-body.js';
 import { AuthFailureLimit } from './http/auth-failure-limit.js';
@@ -67,7 +68,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
       headersTimeoutMs: config.http.headersTimeoutSeconds * 1000,
       requestTimeoutMs: config.http.requestTimeoutSeconds * 1000,
       keepAliveTimeoutMs: config.http.keepAliveTimeoutSeconds * 1000,
-    }),
+    }, config.tls ? readTlsPair(config.tls) : undefined),
   }).withTypeProvider<TypeBoxTypeProvider>();
   wrapRequestListener(app.server, responses);
 

@@ -10,6 +10,11 @@ export interface Config {
   /** SQLite only: GROUP and FULL survive power loss (GROUP syncs commits together), NORMAL only process crashes. */
   sqliteSynchronous: SqliteSynchronous;
   baseUrl: string;
+  /**
+   * TEAMSTAGE_TLS_CERT / TEAMSTAGE_TLS_KEY: PEM files; when set, the server speaks HTTPS itself (the `tfe`
+   * provider and terraform's `cloud` block only speak https) and re-reads both files on SIGHUP.
+   */
+  tls: { certFile: string; keyFile: string } | undefined;
   siteToken: string | undefined;
   defaultFeatureSet: string;
   /** Requests per second per principal; 0 disables the limit. */
@@ -97,6 +102,15 @@ function wholeCount(name: string, raw: string | undefined, fallback: number): nu
 
 export const FEATURE_SET_NAMES = ['Free', 'Standard', 'Business'] as const;
 
+/** Both files or neither: half a TLS setting is a typo, not a wish for plain HTTP. */
+function tlsFiles(env: NodeJS.ProcessEnv): Config['tls'] {
+  const certFile = env.TEAMSTAGE_TLS_CERT || undefined;
+  const keyFile = env.TEAMSTAGE_TLS_KEY || undefined;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new ConfigError('TEAMSTAGE_TLS_CERT and TEAMSTAGE_TLS_KEY must be set together');
+  return { certFile, keyFile };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = positiveNumber('PORT', env.PORT, 8080, true);
@@ -105,7 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^sqlite:/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
   }
-  const baseUrl = (env.TEAMSTAGE_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const tls = tlsFiles(env);
+  const baseUrl = (env.TEAMSTAGE_BASE_URL || `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   try {
     new URL(baseUrl);
   } catch {
@@ -148,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     sqliteSynchronous,
     baseUrl,
+    tls,
     siteToken: env.TEAMSTAGE_SITE_TOKEN || undefined,
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),

@@ -1,8 +1,10 @@
+import type { Server as TlsServer } from 'node:tls';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { joinAndMigrate } from './db/migrate.js';
 import { probeWrite } from './db/write-probe.js';
+import { reloadTlsOnHangup } from './http/tls-certificate.js';
 import { ensureSiteToken } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 
@@ -32,6 +34,7 @@ export async function serve(config: Config): Promise<void> {
   const address = await app.listen({ host: config.host, port: config.port });
   // Where to go next, for the person who just started it: the console's address (the API is under it).
   process.stdout.write(`Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/\n`);
+  if (config.tls) reloadTlsOnHangup(app.server as unknown as TlsServer, config.tls, app.log);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { answerWithError, MAX_HEADER_BYTES, type InFlightResponses } from './http-layer-answers.js';
+import type { TlsPair } from './tls-certificate.js';
 
 export interface ServerLimits {
   headersTimeoutMs: number;
@@ -8,23 +9,22 @@ export interface ServerLimits {
 }
 
 /**
- * Fastify's server options (`http`, `requestTimeout`, `keepAliveTimeout`): node:http bounds how long a
- * client may take (headers, whole request, idle keep-alive) and how large its headers may be.
+ * Fastify's server options (`http` or `https`, `requestTimeout`, `keepAliveTimeout`): node:http bounds how
+ * long a client may take (headers, whole request, idle keep-alive) and how large its headers may be. With a
+ * TLS pair the same limits go into `https` (Fastify hands node:https only that object).
  */
-export function nodeServerOptions(limits: ServerLimits) {
-  return {
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    http: {
-      headersTimeout: limits.headersTimeoutMs,
-      maxHeaderSize: MAX_HEADER_BYTES,
-      // How often node:http looks for requests past their timeouts (its default, 30 s, would let a
-      // timeout of seconds run late by up to that much).
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.headersTimeoutMs / 4)),
-      // Answered below, as JSON:API (node:http would answer an empty 400).
-      requireHostHeader: false,
-    },
+export function nodeServerOptions(limits: ServerLimits, tlsPair?: TlsPair) {
+  const http = {
+    headersTimeout: limits.headersTimeoutMs,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    // How often node:http looks for requests past their timeouts (its default, 30 s, would let a
+    // timeout of seconds run late by up to that much).
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.headersTimeoutMs / 4)),
+    // Answered below, as JSON:API (node:http would answer an empty 400).
+    requireHostHeader: false,
   };
+  const server = tlsPair ? { https: { ...http, ...tlsPair } } : { http };
+  return { requestTimeout: limits.requestTimeoutMs, keepAliveTimeout: limits.keepAliveTimeoutMs, ...server };
 }
 
 /**

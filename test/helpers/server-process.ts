@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { freePort } from './postgres-server.js';
 import { processCpuMs } from './process-cpu.js';
 
@@ -27,7 +28,8 @@ export interface ServerProcess {
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { compiled?: boolean; port?: number; readyTimeoutMs?: number } = {},
+  /** `tlsCa`: the server serves HTTPS (TEAMSTAGE_TLS_CERT/KEY in `env`) with a certificate this CA signed. */
+  options: { compiled?: boolean; port?: number; readyTimeoutMs?: number; tlsCa?: string } = {},
 ): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const args = options.compiled
@@ -44,12 +46,13 @@ export async function startServerProcess(
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${options.tlsCa ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const dispatcher = options.tlsCa ? new Agent({ connect: { ca: options.tlsCa } }) : undefined;
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
     try {
-      const response = await fetch(`${url}/readyz`);
+      const response = dispatcher ? await undiciFetch(`${url}/readyz`, { dispatcher }) : await fetch(`${url}/readyz`);
       if (response.ok) break;
     } catch {
       /* not listening yet */
@@ -60,6 +63,7 @@ export async function startServerProcess(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  await dispatcher?.close();
   return {
     url,
     port,

@@ -14,12 +14,14 @@ for (const dialect of testDialects()) {
     });
     after(() => ctx.close());
 
-    it('GET /api/v2/ping: 204 without a token, with the TFP headers and X-RateLimit-Limit', async () => {
+    it('GET /api/v2/ping: 204 without a token, with the TFP headers, X-TFE-Version and X-RateLimit-Limit', async () => {
       const ping = await anonymous(ctx).get('/api/v2/ping');
       assert.equal(ping.status, 204);
       assert.equal(ping.text, '');
       assert.equal(ping.headers['tfp-api-version'], '2.6');
       assert.equal(ping.headers['tfp-appname'], 'Teamstage');
+      // A Terraform Enterprise release (vYYYYMM-N): the tfe provider gates workspace task stages on it.
+      assert.equal(ping.headers['x-tfe-version'], 'v202507-1');
       assert.notEqual(ping.headers['x-ratelimit-limit'], undefined);
     });
 
