@@ -89,7 +89,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const taskAccessTokens = new TaskResultTokens(deliveries);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks);
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
-  const runTransitions = new RunTransitions(runs);
+  const runTransitions = new RunTransitions(runs, jobs);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.

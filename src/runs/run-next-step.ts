@@ -23,6 +23,8 @@ export interface RunSnapshot {
   agent: boolean;
   /** The plan's has-changes (false until a plan finished). */
   planHasChanges: boolean;
+  /** A pending run with runs ahead of it in its workspace's queue (run-queue.ts): it waits. Absent: false. */
+  waitsForTurn?: boolean;
 }
 
 export type RunStep =
@@ -31,7 +33,7 @@ export type RunStep =
   | { kind: 'enter-stage'; stageId: string; to: RunStatus }
   | { kind: 'execute-plan' }
   | { kind: 'execute-apply' }
-  | { kind: 'wait'; reason: 'task-stage' | 'override' | 'confirmation' | 'finished' | 'agent' };
+  | { kind: 'wait'; reason: 'task-stage' | 'override' | 'confirmation' | 'finished' | 'agent' | 'queue' };
 
 export function runFacts(run: Omit<RunSnapshot, 'status' | 'autoApply'>, stages: readonly Pick<StageSnapshot, 'stage'>[]): RunFacts {
   return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)), noChanges: run.agent && !run.planHasChanges };
@@ -87,6 +89,7 @@ export function nextStep(run: RunSnapshot, stages: readonly StageSnapshot[]): Ru
 
   switch (status) {
     case 'pending':
+      if (run.waitsForTurn === true) return { kind: 'wait', reason: 'queue' };
       return step(status, 'queue', facts);
     case 'plan_queued':
     case 'pre_plan_completed':

@@ -10,6 +10,7 @@ import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions
 import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 import { RUN_ADVANCE_JOB, runAdvanceJob } from './run-advance-job.js';
+import { QUEUE_NEXT_JOB, isQueueNextPayload, takesTurns } from './run-queue.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
 
 /** The part of src/jobs run progress uses. */
@@ -82,6 +83,12 @@ export class RunProgress {
   registerJobs(): void {
     this.jobs.register(RUN_ADVANCE_JOB, async (payload: { runId?: unknown }) => {
       if (typeof payload?.runId === 'string') await this.advance(payload.runId);
+    });
+    // A run gave its workspace's turn back (run-queue.ts): the next pending run may take it.
+    this.jobs.register(QUEUE_NEXT_JOB, async (payload: unknown) => {
+      if (!isQueueNextPayload(payload)) return;
+      const next = await this.runs.headOfQueue(payload.workspaceId);
+      if (next) await this.advance(next);
     });
   }
 
@@ -176,7 +183,13 @@ export class RunProgress {
     let taken = 0;
     while (taken < maxSteps) {
       const decided = path.length === 0 ? run : { ...run, status: path[path.length - 1]! };
-      const next = nextStep(runSnapshot(decided, planHasChanges), stages);
+      const snapshot = runSnapshot(decided, planHasChanges);
+      // A pending run takes its turn only when nobody is ahead of it, decided under the workspace's lock.
+      if (decided.status === 'pending' && takesTurns(run)) {
+        await this.runs.lockWorkspaceTurn(trx, run.workspace_id);
+        snapshot.waitsForTurn = (await this.runs.runsAhead(trx, run)) > 0;
+      }
+      const next = nextStep(snapshot, stages);
       if (next.kind === 'wait') return { waiting: await flush(), taken };
       if (next.kind === 'execute-plan' || next.kind === 'execute-apply') {
         if (!(await flush())) return { waiting: false, taken };

@@ -148,9 +148,13 @@ export function isDiscardable(status: RunStatus, facts: RunFacts): boolean {
   return status === 'pending' || awaitsConfirmation(status, facts) || stageOfStatus(status)?.phase === 'awaiting_decision';
 }
 
-/** Work in progress (queued or running): cancel interrupts it. Waiting states are discarded instead. */
+/**
+ * Work in progress (queued or running): cancel interrupts it. Waiting states are discarded instead, except
+ * `pending`: a run waiting for its turn in the workspace's queue may be canceled too (as HCP allows).
+ */
 export function isCancelable(status: RunStatus, facts: RunFacts): boolean {
-  if (TERMINAL_STATUSES.has(status) || status === 'pending') return false;
+  if (TERMINAL_STATUSES.has(status)) return false;
+  if (status === 'pending') return true;
   if (isDiscardable(status, facts)) return false;
   // `applied` with nothing after it is finished; with a post-apply stage to enter it is still in progress.
   if (status === 'applied') return stageEnteredFrom('applied', facts) !== undefined;

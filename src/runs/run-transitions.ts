@@ -3,6 +3,8 @@ import { withTimestamps } from '../core/status-timestamps.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';
+import { mayReleaseTurn, queueNextJob, takesTurns } from './run-queue.js';
+import type { NewJob } from '../jobs/job-queue.js';
 import type { PhaseChanges, PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 
 /** What a phase's outcome writes on the plan or apply with the status change. */
@@ -23,7 +25,10 @@ export interface PhaseCache {
  * caller's transaction so whatever else belongs to the change (a job, a stage start) commits with it.
  */
 export class RunTransitions {
-  constructor(private readonly runs: RunsRepository) {}
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly jobs: { enqueue(executor: Executor, job: NewJob): Promise<void> },
+  ) {}
 
   /**
    * The run as written, or undefined when it was no longer in `run.status`: someone else moved it first
@@ -58,6 +63,8 @@ export class RunTransitions {
     const timestamps = withTimestamps(run.status_timestamps, path, now);
     if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now))) return undefined;
     const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now };
+    // The run may have given its workspace's turn back: wake the next one, after this commits (run-queue.ts).
+    if (takesTurns(run) && mayReleaseTurn(to)) await this.jobs.enqueue(executor, queueNextJob(run.workspace_id));
     // Most stage steps (`post_plan_running`, `post_plan_completed`, …) leave the phases alone: no read.
     if (!path.some(mayMovePhases) && !details.plans && !details.applies) return moved;
 

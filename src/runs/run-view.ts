@@ -13,6 +13,8 @@ export interface RunView {
   hasChanges: boolean;
   /** The run's task stages in run order. */
   stages: Array<{ id: string; stage: TaskStageName }>;
+  /** A pending run: how many runs of its workspace are ahead of it (run-queue.ts); else 0. */
+  positionInQueue: number;
 }
 
 /** The related records asked for (`include=plan,apply,workspace,configuration-version`), each once. */

@@ -7,6 +7,7 @@ import { multiTableInsert } from '../db/multi-table-insert.js';
 import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
 import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
+import { TURNLESS_STATUSES } from './run-queue.js';
 
 export type RunRow = RunsTable;
 /** A plan or apply as read with its run: without the uploads (plan JSON, log), which are read on their own. */
@@ -40,6 +41,8 @@ export class RunsRepository {
   /** Whether insertNewRun writes a run in one statement (PostgreSQL), its job included. */
   private readonly insertsInOneStatement: boolean;
   private readonly insertAll: ReturnType<typeof multiTableInsert>;
+  /** PostgreSQL: the queue's turn is decided under the workspace's row lock (SQLite transactions hold the whole database). */
+  private readonly locksRows: boolean;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -50,6 +53,7 @@ export class RunsRepository {
     private readonly stagesWriter: NewRunStagesWriter,
   ) {
     this.insertsInOneStatement = dialect === 'postgres';
+    this.locksRows = dialect === 'postgres';
     this.insertAll = multiTableInsert(db);
   }
 
@@ -232,6 +236,62 @@ export class RunsRepository {
       .where('agent_report', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Takes the workspace's row lock for the rest of the transaction (PostgreSQL; SQLite's transactions are
+   * serialized already): every decision that a run of the workspace may take its turn (run-queue.ts) holds
+   * it, so of two nodes deciding at once, the second sees the first one's run holding the turn.
+   */
+  async lockWorkspaceTurn(executor: Executor, workspaceId: string): Promise<void> {
+    if (this.locksRows) await executor.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+  }
+
+  /**
+   * How many runs of the workspace come before this one in its queue: the run holding the turn (a
+   * non-speculative run that is neither pending nor finished) and the non-speculative runs pending since
+   * before it. 0: its turn.
+   */
+  async runsAhead(executor: Executor, run: Pick<RunRow, 'id' | 'workspace_id' | 'created_at'>): Promise<number> {
+    const row = await executor
+      .selectFrom('runs as r')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('r.workspace_id', '=', run.workspace_id)
+      .where('r.id', '<>', run.id)
+      .where('r.plan_only', '=', 0)
+      .where((eb) =>
+        eb.or([
+          eb.and([
+            eb('r.status', '=', 'pending'),
+            eb.or([eb('r.created_at', '<', run.created_at), eb.and([eb('r.created_at', '=', run.created_at), eb('r.id', '<', run.id)])]),
+          ]),
+          eb.and([
+            eb('r.status', 'not in', [...TURNLESS_STATUSES]),
+            // `applied` holds the turn only while a post-apply stage is to come.
+            eb.or([
+              eb('r.status', '<>', 'applied'),
+              eb.exists(eb.selectFrom('task_stages as s').select('s.id').whereRef('s.run_id', '=', 'r.id').where('s.stage', '=', 'post_apply')),
+            ]),
+          ]),
+        ]),
+      )
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The workspace's earliest pending non-speculative run: the next to take the turn. */
+  async headOfQueue(workspaceId: string, executor: Executor = this.db): Promise<string | undefined> {
+    const row = await executor
+      .selectFrom('runs')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('plan_only', '=', 0)
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
   }
 
   async updatePhase(executor: Executor, table: PhaseTable, id: string, changes: PhaseChanges): Promise<void> {

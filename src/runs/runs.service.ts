@@ -18,6 +18,7 @@ import { executionModeOf } from '../workspaces/execution-mode.js';
 import { runCreator } from './run-creator.js';
 import type { RunProgress } from './run-progress.js';
 import { runFactsOf } from './run-facts.js';
+import { takesTurns } from './run-queue.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import type { RunTransitions } from './run-transitions.js';
 import type { PhaseRow, RunRow, RunsRepository } from './runs.repository.js';
@@ -207,6 +208,10 @@ export class RunsService {
   ): Promise<{ views: RunView[]; related: RunRelated }> {
     const runIds = rows.map((row) => row.id);
     const { plans, applies, stages } = known ?? (await this.relationsOf(runIds));
+    const positions = new Map<string, number>();
+    for (const row of rows) {
+      if (row.status === 'pending' && takesTurns(row)) positions.set(row.id, await this.runs.runsAhead(this.db, row));
+    }
     const views = rows.map((row): RunView => {
       const plan = plans.find((candidate) => candidate.run_id === row.id);
       return {
@@ -215,6 +220,7 @@ export class RunsService {
         applyId: applies.find((candidate) => candidate.run_id === row.id)?.id ?? null,
         hasChanges: plan?.has_changes === 1,
         stages: byRunOrder(stages.filter((stage) => stage.run_id === row.id)),
+        positionInQueue: positions.get(row.id) ?? 0,
       };
     });
     const related: RunRelated = {

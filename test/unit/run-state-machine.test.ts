@@ -17,7 +17,7 @@ const PLAN_ONLY_ALL_STAGES: RunFacts = { planOnly: true, stages: new Set(['pre_p
 
 /** Every allowed transition of a run without task stages; anything not listed is not allowed. */
 const WITHOUT_STAGES: Table = {
-  pending: { queue: 'plan_queued', discard: 'discarded', error: 'errored' },
+  pending: { queue: 'plan_queued', discard: 'discarded', cancel: 'canceled', error: 'errored' },
   plan_queued: { start_plan: 'planning', cancel: 'canceled', error: 'errored' },
   pre_plan_running: { stage_passed: 'pre_plan_completed', stage_needs_override: 'pre_plan_awaiting_decision', stage_failed: 'errored', cancel: 'canceled', error: 'errored' },
   pre_plan_completed: { start_plan: 'planning', cancel: 'canceled', error: 'errored' },
@@ -185,6 +185,12 @@ describe('run next step', () => {
     for (const status of ['errored', 'unreachable', 'failed', 'canceled']) {
       assert.deepEqual(nextStep(running, [stage('post_plan', status)]), { kind: 'transition', event: 'stage_failed', to: 'errored' }, status);
     }
+  });
+
+  it('a pending run waits for its turn in the workspace queue, and takes it when nobody is ahead', () => {
+    assert.deepEqual(nextStep({ ...run('pending'), waitsForTurn: true }, []), { kind: 'wait', reason: 'queue' });
+    assert.deepEqual(nextStep({ ...run('pending'), waitsForTurn: false }, []), { kind: 'transition', event: 'queue', to: 'plan_queued' });
+    assert.deepEqual(nextStep(run('pending'), []), { kind: 'transition', event: 'queue', to: 'plan_queued' });
   });
 
   it('waits while a stage awaits an override, and continues once the override passed it', () => {

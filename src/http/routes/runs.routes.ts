@@ -27,7 +27,13 @@ const CreateRunBody = resourceBody(
   }),
   {
     attributesRequired: false,
-    relationships: Type.Object({ workspace: relationship('workspaces'), 'configuration-version': relationship('configuration-versions') }),
+    relationships: Type.Object({
+      workspace: relationship('workspaces'),
+      // `{"data": null}` (or no relationship): the workspace's latest uploaded configuration version.
+      'configuration-version': Type.Optional(
+        Type.Object({ data: Type.Union([Type.Object({ id: Type.String({ maxLength: 255 }), type: Type.Literal('configuration-versions') }), Type.Null()]) }),
+      ),
+    }),
   },
 );
 
@@ -61,7 +67,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
         {
           attributes: attributes ?? {},
           workspaceId: relationships?.workspace?.data.id,
-          configurationVersionId: relationships?.['configuration-version']?.data.id,
+          configurationVersionId: relationships?.['configuration-version']?.data?.id,
         },
         include,
       );

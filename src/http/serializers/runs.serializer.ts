@@ -35,7 +35,7 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
       'replace-addrs': [],
       'target-addrs': [],
       variables: [],
-      'position-in-queue': 0,
+      'position-in-queue': view.positionInQueue,
       'created-at': row.created_at,
       'canceled-at': timestamps['canceled-at'] ?? null,
       actions: {
