@@ -30,8 +30,9 @@ async function gatedWorkspace(client: HttpClient, token: string, organization: s
       data: { type: 'workspace-tasks', attributes: { 'enforcement-level': level, stages: ['post_plan'] }, relationships: { task: { data: { type: 'tasks', id: task.data.id } } } },
     });
   }
+  // Plan-only: the runs of one workspace run one at a time unless speculative, and these measure the post-plan fan-out.
   const createRun = async () =>
-    (await call('POST', '/runs', { data: { type: 'runs', attributes: { message: 'bench' }, relationships: { workspace: { data: { type: 'workspaces', id: workspace.data.id } } } } })).data.id as string;
+    (await call('POST', '/runs', { data: { type: 'runs', attributes: { message: 'bench', 'plan-only': true }, relationships: { workspace: { data: { type: 'workspaces', id: workspace.data.id } } } } })).data.id as string;
   return { call, createRun };
 }
 

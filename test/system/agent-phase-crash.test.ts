@@ -69,16 +69,17 @@ for (const dialect of testDialects() as Dialect[]) {
         }
       };
 
-      const workspace = await call(a, 'POST', `/organizations/${organization}/workspaces`, {
-        data: { type: 'workspaces', attributes: { name: 'pipeline', 'execution-mode': 'agent' } },
-      });
-      const version = await call(a, 'POST', `/workspaces/${workspace.data.id}/configuration-versions`, {
-        data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } },
-      });
-      const upload = await fetch(version.data.attributes['upload-url'], { method: 'PUT', body: new Uint8Array(tarGz()), headers: { 'content-type': 'application/octet-stream' } });
-      assert.equal(upload.status, 200);
+      // A workspace per run: a workspace runs one run at a time (its queue), and both plans are claimed at once.
       const runs = [];
       for (let index = 0; index < 2; index++) {
+        const workspace = await call(a, 'POST', `/organizations/${organization}/workspaces`, {
+          data: { type: 'workspaces', attributes: { name: `pipeline-${index}`, 'execution-mode': 'agent' } },
+        });
+        const version = await call(a, 'POST', `/workspaces/${workspace.data.id}/configuration-versions`, {
+          data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } },
+        });
+        const upload = await fetch(version.data.attributes['upload-url'], { method: 'PUT', body: new Uint8Array(tarGz()), headers: { 'content-type': 'application/octet-stream' } });
+        assert.equal(upload.status, 200);
         const run = await call(a, 'POST', '/runs', { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: workspace.data.id } } } } });
         runs.push({ runId: run.data.id as string, planId: run.data.relationships.plan.data.id as string, applyId: run.data.relationships.apply.data.id as string });
       }
