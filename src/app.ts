@@ -18,6 +18,7 @@ import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { addSecurityHeaders } from './http/security-headers.js';
 import { RequestLog } from './http/request-log.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { consoleRoutes } from './http/routes/console.routes.js';
@@ -75,6 +76,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const services = createServices(handle, config, app.log);
 
   const metrics = createMetrics(app);
+  addSecurityHeaders(app);
   const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
   // The first onRequest hook: an address over its failed-authentication budget costs nothing further.
   if (failures) refuseOverBudgetFirst(app, failures, metrics.observeEarlyRefusal);

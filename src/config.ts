@@ -94,8 +94,8 @@ function destinationRules(name: string, raw: string | undefined): DestinationRul
 }
 
 /** A count of slots: a positive whole number. */
-function wholeCount(name: string, raw: string | undefined, fallback: number): number {
-  const value = positiveNumber(name, raw, fallback);
+function wholeCount(name: string, raw: string | undefined, fallback: number, allowZero = false): number {
+  const value = positiveNumber(name, raw, fallback, allowZero);
   if (!Number.isInteger(value)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   return value;
 }
@@ -169,7 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
     authFailureLimit,
     logLevel: env.LOG_LEVEL || 'info',
-    logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096),
+    // 0 is documented: each line written at once.
+    logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096, true),
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
     dataDir,
     http,

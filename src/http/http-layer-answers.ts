@@ -1,6 +1,7 @@
 import http, { type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ERROR_TITLES, type ErrorObject } from './error-document.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 /**
  * Answers that node:http gives by itself unless told otherwise: 400 for a malformed request, 408 for a
@@ -19,7 +20,12 @@ function errorDocument(status: number, detail: string): string {
 /** Answers through a response nothing has written to yet, and closes the connection after it. */
 export function answerWithError(response: ServerResponse, status: number, detail: string): void {
   const body = errorDocument(status, detail);
-  response.writeHead(status, { 'content-type': 'application/vnd.api+json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  response.writeHead(status, {
+    'content-type': 'application/vnd.api+json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+    ...SECURITY_HEADERS,
+  });
   response.end(body);
 }
 
@@ -28,7 +34,8 @@ function rawAnswer(status: number, detail: string): string {
   const body = errorDocument(status, detail);
   return (
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\n` +
-    `Content-Type: application/vnd.api+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `Content-Type: application/vnd.api+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n` +
+    `X-Content-Type-Options: ${SECURITY_HEADERS['x-content-type-options']}\r\n\r\n${body}`
   );
 }
 

@@ -24,9 +24,11 @@ export const TFE_RELEASE = 'v202507-1';
 
 /** Unauthenticated endpoints: health for orchestrators, discovery and ping for Terraform clients. */
 export async function healthRoutes(app: FastifyInstance, options: { handle: DatabaseHandle; rateLimit: number; writeHealth?: WriteHealth }) {
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));
+  // Probes are never rate-limited: a load balancer checking often must not see a healthy node as down.
+  const probe = { schema: { hide: true }, config: { rateLimit: false as const } };
+  app.get('/healthz', probe, async () => ({ status: 'ok', version: VERSION }));
 
-  app.get('/readyz', { schema: { hide: true } }, async () => {
+  app.get('/readyz', probe, async () => {
     try {
       await sql`select 1`.execute(options.handle.db);
     } catch {
