@@ -48,6 +48,20 @@ for (const dialect of testDialects()) {
       const shown = await org.owner.api.get(`/organization-memberships/${membership.id}`);
       assertStatus(shown, 200);
       assert.equal(shown.body.data.attributes.status, 'active');
+      assert.equal(shown.body.included, undefined);
+    });
+
+    it('show with include=user has the user in included (the tfe provider reads the username there); a bad include is 400', async () => {
+      const org = await createOrganization(ctx);
+      const user = await createUser(ctx);
+      const membership = await invite(org, user.email);
+      const shown = await org.owner.api.get(`/organization-memberships/${membership.id}?include=user`);
+      assertStatus(shown, 200);
+      assert.equal(shown.body.included.length, 1);
+      assert.equal(shown.body.included[0].type, 'users');
+      assert.equal(shown.body.included[0].id, user.id);
+      assert.equal(shown.body.included[0].attributes.username, user.username);
+      assertError(await org.owner.api.get(`/organization-memberships/${membership.id}?include=bogus`), 400, /include parameter/);
     });
 
     it('an email nobody registered yet is invited too; duplicates and bad emails are 422', async () => {

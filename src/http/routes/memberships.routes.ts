@@ -57,8 +57,14 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
 
   app.get(
     '/organization-memberships/:membership_id',
-    { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: membershipOf(await memberships.show(callerOf(request), request.params.membership_id)) }),
+    { schema: { params: MembershipParams, querystring: JsonApiQuery, tags: ['organization-memberships'] } },
+    async (request, reply) => {
+      // The `tfe` provider reads the username of tfe_organization_membership from the included user.
+      const include = parseInclude(request.query, ['user'] as const);
+      const view = await memberships.show(callerOf(request), request.params.membership_id);
+      const included = include.has('user') && view.user ? [userResource(view.user, { showEmail: true })] : [];
+      return sendDocument(reply, 200, { data: membershipOf(view), ...(included.length > 0 ? { included } : {}) });
+    },
   );
 
   app.post(
