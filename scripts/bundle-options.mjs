@@ -1,3 +1,5 @@
+import { builtinModules } from 'node:module';
+
 /**
  * How the `teamstage` command is bundled (esbuild options), shared by scripts/bundle.mjs and the test that
  * bundles the sources the same way (test/process/pipeline-cli.test.ts).
@@ -26,4 +28,33 @@ export function bundleOptions(entryPoint, outfile) {
     },
     logLevel: 'warning',
   };
+}
+
+/**
+ * The standalone pipeline client (src/pipeline/pipeline-main.ts → dist/bundle/teamstage-pipeline.mjs), which
+ * the server serves at /pipeline/teamstage-pipeline.mjs for CI jobs to fetch with one curl: no native module,
+ * no server code, nothing outside Node's own modules, so it runs with a bare `node`. Its version is written
+ * in, since no package.json travels with it (src/core/version.ts).
+ */
+export function pipelineBundleOptions(entryPoint, outfile, version) {
+  return {
+    entryPoints: [entryPoint],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    define: { TEAMSTAGE_BUILD_VERSION: JSON.stringify(version) },
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
+
+/** Throws unless every import the bundle left outside is one of Node's own modules. */
+export function assertSelfContained(metafile) {
+  const outside = Object.values(metafile.outputs)
+    .flatMap((output) => output.imports)
+    .filter((imported) => imported.external && !imported.path.startsWith('node:') && !builtinModules.includes(imported.path))
+    .map((imported) => imported.path);
+  if (outside.length > 0) throw new Error(`the pipeline client must not import anything but node: modules; it imports ${[...new Set(outside)].join(', ')}`);
 }

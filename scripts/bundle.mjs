@@ -6,14 +6,24 @@
  * undici and Fastify are each hundreds of files) cost about 0.6 s of CPU on every start; one file loads in
  * about a third of that. tsc still type-checks and compiles; esbuild only joins the output.
  * The esbuild options are in bundle-options.mjs.
+ *
+ * It also builds the standalone pipeline client, dist/bundle/teamstage-pipeline.mjs: the `teamstage pipeline`
+ * commands alone, with no server code and no dependency to install (bundle-options.mjs).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { bundleOptions } from './bundle-options.mjs';
+import fs from 'node:fs';
+import { assertSelfContained, bundleOptions, pipelineBundleOptions } from './bundle-options.mjs';
 
 export const BUNDLE = path.join('dist', 'bundle', 'teamstage.mjs');
+/** The standalone pipeline client the server serves (src/http/routes/pipeline-client.routes.ts). */
+export const PIPELINE_BUNDLE = path.join('dist', 'bundle', 'teamstage-pipeline.mjs');
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 await build(bundleOptions(path.join(root, 'dist', 'src', 'cli.js'), path.join(root, BUNDLE)));
+
+const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const pipeline = await build(pipelineBundleOptions(path.join(root, 'dist', 'src', 'pipeline', 'pipeline-main.js'), path.join(root, PIPELINE_BUNDLE), version));
+assertSelfContained(pipeline.metafile);

@@ -22,6 +22,7 @@ import { addSecurityHeaders } from './http/security-headers.js';
 import { RequestLog } from './http/request-log.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { consoleRoutes } from './http/routes/console.routes.js';
+import { defaultPipelineClientFile, pipelineClientRoutes, refuseOtherPipelineClientVersions } from './http/routes/pipeline-client.routes.js';
 import { WriteHealth } from './ops/write-health.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
 import { createServices, type Services } from './services.js';
@@ -83,6 +84,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const writeHealth = new WriteHealth(handle);
   registerErrorHandler(app, { onStorageFailure: (failure) => writeHealth.refused(failure) });
   refuseRequestsWhileClosing(app);
+  refuseOtherPipelineClientVersions(app, config.baseUrl);
   requireCredentialCheckBeforeBody(app);
   registerJsonParsers(app);
   // SQLite group commit: no response that may acknowledge or show a commit still in flight leaves before
@@ -118,6 +120,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   registerMetricsRoute(app, metrics);
   await app.register(healthRoutes, { handle, rateLimit: config.rateLimit, writeHealth });
   await app.register(consoleRoutes);
+  await app.register(pipelineClientRoutes, { file: config.pipeline.clientFile ?? defaultPipelineClientFile() });
   await app.register(async (api) => registerApiRoutes(api, services), { prefix: '/api/v2' });
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 

@@ -58,6 +58,14 @@ export interface Config {
     /** TEAMSTAGE_LOG_MAX_BYTES: the largest plan or apply log accepted (422 beyond). */
     logMaxBytes: number;
   };
+  /** The `teamstage pipeline` client side (README "Gate your pipeline"). */
+  pipeline: {
+    /**
+     * TEAMSTAGE_PIPELINE_CLIENT_FILE: the standalone client served at /pipeline/teamstage-pipeline.mjs
+     * (default: this installation's dist/bundle/teamstage-pipeline.mjs; undefined: that default).
+     */
+    clientFile: string | undefined;
+  };
   jobs: {
     /** Seconds a claimed job stays leased; after a crash its jobs wait at most this long. */
     leaseSeconds: number;
@@ -186,6 +194,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       phaseTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_PHASE_TIMEOUT', env.TEAMSTAGE_AGENT_PHASE_TIMEOUT, 3600),
       planJsonMaxBytes: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_BYTES', env.TEAMSTAGE_PLAN_JSON_MAX_BYTES, 50 * 1024 * 1024),
       logMaxBytes: wholeCount('TEAMSTAGE_LOG_MAX_BYTES', env.TEAMSTAGE_LOG_MAX_BYTES, 10 * 1024 * 1024),
+    },
+    pipeline: {
+      clientFile: env.TEAMSTAGE_PIPELINE_CLIENT_FILE ? path.resolve(env.TEAMSTAGE_PIPELINE_CLIENT_FILE) : undefined,
     },
     jobs: {
       leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),

@@ -141,4 +141,8 @@ export const Errors = {
   tokenExpiryInThePast: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be in the future'),
   unknownTokenType: () => new BadRequest("the token parameter must be 'organization' or 'audit-trails'", 'token'),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
+  /** The standalone pipeline client names its version in every request; it must be the server's own. */
+  pipelineClientVersionMismatch: (client: string, server: string, clientUrl: string) =>
+    new BadRequest(`this teamstage pipeline client is version ${client} and the server ${server}: fetch the client again (curl -fsSo teamstage-pipeline.mjs ${clientUrl})`),
+  pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
 } as const;

@@ -14,4 +14,10 @@ function readVersion(): string {
   return '0.0.0';
 }
 
-export const VERSION = readVersion();
+/**
+ * Set by scripts/bundle.mjs (esbuild `define`) in the standalone pipeline client, which is downloaded alone
+ * and has no package.json beside it; undefined everywhere else.
+ */
+declare const TEAMSTAGE_BUILD_VERSION: string | undefined;
+
+export const VERSION = typeof TEAMSTAGE_BUILD_VERSION === 'string' ? TEAMSTAGE_BUILD_VERSION : readVersion();

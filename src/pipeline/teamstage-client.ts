@@ -61,7 +61,12 @@ export class TeamstageClient {
   /** `path` is relative to /api/v2, or an absolute URL (upload URLs). */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> {
     const url = /^https?:\/\//.test(path) ? path : `${this.apiBase}${path}`;
-    const headers: Record<string, string> = { 'user-agent': `teamstage-pipeline/${VERSION}`, accept: 'application/vnd.api+json' };
+    // The server refuses a client of another version with a 400 that says where the matching one is.
+    const headers: Record<string, string> = {
+      'user-agent': `teamstage-pipeline/${VERSION}`,
+      'x-teamstage-pipeline-version': VERSION,
+      accept: 'application/vnd.api+json',
+    };
     if (!options.anonymous) headers.authorization = `Bearer ${this.token}`;
     let body: Uint8Array | string | undefined;
     if (options.body !== undefined) {

@@ -1,13 +1,13 @@
 /**
- * `teamstage pipeline …` as a CI job runs it: a separate process, bundled into one file the way
- * `npm run build` bundles the `teamstage` command (scripts/bundle.mjs; here esbuild bundles the sources
- * directly into .tmp/, so this test never races another test rebuilding dist/), against a live server
- * process, with the plan JSON and log taken from the fixtures the way a pipeline hands them over after
- * `terraform plan` and `terraform show -json`. Its exit codes: 0 proceed, 1 failed, 2 usage/transport,
- * 3 awaiting an override.
+ * `teamstage pipeline …` as a CI job runs it: the standalone client, bundled the way `npm run build` bundles
+ * it (scripts/bundle.mjs; here esbuild bundles the sources directly into .tmp/, so this test never races
+ * another test rebuilding dist/), served by a live server process and installed from it with one curl into
+ * a directory with no node_modules, then run as a separate process with the plan JSON and log taken from
+ * the fixtures the way a pipeline hands them over after `terraform plan` and `terraform show -json`. Its
+ * exit codes: 0 proceed, 1 failed, 2 usage/transport, 3 awaiting an override.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { Server } from 'node:http';
@@ -17,7 +17,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
-import { bundleOptions } from '../../scripts/bundle-options.mjs';
+import { assertSelfContained, pipelineBundleOptions } from '../../scripts/bundle-options.mjs';
+import { VERSION } from '../../src/core/version.js';
 import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
 import { freePort } from '../helpers/postgres-server.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -32,9 +33,18 @@ interface CliResult {
   stderr: string;
 }
 
-/** The CLI bundled as scripts/bundle.mjs does it, from the sources. */
-async function bundleCli(outfile: string): Promise<void> {
-  await build(bundleOptions(path.join(ROOT, 'src/cli.ts'), outfile));
+/** The standalone pipeline client bundled as scripts/bundle.mjs does it, from the sources. */
+async function bundleClient(outfile: string, version = VERSION): Promise<void> {
+  const built = await build(pipelineBundleOptions(path.join(ROOT, 'src/pipeline/pipeline-main.ts'), outfile, version));
+  assertSelfContained(built.metafile);
+}
+
+/** `curl -fsSo FILE URL`, the README's one-line install; answers how long it took. */
+function curlInstall(url: string, file: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) =>
+    execFile('curl', ['-fsSo', file, url], { timeout: 30_000 }, (error) => (error ? reject(error) : resolve(performance.now() - started))),
+  );
 }
 
 describe('teamstage pipeline (a real process, bundled) against a live server', { timeout: 900_000 }, () => {
@@ -42,7 +52,10 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
   fs.mkdirSync(tmpRoot, { recursive: true });
   const workDir = fs.mkdtempSync(path.join(tmpRoot, 'pipeline-cli-'));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-pipeline-'));
-  const bundle = path.join(workDir, 'teamstage.mjs');
+  const built = path.join(workDir, 'served', 'teamstage-pipeline.mjs');
+  // Installed where no node_modules is above it: the client must need nothing but node.
+  const installDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-ci-job-'));
+  const bundle = path.join(installDir, 'teamstage-pipeline.mjs');
   let server: ServerProcess;
   let http: HttpClient;
   let service: Server;
@@ -51,7 +64,7 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
   let workspace: string;
 
   before(async () => {
-    await bundleCli(bundle);
+    await bundleClient(built);
     const siteToken = randomBytes(24).toString('hex');
     server = await startServerProcess({
       DATABASE_URL: `sqlite:${path.join(dataDir, 'db.sqlite')}`,
@@ -60,7 +73,9 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
       TEAMSTAGE_RATE_LIMIT: '0',
       TEAMSTAGE_JOB_POLL: '0.1',
       TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '60',
+      TEAMSTAGE_PIPELINE_CLIENT_FILE: built,
     }, { readyTimeoutMs: 120_000 });
+    await curlInstall(`${server.url}/pipeline/teamstage-pipeline.mjs`, bundle);
     http = new HttpClient(server.url, 2);
     ({ ownerToken, organization } = await bootstrapOrganization(http, siteToken, `pipe${randomBytes(3).toString('hex')}`));
     // @ts-expect-error: a plain JavaScript example without type declarations
@@ -97,6 +112,7 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     await server?.kill('SIGTERM');
     fs.rmSync(workDir, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(installDir, { recursive: true, force: true });
   });
 
   function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
@@ -105,7 +121,7 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     Object.assign(childEnv, { TEAMSTAGE_ADDRESS: server.url, TEAMSTAGE_TOKEN: ownerToken, TEAMSTAGE_PIPELINE_RETRY_DELAYS: '0.1' }, env);
     for (const [key, value] of Object.entries(env)) if (value === undefined) delete childEnv[key];
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bundle, 'pipeline', ...args], { cwd: workDir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bundle, ...args], { cwd: workDir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -120,6 +136,34 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
   }
 
   const waiting = ['--poll-interval', '0.1', '--timeout', '60'];
+
+  it('the client is one self-contained file the server serves: one curl installs it in well under a second, and it runs with a bare node', async () => {
+    const again = path.join(installDir, 'again.mjs');
+    const ms = await curlInstall(`${server.url}/pipeline/teamstage-pipeline.mjs`, again);
+    assert.ok(ms < 1000, `curl took ${Math.round(ms)} ms`);
+    assert.deepEqual(fs.readFileSync(again), fs.readFileSync(built), 'byte for byte what the build wrote');
+    const text = fs.readFileSync(bundle, 'utf8');
+    assert.ok(text.startsWith('#!/usr/bin/env node'));
+    for (const server of ['better-sqlite3', 'fastify', 'kysely', 'pg-pool']) assert.ok(!text.includes(`from "${server}"`) && !text.includes(`require("${server}")`), `imports ${server}`);
+    const help = await cli(['help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stderr, /Usage: teamstage pipeline <command>/);
+    // Scripts written for the `teamstage` command pass `pipeline` first: the same file takes it.
+    assert.equal((await cli(['pipeline', 'help'])).code, 0);
+  });
+
+  it('a client of another version is refused at its first request with where to fetch the matching one (exit 2)', async () => {
+    const old = path.join(installDir, 'old.mjs');
+    await bundleClient(old, '0.0.0-old');
+    const result = await new Promise<CliResult>((resolve, reject) => {
+      execFile(process.execPath, [old, 'wait', '--run', 'run-x'], { env: { ...process.env, TEAMSTAGE_ADDRESS: server.url, TEAMSTAGE_TOKEN: ownerToken }, timeout: 60_000 }, (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(error);
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      });
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, new RegExp(`client is version 0\\.0\\.0-old and the server ${VERSION.replace(/\./g, '\\.')}: fetch the client again \\(curl -fsSo teamstage-pipeline\\.mjs ${server.url}/pipeline/teamstage-pipeline\\.mjs\\)`));
+  });
 
   it('exit 2: usage mistakes, a missing token, an unreachable server, a refused token', async () => {
     assert.equal((await cli([])).code, 2);
@@ -186,15 +230,20 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
   });
 
-  it('examples/pipeline/gate.sh, with a stand-in for terraform: exit 3 on a replace, then `gate.sh resume` after the override applies', async () => {
-    // There is no terraform binary here: this stand-in answers init/plan/show/apply as terraform would,
-    // `show -json` with a real plan from the fixtures.
-    const fakeTerraform = path.join(workDir, 'fake-terraform');
+  /**
+   * A stand-in for terraform (there is none here that may download providers): it answers init, plan, show
+   * and apply as terraform does, `show -json` with a real plan from the fixtures ($FAKE_PLAN_JSON), and
+   * records every call in $FAKE_TF_CALLS, so a test can prove that `apply` never ran.
+   */
+  function standInTerraform(dir: string, name: string): string {
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, name);
     fs.writeFileSync(
-      fakeTerraform,
+      file,
       [
         '#!/usr/bin/env bash',
         'args=("$@"); [[ "${args[0]}" == -chdir=* ]] && args=("${args[@]:1}")',
+        'echo "${args[0]}" >> "$FAKE_TF_CALLS"',
         'case "${args[0]}" in',
         '  init) echo "Terraform has been successfully initialized!" ;;',
         '  plan) for a in "${args[@]}"; do [[ $a == -out=* ]] && echo binary-plan > "${a#-out=}"; done; echo "Plan: 1 to add, 0 to change, 1 to destroy." ;;',
@@ -205,48 +254,154 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
       ].join('\n'),
       { mode: 0o755 },
     );
+    return file;
+  }
+
+  /** A shell script as a CI job runs it: bash, the job's environment, bounded in time. */
+  function runScript(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CliResult> {
+    return new Promise<CliResult>((resolve, reject) => {
+      const child = spawn('bash', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  /** The job's environment: only what a CI job would have, plus the stand-in's knobs. */
+  function jobEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const key of Object.keys(env)) if (key.startsWith('TEAMSTAGE_') || key.startsWith('TF_')) delete env[key];
+    return { ...env, TEAMSTAGE_ADDRESS: server.url, TEAMSTAGE_TOKEN: ownerToken, TEAMSTAGE_PIPELINE_RETRY_DELAYS: '0.1', ...extra };
+  }
+
+  const calls = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n') : []);
+
+  async function overridePostPlan(runId: string): Promise<void> {
+    const stages = await http.request('GET', `/runs/${runId}/task-stages`, ownerToken);
+    const overridden = await http.request('POST', `/task-stages/${stages.body.data[0].id}/actions/override`, ownerToken, { comment: 'intended' });
+    assert.equal(overridden.status, 200, overridden.text);
+  }
+
+  it("the README's pipeline snippet, as written: a failed mandatory task stops it before the apply (exit 3); a safe plan applies", async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const snippet = /<!-- pipeline-snippet[^\n]*-->\n```sh\n([\s\S]*?)\n```/.exec(readme)?.[1];
+    assert.ok(snippet, 'the README marks its pipeline snippet');
+    assert.match(snippet, /^set -euo pipefail/);
+    // The snippet names organization acme and workspace network: made here as the README's steps make them.
+    const acme = await http.request('POST', '/organizations', ownerToken, { data: { type: 'organizations', attributes: { name: 'acme', email: 'ops@acme.example' } } });
+    assert.equal(acme.status, 201, acme.text);
+    const network = await http.request('POST', '/organizations/acme/workspaces', ownerToken, {
+      data: { type: 'workspaces', attributes: { name: 'network', 'execution-mode': 'agent' } },
+    });
+    assert.equal(network.status, 201, network.text);
+    const task = await http.request('POST', '/organizations/acme/tasks', ownerToken, {
+      data: { type: 'tasks', attributes: { name: 'plan-guard', url: `http://127.0.0.1:${(service.address() as AddressInfo).port}/`, category: 'task', 'hmac-key': HMAC_KEY } },
+    });
+    assert.equal(task.status, 201, task.text);
+    const attached = await http.request('POST', `/workspaces/${network.body.data.id}/tasks`, ownerToken, {
+      data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'mandatory', stages: ['post_plan'] }, relationships: { task: { data: { type: 'tasks', id: task.body.data.id } } } },
+    });
+    assert.equal(attached.status, 201, attached.text);
+
+    const job = async (planFixture: string) => {
+      const checkout = fs.mkdtempSync(path.join(workDir, 'checkout-'));
+      fs.cpSync(path.join(FIXTURES, '120_basic'), checkout, { recursive: true });
+      const bin = path.join(checkout, '.bin');
+      standInTerraform(bin, 'terraform');
+      fs.writeFileSync(path.join(checkout, 'snippet.sh'), snippet);
+      const callLog = path.join(workDir, `${path.basename(checkout)}-calls`);
+      const env = jobEnv({ PATH: `${bin}:${process.env.PATH}`, FAKE_PLAN_JSON: path.join(FIXTURES, planFixture, 'plan.json'), FAKE_TF_CALLS: callLog });
+      const result = await runScript(['snippet.sh'], env, checkout);
+      const runId = /run (run-\w+) created/.exec(result.stderr)?.[1];
+      return { result, runId, calls: calls(callLog) };
+    };
+
+    const replace = await job('action_reason');
+    assert.equal(replace.result.code, 3, `${replace.result.stdout}\n${replace.result.stderr}`);
+    assert.match(replace.result.stderr, /PLAN-001: null_resource\.example will be replaced/);
+    assert.deepEqual(replace.calls, ['init', 'plan', 'show'], 'terraform apply never ran');
+    assert.ok(replace.runId);
+    assert.equal((await http.request('GET', `/runs/${replace.runId}`, ownerToken)).body.data.attributes.status, 'post_plan_awaiting_decision');
+    // The person says no; the workspace is free for the next run.
+    const discarded = await http.request('POST', `/runs/${replace.runId}/actions/discard`, ownerToken, { comment: 'not today' });
+    assert.equal(discarded.status, 202, discarded.text);
+
+    const safe = await job('120_basic');
+    assert.equal(safe.result.code, 0, `${safe.result.stdout}\n${safe.result.stderr}`);
+    assert.deepEqual(safe.calls, ['init', 'plan', 'show', 'apply']);
+    assert.match(safe.result.stdout, /Apply complete!/);
+    assert.equal((await http.request('GET', `/runs/${safe.runId}`, ownerToken)).body.data.attributes.status, 'applied');
+  });
+
+  it('examples/pipeline/gate.sh, as written (tofu by TF_BIN, the client fetched from the server): exit 3 and no apply on a failed mandatory task; after the override `gate.sh resume` runs init and applies', async () => {
+    const tofu = standInTerraform(path.join(workDir, 'tofu-bin'), 'tofu');
     const out = path.join(workDir, 'gate-out');
-    const env = {
-      ...process.env,
-      TEAMSTAGE_ADDRESS: server.url,
-      TEAMSTAGE_TOKEN: ownerToken,
+    const callLog = path.join(workDir, 'gate-calls');
+    const env = jobEnv({
       TEAMSTAGE_ORGANIZATION: organization,
       TEAMSTAGE_WORKSPACE: workspace,
-      TEAMSTAGE: `${process.execPath} ${bundle}`,
-      TF: fakeTerraform,
+      TF_BIN: tofu,
       TF_DIR: path.join(FIXTURES, '120_basic'),
       TEAMSTAGE_OUT: out,
       FAKE_PLAN_JSON: path.join(FIXTURES, 'action_reason/plan.json'),
-    };
-    const gate = (args: string[]) =>
-      new Promise<CliResult>((resolve, reject) => {
-        const child = spawn('bash', [path.join(ROOT, 'examples/pipeline/gate.sh'), ...args], { cwd: workDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk) => (stdout += chunk));
-        child.stderr.on('data', (chunk) => (stderr += chunk));
-        const killer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-        child.on('error', reject);
-        child.on('close', (code) => {
-          clearTimeout(killer);
-          resolve({ code, stdout, stderr });
-        });
-      });
+      FAKE_TF_CALLS: callLog,
+    });
+    const gate = (args: string[]) => runScript([path.join(ROOT, 'examples/pipeline/gate.sh'), ...args], env, workDir);
     const first = await gate([]);
     assert.equal(first.code, 3, `${first.stdout}\n${first.stderr}`);
     assert.match(first.stderr, /PLAN-001: null_resource\.example will be replaced/);
+    assert.deepEqual(calls(callLog), ['init', 'plan', 'show'], 'no apply while the stage awaits a decision');
+    assert.ok(fs.existsSync(path.join(out, 'teamstage-pipeline.mjs')), 'gate.sh fetched the client from the server');
     const runId = /then run: gate\.sh resume (run-\w+)/.exec(first.stderr)?.[1];
     assert.ok(runId, first.stderr);
     assert.ok(fs.existsSync(path.join(out, 'plan.tfplan')), 'the saved plan stays for the resume');
-
-    const stages = await http.request('GET', `/runs/${runId}/task-stages`, ownerToken);
-    const overridden = await http.request('POST', `/task-stages/${stages.body.data[0].id}/actions/override`, ownerToken, {});
-    assert.equal(overridden.status, 200, overridden.text);
     assert.equal(fs.readFileSync(path.join(out, 'run-id'), 'utf8').trim(), runId, 'saved for `gate.sh resume`');
+
+    // Resuming before anyone decided changes nothing: still exit 3, still no apply.
+    const early = await gate(['resume']);
+    assert.equal(early.code, 3, `${early.stdout}\n${early.stderr}`);
+    assert.ok(!calls(callLog).includes('apply'));
+
+    await overridePostPlan(runId);
+    fs.rmSync(callLog);
     const resumed = await gate(['resume']);
     assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+    assert.deepEqual(calls(callLog), ['init', 'apply'], 'a fresh job: init before applying the saved plan');
     assert.match(resumed.stdout, /Apply complete!/);
     assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+  });
+
+  it('gate.sh plan, then gate.sh resume in another job: the two-job form of the CI files', async () => {
+    const out = path.join(workDir, 'two-jobs');
+    const callLog = path.join(workDir, 'two-jobs-calls');
+    const env = jobEnv({
+      TEAMSTAGE_ORGANIZATION: organization,
+      TEAMSTAGE_WORKSPACE: workspace,
+      TF_BIN: standInTerraform(path.join(workDir, 'tf-bin'), 'terraform'),
+      TF_DIR: path.join(FIXTURES, '120_basic'),
+      TEAMSTAGE_OUT: out,
+      TEAMSTAGE: `${process.execPath} ${bundle}`,
+      FAKE_PLAN_JSON: path.join(FIXTURES, '120_basic/plan.json'),
+      FAKE_TF_CALLS: callLog,
+    });
+    const gate = (args: string[]) => runScript([path.join(ROOT, 'examples/pipeline/gate.sh'), ...args], env, workDir);
+    const planned = await gate(['plan']);
+    assert.equal(planned.code, 0, `${planned.stdout}\n${planned.stderr}`);
+    assert.match(planned.stdout, /the plan may be applied/);
+    assert.deepEqual(calls(callLog), ['init', 'plan', 'show']);
+    const runId = fs.readFileSync(path.join(out, 'run-id'), 'utf8').trim();
+    const applied = await gate(['resume']);
+    assert.equal(applied.code, 0, `${applied.stdout}\n${applied.stderr}`);
+    assert.deepEqual(calls(callLog), ['init', 'plan', 'show', 'init', 'apply']);
+    assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+    assert.equal((await gate(['bogus'])).code, 2, 'an unknown mode is a usage error');
   });
 
   it('exit 0 with planned_and_finished for a plan without changes; exit 1 when the plan errored', async () => {
