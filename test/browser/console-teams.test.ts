@@ -124,6 +124,7 @@ test('an owner adds and removes a member; the list counts leave out the team tok
 
   await page.getByRole('link', { name: 'people' }).click();
   await page.getByRole('button', { name: `Remove ${member.username}` }).click();
+  await page.getByRole('button', { name: `Remove ${member.username} now` }).click();
   await page.getByText(`${member.username} removed from the team.`).waitFor();
   await page.getByText('This team has no members yet.').waitFor();
   const removed = await org.owner.api.get(`/teams/${team.id}`);

@@ -8,6 +8,8 @@ import { RunTimeline } from '../runs/run-timeline';
 import { buildTimeline } from '../runs/run-timeline-model';
 import { StatusBadge, Time } from '../runs/status-badge';
 import { useRunDetails } from '../runs/use-run-details';
+import { errorReason, isRunFinal } from '../runs/run-types';
+import type { TimelineStep } from '../runs/run-timeline-model';
 import { useSession } from '../session/session-context';
 
 /**
@@ -65,6 +67,7 @@ export function RunPage(props: { runId: string }) {
             .join(', ')}
         </dd>
       </dl>
+      {run.attributes.status === 'errored' && <ErroredNotice reason={errorReason(run)} steps={steps} />}
       {details.refreshError && (
         <div role="status" class="notice notice-error">
           Could not refresh the run ({details.refreshError.message}); showing what was last read, and trying again.
@@ -80,6 +83,7 @@ export function RunPage(props: { runId: string }) {
       <h2>Timeline</h2>
       <RunTimeline
         steps={steps}
+        runFinal={isRunFinal(run.attributes.status)}
         results={results}
         now={Date.now()}
         onOverridden={(stage) => {
@@ -90,6 +94,17 @@ export function RunPage(props: { runId: string }) {
         }}
       />
     </>
+  );
+}
+
+/** Why the run stopped, at the top: the server's reason when it gives one, and the step that errored. */
+function ErroredNotice(props: { reason: string | null; steps: TimelineStep[] }) {
+  const failed = props.steps.find((step) => step.status === 'errored' || (step.kind === 'stage' && step.status === 'unreachable' && step.startedAt));
+  return (
+    <div class="notice notice-error" role="status" data-testid="run-error">
+      <strong>This run errored{failed ? ` at ${failed.label.toLowerCase()}` : ''}.</strong>
+      {props.reason ? <p class="preserve-lines error-reason">{props.reason}</p> : failed?.kind === 'stage' ? ' A mandatory task errored or could not be reached: its result below says why.' : null}
+    </div>
   );
 }
 

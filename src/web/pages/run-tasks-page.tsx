@@ -75,11 +75,11 @@ export function RunTasksPage(props: { organization: string }) {
                               | undefined;
                             return (
                               <tr key={attachment.id}>
-                                <td>
+                                <td data-label="Workspace">
                                   <a href={href(workspace ? paths.workspace(props.organization, workspace.attributes.name) : paths.workspaceById(workspaceId))}>{workspace?.attributes.name ?? workspaceId}</a>
                                 </td>
-                                <td>{(attachment.attributes.stages ?? []).map(stageLabel).join(', ')}</td>
-                                <td>{attachment.attributes['enforcement-level'] === 'mandatory' ? 'Mandatory' : 'Advisory'}</td>
+                                <td data-label="Stages">{(attachment.attributes.stages ?? []).map(stageLabel).join(', ')}</td>
+                                <td data-label="Enforcement">{attachment.attributes['enforcement-level'] === 'mandatory' ? 'Mandatory' : 'Advisory'}</td>
                               </tr>
                             );
                           })}

@@ -66,11 +66,11 @@ export function TeamsListPage(props: { organization: string }) {
                 <tbody>
                   {document.data.map((team) => (
                     <tr key={team.id}>
-                      <td>
+                      <td data-label="Name">
                         <a href={href(paths.team(props.organization, team.id))}>{team.attributes.name}</a>
                       </td>
-                      <td>{team.attributes.visibility === 'secret' ? 'Secret' : 'Visible to the organization'}</td>
-                      <td>{team.attributes['non-service-users-count']}</td>
+                      <td data-label="Visibility">{team.attributes.visibility === 'secret' ? 'Secret' : 'Visible to the organization'}</td>
+                      <td data-label="Members">{team.attributes['non-service-users-count']}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -36,11 +36,11 @@ export function WorkspacesListPage(props: { organization: string }) {
                 <tbody>
                   {document.data.map((workspace) => (
                     <tr key={workspace.id}>
-                      <td>
+                      <td data-label="Name">
                         <a href={href(paths.workspace(props.organization, workspace.attributes.name))}>{workspace.attributes.name}</a>
                       </td>
-                      <td>{workspace.attributes.description || <span class="muted">—</span>}</td>
-                      <td>{workspace.attributes['auto-apply'] ? 'Automatic' : 'After confirmation'}</td>
+                      <td data-label="Description">{workspace.attributes.description || <span class="muted">—</span>}</td>
+                      <td data-label="Apply">{workspace.attributes['auto-apply'] ? 'Automatic' : 'After confirmation'}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -2,6 +2,7 @@ import { readToken } from '../session/token-store';
 import { API_BASE } from '../api/api-client';
 import { useApi } from '../api/use-api';
 import { ErrorNotice } from '../components/page-states';
+import { parseAnsi } from './ansi-log';
 import type { Phase } from './run-types';
 
 /** A plan's or apply's resource counts (+ additions, ~ changes, − destructions) and its log once it has one. */
@@ -49,7 +50,7 @@ function PhaseLog(props: { url: string; status: string; kind: string }) {
       <summary>The {props.kind} log</summary>
       {log.state === 'loading' && <p role="status" class="muted">Loading the log…</p>}
       {log.state === 'error' && <ErrorNotice error={log.error} />}
-      {log.state === 'ok' && (log.data ? <pre tabIndex={0}>{log.data}</pre> : <p class="muted">The log is empty.</p>)}
+      {log.state === 'ok' && (log.data ? <AnsiLog text={log.data} label={`The ${props.kind} log`} /> : <p class="muted">The log is empty.</p>)}
     </details>
   );
 }
@@ -67,4 +68,21 @@ function sameOriginPath(url: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A log with its colours and bold text, as terraform printed it; every segment is text, never markup. */
+function AnsiLog(props: { text: string; label: string }) {
+  return (
+    <pre tabIndex={0} aria-label={props.label}>
+      {parseAnsi(props.text).map((segment, index) =>
+        segment.color || segment.bold || segment.underline ? (
+          <span key={index} class={[segment.color && `ansi-${segment.color}`, segment.bold && 'ansi-bold', segment.underline && 'ansi-underline'].filter(Boolean).join(' ')}>
+            {segment.text}
+          </span>
+        ) : (
+          segment.text
+        ),
+      )}
+    </pre>
+  );
 }

@@ -13,6 +13,8 @@ export function RunTimeline(props: {
   steps: TimelineStep<TaskStage, Phase>[];
   results: Map<string, TaskResult[]>;
   now: number;
+  /** The run is final: a step still pending (or unreachable) will never run, and says so in grey. */
+  runFinal: boolean;
   onOverridden: (stage: TaskStage) => void;
 }) {
   return (
@@ -23,7 +25,9 @@ export function RunTimeline(props: {
         return (
           <li key={step.key} class={step.status === null ? 'step step-absent' : 'step'}>
             <h3 id={headingId} tabIndex={-1}>
-              <span class="step-label">{step.label}</span> {step.status !== null ? <StatusBadge status={step.status} /> : <span class="muted">— no run task at this stage</span>}
+              <span class="step-label">{step.label}</span> {step.status !== null ? (
+                <StatusBadge status={step.status} label={notReached(step, props.runFinal) ? 'not reached' : undefined} />
+              ) : <span class="muted">— no run task at this stage</span>}
             </h3>
             {step.status !== null && (
               <>
@@ -49,6 +53,11 @@ export function RunTimeline(props: {
       })}
     </ol>
   );
+}
+
+/** A step the run never got to: pending in a run that is over, or unreachable (a plan-only run's apply). */
+function notReached(step: TimelineStep, runFinal: boolean): boolean {
+  return step.status === 'unreachable' || (runFinal && step.status === 'pending');
 }
 
 /** Every status the step entered and when ("awaiting override at …, running at …"), oldest first. */

@@ -16,6 +16,9 @@ export interface RunAttributes {
   'is-destroy': boolean;
   'has-changes': boolean;
   'created-at': string;
+  /** Why an errored run errored, when the server says (the `gate` work adds it; older servers do not). */
+  'error-message'?: string | null;
+  'status-reason'?: string | null;
   actions: { 'is-cancelable': boolean; 'is-confirmable': boolean; 'is-discardable': boolean };
   permissions: { 'can-apply': boolean; 'can-cancel': boolean; 'can-discard': boolean };
 }
@@ -95,6 +98,17 @@ export function awaitsPerson(status: string): boolean {
 export function isRunSettled(status: string, stages: readonly StageName[]): boolean {
   if (TERMINAL_RUN_STATUSES.has(status)) return true;
   return status === 'applied' && !stages.includes('post_apply');
+}
+
+/** Whether the run is final: nothing it has not reached yet will run. */
+export function isRunFinal(status: string): boolean {
+  return TERMINAL_RUN_STATUSES.has(status);
+}
+
+/** The reason an errored run gives, if the server gave one. */
+export function errorReason(run: Run): string | null {
+  const reason = run.attributes['error-message'] ?? run.attributes['status-reason'];
+  return typeof reason === 'string' && reason.trim() ? reason : null;
 }
 
 export const OPEN_STAGE_STATUSES = new Set(['pending', 'running', 'awaiting_override']);

@@ -9,9 +9,9 @@ function tone(status: string): 'ok' | 'bad' | 'wait' | 'busy' | 'idle' {
   return 'idle';
 }
 
-/** A run, phase, stage or result status as a small labelled tag. */
-export function StatusBadge(props: { status: string }) {
-  return <span class={`badge badge-${tone(props.status)}`}>{humanStatus(props.status)}</span>;
+/** A run, phase, stage or result status as a small labelled tag; `label` words it otherwise ("not reached"), in grey. */
+export function StatusBadge(props: { status: string; label?: string }) {
+  return <span class={`badge badge-${props.label ? 'idle' : tone(props.status)}`}>{props.label ?? humanStatus(props.status)}</span>;
 }
 
 /** An ISO time as the reader's local date and time, machine-readable in `datetime`. */

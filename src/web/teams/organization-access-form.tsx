@@ -65,7 +65,8 @@ export function OrganizationAccessForm(props: { team: Team; onSaved: () => void 
                       {info.hint}
                       {implied && ` Included with ${label(implied)}.`}
                     </p>
-                    {rule && (
+                    {/* Once the server refused this box, its words say the rule: the local line would repeat it. */}
+                    {rule && !hasError && (
                       <p id={`access-${info.key}-rule`} class={rule.broken ? 'rule broken' : 'rule'}>
                         {rule.broken ? `Not met: ${rule.text}` : rule.text}
                       </p>

@@ -3,6 +3,7 @@ import { segment } from '../api/api-client';
 import type { ListDocument, Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
+import { ConfirmAction } from '../components/confirm-action';
 import { EmptyState, ErrorNotice } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { Team } from './team-types';
@@ -21,8 +22,11 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
   const members = membersOf(team, props.included);
   const serviceAccounts = team.attributes['users-count'] - team.attributes['non-service-users-count'];
   const change = useAction();
+  // Removing takes two clicks: "Remove" asks, "Remove <name> now" acts (as revoking a token does).
+  const [confirming, setConfirming] = useState<string | null>(null);
 
   async function remove(member: Member) {
+    setConfirming(null);
     const done = await change.run(
       () => api.delete(`/teams/${segment(team.id)}/relationships/organization-memberships`, { data: [{ type: 'organization-memberships', id: member.membershipId }] }),
       `${member.username} removed from the team.`,
@@ -48,13 +52,23 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
           <tbody>
             {members.map((member) => (
               <tr key={member.membershipId}>
-                <td>{member.username}</td>
-                <td>{member.email ?? <span class="muted">hidden</span>}</td>
+                <td data-label="User">{member.username}</td>
+                <td data-label="Email">{member.email ?? <span class="muted">hidden</span>}</td>
                 {canChange && (
                   <td>
-                    <button type="button" class="danger" disabled={change.busy} onClick={() => remove(member)} aria-label={`Remove ${member.username}`}>
-                      Remove
-                    </button>
+                    {confirming === member.membershipId ? (
+                      <ConfirmAction
+                        question={`Remove ${member.username} from ${team.attributes.name}?`}
+                        confirmLabel={`Remove ${member.username} now`}
+                        busy={change.busy}
+                        onConfirm={() => remove(member)}
+                        onCancel={() => setConfirming(null)}
+                      />
+                    ) : (
+                      <button type="button" class="danger" disabled={change.busy} onClick={() => setConfirming(member.membershipId)} aria-label={`Remove ${member.username}`}>
+                        Remove
+                      </button>
+                    )}
                   </td>
                 )}
               </tr>

@@ -23,7 +23,12 @@ export function TeamTokensSection(props: { team: Team }) {
   const { api } = useSession();
   const { team } = props;
   const can = team.attributes.permissions;
-  const tokens = useApi(() => api.get<ListDocument<TokenAttributes>>(`/teams/${segment(team.id)}/authentication-tokens`), [team.id]);
+  const mayView = can['can-view-api-token'] === true;
+  // Not asked for at all without the right: the API would answer 404, and the page shows no token section.
+  const tokens = useApi(
+    () => (mayView ? api.get<ListDocument<TokenAttributes>>(`/teams/${segment(team.id)}/authentication-tokens`) : Promise.resolve({ data: [] })),
+    [team.id, mayView],
+  );
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
@@ -31,7 +36,7 @@ export function TeamTokensSection(props: { team: Team }) {
   const create = useAction();
   const revoke = useAction();
 
-  if (!can['can-view-api-token']) return null;
+  if (!mayView) return null;
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -105,10 +110,10 @@ export function TeamTokensSection(props: { team: Team }) {
               <tbody>
                 {document.data.map((token) => (
                   <tr key={token.id}>
-                    <td>{token.attributes.description ?? <span class="muted">(no description)</span>}</td>
-                    <td>{when(token.attributes['created-at'])}</td>
-                    <td>{token.attributes['last-used-at'] ? when(token.attributes['last-used-at']) : 'never'}</td>
-                    <td>{token.attributes['expired-at'] ? when(token.attributes['expired-at']) : 'never'}</td>
+                    <td data-label="Description">{token.attributes.description ?? <span class="muted">(no description)</span>}</td>
+                    <td data-label="Created">{when(token.attributes['created-at'])}</td>
+                    <td data-label="Last used">{token.attributes['last-used-at'] ? when(token.attributes['last-used-at']) : 'never'}</td>
+                    <td data-label="Expires">{token.attributes['expired-at'] ? when(token.attributes['expired-at']) : 'never'}</td>
                     {can['can-update-api-token'] && (
                       <td>
                         {confirming === token.id ? (

@@ -49,14 +49,14 @@ export function WorkspaceRunsSection(props: { workspace: Workspace }) {
               <tbody>
                 {document.data.map((run) => (
                   <tr key={run.id}>
-                    <td>
+                    <td data-label="Run">
                       <a href={href(paths.run(organization, props.workspace.attributes.name, run.id))}>{run.id}</a>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <StatusBadge status={run.attributes.status} />
                     </td>
-                    <td>{run.attributes.message || <span class="muted">—</span>}</td>
-                    <td>
+                    <td data-label="Message">{run.attributes.message || <span class="muted">—</span>}</td>
+                    <td data-label="Created">
                       <Time iso={run.attributes['created-at']} />
                     </td>
                   </tr>

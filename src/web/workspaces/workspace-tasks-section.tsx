@@ -47,9 +47,9 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
                   const stages = attachment.attributes.stages?.length ? attachment.attributes.stages : attachment.attributes.stage ? [attachment.attributes.stage] : [];
                   return (
                     <tr key={attachment.id}>
-                      <td>{names.get(taskId) ?? taskId}</td>
-                      <td>{stages.map(stageLabel).join(', ') || '—'}</td>
-                      <td>
+                      <td data-label="Run task">{names.get(taskId) ?? taskId}</td>
+                      <td data-label="Stages">{stages.map(stageLabel).join(', ') || '—'}</td>
+                      <td data-label="Enforcement">
                         {attachment.attributes['enforcement-level'] === 'mandatory'
                           ? 'Mandatory: a failure waits for an override'
                           : 'Advisory: a failure is only reported'}

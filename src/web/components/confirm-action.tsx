@@ -1,0 +1,29 @@
+import { useEffect, useRef } from 'preact/hooks';
+
+/**
+ * The second step of a destructive action, in place of the button that asked for it: the question, the
+ * action named in full ("Remove bob now") and a way back. Focus moves to the action, so a keyboard user
+ * who pressed the first button is not left on a button that is gone; Escape keeps things as they are.
+ */
+export function ConfirmAction(props: { question: string; confirmLabel: string; cancelLabel?: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => confirm.current?.focus(), []);
+  return (
+    <span
+      class="confirm"
+      role="group"
+      aria-label={props.question}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') props.onCancel();
+      }}
+    >
+      <span class="confirm-question">{props.question}</span>{' '}
+      <button ref={confirm} type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+        {props.confirmLabel}
+      </button>{' '}
+      <button type="button" class="secondary" onClick={props.onCancel}>
+        {props.cancelLabel ?? 'Keep'}
+      </button>
+    </span>
+  );
+}
