@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4 } from './embedded-ipv4.js';
 
 /**
  * Where run task requests may go: the operator's TEAMSTAGE_TASK_URL_ALLOW / _DENY rules,
@@ -15,6 +16,8 @@ import { BlockList, isIP } from 'node:net';
  * 5. anything else: allowed — self-hosted run tasks live on private networks, so private and loopback
  *    addresses are the operator's to deny (`TEAMSTAGE_TASK_URL_DENY=0.0.0.0/0,::/0` plus an allow list
  *    turns this into allow-list mode).
+ * An IPv6 address that carries an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo: embedded-ipv4.ts)
+ * is judged as both: each step above matches if either does, so `64:ff9b::a9fe:a9fe` is link-local too.
  */
 
 export type DestinationRule =
@@ -182,12 +185,21 @@ export class DestinationPolicy {
 
   decide(destination: Destination, server: ServerAddresses): DestinationVerdict {
     const { host, address, port } = destination;
-    if (reachesOwnListener(address, port, server)) return { allowed: false, reason: `${address} port ${port} is this server's own listener` };
-    if (match(this.allow, host, address)) return { allowed: true };
-    const denied = match(this.deny, host, address);
-    if (denied) return { allowed: false, reason: `${denied === 'host' ? normalizeHostName(host) : address} is denied by ${DENY_VARIABLE}` };
-    if (inList(LINK_LOCAL, address)) return { allowed: false, reason: `${address} is a link-local address (denied unless ${ALLOW_VARIABLE} names it)` };
-    if (inList(UNSPECIFIED, address)) return { allowed: false, reason: `${address} is an unspecified address (denied unless ${ALLOW_VARIABLE} names it)` };
+    const embedded = embeddedIpv4(address);
+    const addresses = embedded === undefined ? [address] : [address, embedded];
+    const shown = embedded === undefined ? address : `${address} (IPv4 ${embedded})`;
+    if (addresses.some((candidate) => reachesOwnListener(candidate, port, server))) {
+      return { allowed: false, reason: `${shown} port ${port} is this server's own listener` };
+    }
+    if (addresses.some((candidate) => match(this.allow, host, candidate))) return { allowed: true };
+    const denied = addresses.map((candidate) => match(this.deny, host, candidate)).find((matched) => matched !== undefined);
+    if (denied) return { allowed: false, reason: `${denied === 'host' ? normalizeHostName(host) : shown} is denied by ${DENY_VARIABLE}` };
+    if (addresses.some((candidate) => inList(LINK_LOCAL, candidate))) {
+      return { allowed: false, reason: `${shown} is a link-local address (denied unless ${ALLOW_VARIABLE} names it)` };
+    }
+    if (addresses.some((candidate) => inList(UNSPECIFIED, candidate))) {
+      return { allowed: false, reason: `${shown} is an unspecified address (denied unless ${ALLOW_VARIABLE} names it)` };
+    }
     return { allowed: true };
   }
 
