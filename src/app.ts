@@ -50,6 +50,9 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
         ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'], stream: logDestination(config.logBufferBytes) }
         : options.logger,
     bodyLimit: BODY_LIMIT,
+    // X-Forwarded-For is believed only from these proxies (TEAMSTAGE_TRUSTED_PROXIES): request.ip is then the
+    // client's, for the failed-authentication limit, the rate limit and the request log.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // One line per request instead of Fastify's two (request-log.ts).
     logController: new RequestLog(),
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 500 },

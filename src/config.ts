@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/database.js';
 import { parseDestinationRules, type DestinationRule } from './outbound/destination-policy.js';
@@ -21,6 +22,12 @@ export interface Config {
   rateLimit: number;
   /** Failed authentications per client address (IPv6: per /64) per minute before it gets 429; 0 disables. */
   authFailureLimit: number;
+  /**
+   * TEAMSTAGE_TRUSTED_PROXIES: CIDRs (or addresses) of the proxies whose `X-Forwarded-For` is believed. The
+   * client address (failed-authentication limit, rate limit before authentication, request log) is then the
+   * last address in that header not itself a trusted proxy; empty: the peer's address, the header ignored.
+   */
+  trustedProxies: string[];
   logLevel: string;
   /**
    * TEAMSTAGE_LOG_BUFFER_BYTES: log lines are written to stdout in batches of about this many bytes, and
@@ -91,6 +98,20 @@ function positiveNumber(name: string, raw: string | undefined, fallback: number,
     throw new ConfigError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number, got "${raw}"`);
   }
   return value;
+}
+
+/** TEAMSTAGE_TRUSTED_PROXIES: CIDRs and addresses, separated by commas or white space. */
+function trustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const version = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+    if (version === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`TEAMSTAGE_TRUSTED_PROXIES: ${JSON.stringify(entry)} is not a CIDR or an IP address`);
+    }
+  }
+  return entries;
 }
 
 function destinationRules(name: string, raw: string | undefined): DestinationRule[] {
@@ -176,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
     authFailureLimit,
+    trustedProxies: trustedProxies(env.TEAMSTAGE_TRUSTED_PROXIES),
     logLevel: env.LOG_LEVEL || 'info',
     // 0 is documented: each line written at once.
     logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096, true),
