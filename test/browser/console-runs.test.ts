@@ -18,6 +18,7 @@ import { memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, ScriptedTaskService, stagesOf, startListeningApp, startRun, waitForStageStatus, type GatedWorkspace } from '../helpers/task-stage-scenario.js';
 import type { TestContext } from '../helpers/test-app.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let ctx: TestContext;
 let url: string;
@@ -106,9 +107,15 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   await step.getByText('PRTNR-CC-TF-127', { exact: true }).waitFor();
   await step.getByText('S3 bucket will not enforce MFA login on delete requests').waitFor();
   await step.getByText('PRTNR-CC-TF-128', { exact: true }).waitFor();
+  // Grouped by severity, worst first, with the true count; each outcome opens on its Markdown body, rendered.
+  await step.getByRole('heading', { name: /^2 outcomes from / }).waitFor();
+  assert.deepEqual(await step.locator('.outcome-group h6 .tag').allInnerTexts(), ['Severity: High', 'No severity']);
+  await step.getByText('S3 bucket will not enforce MFA login on delete requests').click();
+  await step.getByRole('heading', { name: 'Resolution' }).waitFor();
+  assert.equal(await step.locator('.outcome-body h1', { hasText: 'Resolution' }).count(), 1);
   const tags = await step.getByRole('list', { name: 'Tags' }).getByRole('listitem').allInnerTexts();
   assert.deepEqual(tags, ['Status: Denied', 'Severity: High', 'Severity: Recoverable']);
-  assert.equal(await step.locator('.tag-error', { hasText: 'Severity: High' }).count(), 1);
+  assert.equal(await step.getByRole('list', { name: 'Tags' }).locator('.tag-error', { hasText: 'Severity: High' }).count(), 1);
   // Started, ended and a duration for the finished plan; the stage is still open.
   const plan = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: /^Plan/ }) });
   assert.match(await plan.locator('dl').innerText(), /Duration\s+\d+(\.\d)? s/);
@@ -135,14 +142,14 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   // The owner overrides with a comment; the page follows the stage and the run without a reload.
   await recordStepStatuses(page);
   await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
-  await page.getByLabel('Override comment (optional)').fill('accepted: MFA delete follows in the next change');
+  await page.getByLabel('Comment (optional, recorded with your decision)').fill('accepted: MFA delete follows in the next change');
   await page.getByRole('button', { name: 'Override' }).click();
   await page.locator('#step-post_plan .badge', { hasText: 'passed' }).waitFor();
   const statuses = await page.evaluate(() => (window as unknown as { stepStatuses: string[] }).stepStatuses);
   assert.deepEqual(statuses, ['awaiting override', 'running', 'passed'], `the stage showed ${statuses.join(' → ')}`);
   assert.equal(await page.getByRole('button', { name: 'Override' }).count(), 0);
   // The form went away with the focused button: focus continues at the stage's heading.
-  assert.equal(await page.evaluate(() => document.activeElement?.id), 'step-post_plan');
+  await page.waitForFunction(() => document.activeElement?.id === 'step-post_plan', null, { timeout: 5000 });
   const recorded = await ctx.handle.db.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', stageId).execute();
   assert.equal(recorded.length, 1);
   assert.equal(recorded[0]!.comment, 'accepted: MFA delete follows in the next change');
@@ -156,6 +163,152 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   await assertAccessible(page, 'the applied run page');
   await page.close();
   await readerPage.close();
+});
+
+/** A run whose mandatory post-plan task failed with `count` outcomes of three severities (the first with hostile Markdown). */
+async function runWithOutcomes(count: number): Promise<{ gated: GatedWorkspace; runId: string }> {
+  const gated = await gatedWorkspace(ctx, service, 'silent', { org, enforcement: 'mandatory', stages: ['post_plan'] });
+  const runId = await startRun(gated, { message: 'a plan with many findings' });
+  await waitUntil(() => service.deliveries().some((request) => request.json?.run_id === runId), 10_000, 'the task was never asked');
+  const payload = service.deliveries().find((request) => request.json?.run_id === runId)!.json;
+  const levels = [['High', 'error'], ['Medium', 'warning'], ['Low', 'info']] as const;
+  const outcomes = Array.from({ length: count }, (_, index) => ({
+    type: 'task-result-outcomes',
+    attributes: {
+      'outcome-id': `CHK-${String(index).padStart(3, '0')}`,
+      description: `finding number ${index}`,
+      body:
+        index === 0
+          ? '## Why\n\n**Public** bucket. <img src=x onerror="window.pwned=1"><script>window.pwned=2</script> [fix](javascript:window.pwned=3) [docs](https://example.com/docs)'
+          : `Detail of finding ${index}`,
+      tags: { Severity: [{ label: levels[index % 3]![0], level: levels[index % 3]![1] }] },
+    },
+  }));
+  assert.equal(await service.callBack(payload, { status: 'failed', message: `${count} findings` }, outcomes), 200);
+  await waitForRunStatus(gated.api, runId, 'post_plan_awaiting_decision');
+  return { gated, runId };
+}
+
+test('the decision first: on a run with 150 outcomes the banner with Override and Discard is in the first screen at 1280×800 and 390×844; outcomes grouped, collapsed, paged with the true total; Markdown safe', async () => {
+  const { gated, runId } = await runWithOutcomes(150);
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    await page.goto(runPath(gated, runId));
+    const banner = page.getByRole('region', { name: 'Your decision is needed' });
+    await banner.getByRole('button', { name: 'Override' }).waitFor();
+    await banner.getByText(/Post-plan tasks:.*failed\./).waitFor();
+    for (const name of ['Override', 'Discard']) {
+      const box = await banner.getByRole('button', { name }).boundingBox();
+      assert.ok(box && box.y + box.height <= viewport.height, `${name} ends at ${box && box.y + box.height} px, below the first screen of ${viewport.height} px`);
+    }
+    const comment = await banner.getByLabel('Comment (optional, recorded with your decision)').boundingBox();
+    assert.ok(comment && comment.y + comment.height <= viewport.height);
+    // The comment and the decision are the first stops after the title: a few Tab presses, not a hundred.
+    await page.getByRole('heading', { name: `Run ${runId}` }).focus();
+    let presses = 0;
+    while (presses < 10 && !(await page.evaluate(() => document.activeElement?.textContent === 'Override'))) {
+      await page.keyboard.press('Tab');
+      presses++;
+    }
+    assert.ok(presses < 10, 'Override is reached within a few Tab presses from the title');
+    await assertAccessible(page, `a run with 150 outcomes at ${viewport.width} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // The true total, grouped worst first, three of each shown, the rest a click away, then the next page.
+  const step = postPlanStep(page);
+  await step.getByRole('heading', { name: /^150 outcomes from .* \(100 loaded\)$/ }).waitFor();
+  assert.deepEqual(await step.locator('.outcome-group h6 .tag').allInnerTexts(), ['Severity: High', 'Severity: Medium', 'Severity: Low']);
+  assert.equal(await step.locator('li.outcome').count(), 9);
+  await step.getByRole('button', { name: 'Show all 34 (31 more)' }).click();
+  assert.equal(await step.locator('li.outcome').count(), 9 + 31);
+  await step.getByRole('button', { name: 'Load 50 more of 150' }).click();
+  await step.getByRole('heading', { name: /^150 outcomes from [^(]*$/ }).waitFor();
+  assert.match(await step.locator('.group-counts').innerText(), /Severity: High: 50 · Severity: Medium: 50 · Severity: Low: 50/);
+
+  // Markdown rendered, raw HTML shown as text and never run, a javascript: link not a link.
+  await step.getByText('CHK-000', { exact: true }).click();
+  const body = step.locator('.outcome-body').first();
+  await body.getByRole('heading', { name: 'Why' }).waitFor();
+  assert.equal(await body.locator('strong', { hasText: 'Public' }).count(), 1);
+  assert.equal(await body.locator('img, script').count(), 0);
+  assert.match(await body.innerText(), /<img src=x onerror=/);
+  assert.equal(await body.locator('a[href^="javascript"]').count(), 0);
+  assert.equal(await body.getByRole('link', { name: 'docs' }).getAttribute('rel'), 'noopener noreferrer');
+  assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+  await assertAccessible(page, 'a run with its outcomes opened');
+  await page.close();
+});
+
+test('where the stage says so, the banner counts approvals; the record says who decided what and when', async () => {
+  const { gated, runId, stageId } = await runAwaitingOverride();
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  // The server of this branch has neither yet (the gate work adds both): given to the page as it will serve them.
+  await page.route(`**/api/v2/task-stages/${stageId}?**`, async (route) => {
+    const response = await route.fetch();
+    const document = await response.json();
+    Object.assign(document.data.attributes, { 'required-approvals': 2, 'approvals-count': 1 });
+    await route.fulfill({ response, json: document });
+  });
+  await page.route(`**/api/v2/runs/${runId}/run-events?**`, (route) =>
+    route.fulfill({
+      status: 200,
+      contentType: 'application/vnd.api+json',
+      json: {
+        data: [
+          { id: 're-2', type: 'run-events', attributes: { action: 'overridden', description: 'Post-plan tasks overridden', 'created-at': '2026-11-26T03:00:05.000Z' }, relationships: { actor: { data: { id: 'user-1', type: 'users' } }, comment: { data: { id: 'wsc-1', type: 'comments' } } } },
+          { id: 're-1', type: 'run-events', attributes: { action: 'queued', description: 'Run queued', 'created-at': '2026-11-26T03:00:00.000Z' }, relationships: { actor: { data: null }, comment: { data: null } } },
+        ],
+        included: [
+          { id: 'user-1', type: 'users', attributes: { username: 'alice' } },
+          { id: 'wsc-1', type: 'comments', attributes: { body: 'first approval: the bucket is private in prod' } },
+        ],
+      },
+    }),
+  );
+  await page.goto(runPath(gated, runId));
+  await page.getByTestId('approvals').getByText('1 of 2 approvals').waitFor();
+  await page.getByText('The run goes on only when 2 people override it').waitFor();
+  const record = page.getByRole('region', { name: 'Record' });
+  assert.deepEqual(
+    (await record.getByRole('listitem').allInnerTexts()).map((text) => text.replace(/^.*? · /, '')),
+    ['Run queued', 'Post-plan tasks overridden · by alice\nfirst approval: the bucket is private in prod'],
+  );
+  await assertAccessible(page, 'a run with two approvals needed and its record');
+  await page.close();
+});
+
+test("the plan's changes by resource address and action, destructive first, the first ten shown", async () => {
+  const gated = await gatedWorkspace(ctx, service, 'pass', { org, enforcement: 'advisory' });
+  const runId = await startRun(gated, { 'plan-only': true });
+  await waitForRunStatus(gated.api, runId, 'planned_and_finished');
+  const page = await browser.newPage();
+  await signIn(page, url, org.owner.token);
+  // The no-op executor plans nothing: the page is given a plan with changes, as an agent-mode run has.
+  await page.route(`**/api/v2/runs/${runId}?**`, async (route) => {
+    const response = await route.fetch();
+    const document = await response.json();
+    for (const resource of document.included ?? []) if (resource.type === 'plans') resource.attributes['has-changes'] = true;
+    await route.fulfill({ response, json: document });
+  });
+  const creates = Array.from({ length: 11 }, (_, index) => ({ address: `aws_s3_bucket.b${String(index).padStart(2, '0')}`, change: { actions: ['create'] } }));
+  await page.route('**/api/v2/plans/*/json-output', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/json', json: { resource_changes: [...creates, { address: 'aws_db_instance.main', change: { actions: ['delete', 'create'] } }, { address: 'aws_iam_role.old', change: { actions: ['delete'] } }] } }),
+  );
+  await page.goto(runPath(gated, runId));
+  const changes = page.getByRole('region', { name: 'Planned changes' });
+  await changes.getByText('aws_iam_role.old').waitFor();
+  const lines = await changes.getByRole('listitem').allInnerTexts();
+  assert.equal(lines.length, 10);
+  assert.match(lines[0]!, /aws_iam_role\.old destroy/);
+  assert.match(lines[1]!, /aws_db_instance\.main replace/);
+  await changes.getByRole('button', { name: 'Show all 13 changes' }).click();
+  assert.equal(await changes.getByRole('listitem').count(), 13);
+  await assertAccessible(page, 'a run with its planned changes');
+  await page.close();
 });
 
 test('workspaces, a workspace with its attached task and runs, and the run tasks page', async () => {

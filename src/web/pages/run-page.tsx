@@ -3,7 +3,9 @@ import { ErrorNotice } from '../components/page-states';
 import { useEffect } from 'preact/hooks';
 import { paths } from '../router/console-paths';
 import { href, showCanonicalPath } from '../router/history-router';
+import { DecisionBanner } from '../runs/decision-banner';
 import { RunActions } from '../runs/run-actions';
+import { RunRecord } from '../runs/run-record';
 import { RunTimeline } from '../runs/run-timeline';
 import { buildTimeline } from '../runs/run-timeline-model';
 import { StatusBadge, Time } from '../runs/status-badge';
@@ -38,6 +40,8 @@ export function RunPage(props: { runId: string }) {
   const { run, workspace, plan, apply, stages, results } = details.data;
   const workspaceId = (run.relationships?.workspace?.data as { id: string } | undefined)?.id;
   const steps = buildTimeline({ plan, apply, stages, results });
+  // The banner at the top offers Override, Apply and Discard while the run waits for a person.
+  const decisionPending = stages.some((stage) => stage.attributes.status === 'awaiting_override') || run.attributes.actions['is-confirmable'];
   return (
     <>
       {workspaceId && (
@@ -48,6 +52,22 @@ export function RunPage(props: { runId: string }) {
         </p>
       )}
       <PageTitle>{`Run ${run.id}`}</PageTitle>
+      <DecisionBanner
+        run={run}
+        plan={plan}
+        stages={stages}
+        results={results}
+        onOverridden={(stage) => {
+          details.replaceStage(stage);
+          details.reload();
+          // The banner (and the button that had focus) may go: keyboard and screen-reader users continue at the stage.
+          focusSoon(`step-${stage.attributes.stage}`);
+        }}
+        onActed={() => {
+          details.reload();
+          focusSoon('run-status');
+        }}
+      />
       <dl class="facts">
         <dt>Status</dt>
         <dd aria-live="polite" data-testid="run-status" id="run-status" tabIndex={-1}>
@@ -73,26 +93,18 @@ export function RunPage(props: { runId: string }) {
           Could not refresh the run ({details.refreshError.message}); showing what was last read, and trying again.
         </div>
       )}
-      <RunActions
-        run={run}
-        onDone={() => {
-          details.reload();
-          focusSoon('run-status');
-        }}
-      />
+      {!decisionPending && (
+        <RunActions
+          run={run}
+          onDone={() => {
+            details.reload();
+            focusSoon('run-status');
+          }}
+        />
+      )}
       <h2>Timeline</h2>
-      <RunTimeline
-        steps={steps}
-        runFinal={isRunFinal(run.attributes.status)}
-        results={results}
-        now={Date.now()}
-        onOverridden={(stage) => {
-          details.replaceStage(stage);
-          details.reload();
-          // The form (and the button that had focus) is gone: keyboard and screen-reader users continue at the stage.
-          focusSoon(`step-${stage.attributes.stage}`);
-        }}
-      />
+      <RunTimeline steps={steps} results={results} now={Date.now()} runFinal={isRunFinal(run.attributes.status)} />
+      <RunRecord runId={run.id} version={[run.attributes.status, ...stages.map((stage) => stage.attributes['updated-at'])].join(' ')} />
     </>
   );
 }

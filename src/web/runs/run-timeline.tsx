@@ -15,7 +15,6 @@ export function RunTimeline(props: {
   now: number;
   /** The run is final: a step still pending (or unreachable) will never run, and says so in grey. */
   runFinal: boolean;
-  onOverridden: (stage: TaskStage) => void;
 }) {
   return (
     <ol class="timeline">
@@ -43,7 +42,7 @@ export function RunTimeline(props: {
                 </dl>
                 <StatusHistory timestamps={step.timestamps} />
                 {step.stage && (
-                  <TaskStageDetails stage={step.stage} results={props.results.get(step.stage.id) ?? []} onOverridden={props.onOverridden} />
+                  <TaskStageDetails stage={step.stage} results={props.results.get(step.stage.id) ?? []} />
                 )}
                 {step.phase && <PhaseDetails phase={step.phase} kind={step.key === 'plan' ? 'plan' : 'apply'} />}
               </>

@@ -1,15 +1,10 @@
-import { useState } from 'preact/hooks';
-import { segment } from '../api/api-client';
-import type { Document } from '../api/jsonapi-types';
-import { useAction } from '../api/use-action';
-import { EmptyState, ErrorNotice } from '../components/page-states';
-import { useSession } from '../session/session-context';
+import { EmptyState } from '../components/page-states';
 import { OutcomesList, safeUrl } from './outcomes-list';
 import type { TaskResult, TaskStage } from './run-types';
 import { StatusBadge } from './status-badge';
 
-/** A task stage's results, and the override a person may give when a mandatory task failed. */
-export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[]; onOverridden: (stage: TaskStage) => void }) {
+/** A task stage's results; when a mandatory task failed, a pointer to the decision at the top of the page. */
+export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[] }) {
   const { stage, results } = props;
   const overridable = stage.attributes.actions?.['is-overridable'] === true;
   const mayOverride = stage.attributes.permissions?.['can-override'] === true;
@@ -24,11 +19,15 @@ export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[
           ))}
         </ul>
       )}
-      {overridable && mayOverride && <OverrideForm stage={stage} onOverridden={props.onOverridden} />}
-      {overridable && !mayOverride && (
+      {overridable && (
         <p class="notice">
-          A mandatory task failed: the run waits until someone who manages run tasks overrides this stage, or the run is
-          discarded.
+          A mandatory task failed: the run waits until {mayOverride ? 'you or another person who may override' : 'someone who manages run tasks'}{' '}
+          overrides this stage, or the run is discarded.{' '}
+          {mayOverride && (
+            <a href="#decision" onClick={(event) => jumpToDecision(event)}>
+              Decide at the top of the page
+            </a>
+          )}
         </p>
       )}
     </>
@@ -57,39 +56,14 @@ function TaskResultCard(props: { result: TaskResult }) {
           </a>
         </p>
       )}
-      <OutcomesList resultId={props.result.id} updatedAt={attributes['updated-at']} />
+      <OutcomesList resultId={props.result.id} updatedAt={attributes['updated-at']} taskName={attributes['task-name']} />
     </li>
   );
 }
 
-/** Override with an optional comment: `POST /task-stages/:id/actions/override`. */
-function OverrideForm(props: { stage: TaskStage; onOverridden: (stage: TaskStage) => void }) {
-  const { api } = useSession();
-  const [comment, setComment] = useState('');
-  const override = useAction();
-  const id = `override-comment-${props.stage.id}`;
-  async function submit(event: Event) {
-    event.preventDefault();
-    let answered: Document<TaskStage['attributes']> | undefined;
-    const done = await override.run(async () => {
-      answered = await api.post<Document<TaskStage['attributes']>>(`/task-stages/${segment(props.stage.id)}/actions/override`, {
-        comment: comment.trim() || null,
-      });
-    });
-    if (done && answered) props.onOverridden(answered.data as TaskStage);
-  }
-  return (
-    <form class="override stacked" onSubmit={submit}>
-      <p>
-        <strong>A mandatory task failed.</strong> Read its message and outcomes; overriding lets the run go on as if the stage
-        passed.
-      </p>
-      <label for={id}>Override comment (optional)</label>
-      <textarea id={id} rows={2} cols={50} value={comment} onInput={(event) => setComment((event.target as HTMLTextAreaElement).value)} />
-      <button type="submit" disabled={override.busy}>
-        Override
-      </button>
-      {override.error && <ErrorNotice error={override.error} what="task stage" />}
-    </form>
-  );
+/** Back to the decision banner, focused on its comment. */
+function jumpToDecision(event: Event) {
+  event.preventDefault();
+  document.getElementById('decision')?.scrollIntoView({ block: 'start' });
+  document.getElementById('decision-comment')?.focus();
 }
