@@ -105,6 +105,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     });
   }
   app.decorateRequest('principal', null);
+  app.decorateRequest('found', undefined);
 
   await app.register(swagger, {
     openapi: {

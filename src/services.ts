@@ -32,6 +32,7 @@ import { ArtifactAccess } from './access/artifact-access.js';
 import { NoopExecutor } from './runs/noop-executor.js';
 import { PhasesService } from './runs/phases.service.js';
 import { AgentPhasesService } from './runs/agent-phases.service.js';
+import { PhaseLookup } from './runs/phase-lookup.js';
 import { RunProgress } from './runs/run-progress.js';
 import { RunTransitions } from './runs/run-transitions.js';
 import { RunsRepository } from './runs/runs.repository.js';
@@ -93,7 +94,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.
-  const agentPhasesService = new AgentPhasesService(db, runs, workspaces, workspaceGate, runTransitions, jobs, config.agent, log);
+  const agentPhasesService = new AgentPhasesService(db, runs, runTransitions, jobs, config.agent, log);
   agentPhasesService.registerJobs();
   // Where run task requests may go: the operator's rules and this server's own listener.
   const taskDestinations = new TaskDestinations({ allow: config.tasks.urlAllow, deny: config.tasks.urlDeny }, [{ address: config.host, port: config.port }]);
@@ -116,8 +117,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, memberships, [createOwnersTeam(teams)]),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate),
     teamsService,
-    teamMembersService: new TeamMembersService(teamsService, teams, users, memberships),
-    tokensService: new TokensService(tokens, users, new TeamTokenAccess(teamsService, teams), gate),
+    teamMembersService: new TeamMembersService(teams, users, memberships),
+    tokensService: new TokensService(tokens, users, new TeamTokenAccess(teams), gate),
     workspaceGate,
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces),
@@ -131,7 +132,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     taskDelivery,
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),
-    phasesService: new PhasesService(runs, workspaces, workspaceGate, artifactAccess),
+    phasesService: new PhasesService(runs, workspaces, artifactAccess),
+    phaseLookup: new PhaseLookup(runs, workspaces, workspaceGate),
     agentPhasesService,
     /** Workers first (they finish in-flight jobs with everything still up), then the rest in reverse order. */
     async stop() {

@@ -1,4 +1,6 @@
 import type { TypedApp } from './typed-app.js';
+import { registerFindAndAuthorize } from './find-and-authorize.js';
+import { createLookups } from './lookups.js';
 import { tokensRoutes } from './routes/tokens.routes.js';
 import { usersRoutes } from './routes/users.routes.js';
 import { membershipsRoutes } from './routes/memberships.routes.js';
@@ -17,6 +19,8 @@ import { workspacesRoutes } from './routes/workspaces.routes.js';
 
 /** Every /api/v2 route, by area. */
 export async function registerApiRoutes(api: TypedApp, services: Services): Promise<void> {
+  // Before every route: the lookup a route declares runs before its body is read.
+  registerFindAndAuthorize(api, createLookups(services));
   await usersRoutes(api, services);
   await tokensRoutes(api, services);
   await organizationsRoutes(api, services);

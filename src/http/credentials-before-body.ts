@@ -11,22 +11,19 @@ import './fastify-types.js';
 const METHODS_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'QUERY']);
 
 /**
- * A public route (`config: { public: true }`) authenticates itself; one that takes a body must do it in an
- * onRequest or preParsing hook, not in the handler. Checked as each route is added, so a new route that
+ * A public route (`config: { public: true }`) authenticates itself; one that takes a body must do it in its
+ * declared lookup (`config: { lookup }`, find-and-authorize.ts), not in the handler. Checked as each route is added, so a new route that
  * forgets it fails at start instead of opening the hole again.
  */
 export function requireCredentialCheckBeforeBody(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if ((route.config as { public?: boolean } | undefined)?.public !== true) return;
+    const config = route.config as { public?: boolean; lookup?: string } | undefined;
+    if (config?.public !== true) return;
     if (!methods.some((method) => METHODS_WITH_BODIES.has(method))) return;
-    if (hasHooks(route.onRequest) || hasHooks(route.preParsing)) return;
-    throw new Error(`public route ${methods.join(',')} ${route.url} takes a body: check its credentials in an onRequest hook`);
+    if (config.lookup !== undefined) return;
+    throw new Error(`public route ${methods.join(',')} ${route.url} takes a body: check its credentials in its declared lookup (config.lookup)`);
   });
-}
-
-function hasHooks(hooks: unknown): boolean {
-  return Array.isArray(hooks) ? hooks.length > 0 : typeof hooks === 'function';
 }
 
 /** A request no route takes is answered before its body is read (Fastify would parse it first). */

@@ -3,14 +3,14 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
 import { tokenExpiry } from './token-expiry.js';
-import type { OrganizationGate } from '../access/organization-gate.js';
+import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { ensureServiceAccount } from './service-accounts.js';
 import { generateToken, hashToken } from './token-secrets.js';
-import type { TeamTokenPort } from './team-token-port.js';
+import type { TeamTokenPort, TokenTeam, VisibleTokenTeam } from './team-token-port.js';
 import type { TokenRow, TokensRepository } from './tokens.repository.js';
-import type { UsersRepository } from './users.repository.js';
+import type { UserRow, UsersRepository } from './users.repository.js';
 
 /** A token just created, with its secret: the only moment the secret exists outside its hash. */
 export interface IssuedToken {
@@ -31,6 +31,18 @@ function createdById(principal: Principal): string | null {
   if (principal.kind === 'user') return principal.userId;
   if (principal.kind === 'team') return principal.serviceAccountUserId;
   return null;
+}
+
+/** The team of a team-token request, once the caller may manage its tokens (403 otherwise). */
+function manageableTeam({ row, standing }: VisibleTokenTeam): TokenTeam {
+  requireAccess(standing, 'team', 'manage-tokens', row);
+  return row;
+}
+
+/** The organization of an organization-token request, once the caller is an owner (403 otherwise). */
+function ownedOrganization({ organization, standing }: OrganizationContext): OrganizationContext['organization'] {
+  requireAccess(standing, 'organization', 'administer', { name: organization.name });
+  return organization;
 }
 
 /** Issuing and revoking user, organization and team tokens. Each secret is returned once and stored hashed. */
@@ -63,10 +75,15 @@ export class TokensService {
     return { row, secret };
   }
 
-  async createUserToken(principal: Principal, userId: string, input: TokenInput): Promise<IssuedToken> {
+  /** The `user` lookup: a person whose tokens the caller may manage (themselves, or anyone for a site admin). */
+  async tokenOwner(principal: Principal, userId: string): Promise<UserRow> {
     requirePersonalAccess(principal, 'manage-user-tokens', userId);
     const user = await this.users.findById(userId);
     if (!user || user.is_service_account === 1) throw Errors.userNotFound();
+    return user;
+  }
+
+  async createUserToken(user: UserRow, input: TokenInput): Promise<IssuedToken> {
     const { row, secret } = this.newRow('user', {
       user_id: user.id,
       description: input.description ?? null,
@@ -77,14 +94,13 @@ export class TokensService {
     return { row, secret };
   }
 
-  async listUserTokens(principal: Principal, userId: string): Promise<TokenRow[]> {
-    requirePersonalAccess(principal, 'manage-user-tokens', userId);
-    return this.tokens.listForUser(userId);
+  async listUserTokens(user: UserRow): Promise<TokenRow[]> {
+    return this.tokens.listForUser(user.id);
   }
 
   /** The organization token, or the audit trail token (`kind`): each replaces only the previous one of its kind. */
-  async createOrganizationToken(principal: Principal, organizationName: string, kind: OrganizationTokenKind, input: TokenInput): Promise<IssuedToken> {
-    const { organization } = await this.gate.enterAsOwner(principal, organizationName);
+  async createOrganizationToken(principal: Principal, found: OrganizationContext, kind: OrganizationTokenKind, input: TokenInput): Promise<IssuedToken> {
+    const organization = ownedOrganization(found);
     const serviceAccount = await ensureServiceAccount(this.users, { kind: 'organization', organizationName: organization.name });
     const { row, secret } = this.newRow(kind, {
       organization_name: organization.name,
@@ -96,22 +112,23 @@ export class TokensService {
   }
 
   /** Its metadata, never its secret; 404 when the organization has none of that kind. */
-  async showOrganizationToken(principal: Principal, organizationName: string, kind: OrganizationTokenKind): Promise<TokenRow> {
-    const { organization } = await this.gate.enterAsOwner(principal, organizationName);
+  async showOrganizationToken(found: OrganizationContext, kind: OrganizationTokenKind): Promise<TokenRow> {
+    const organization = ownedOrganization(found);
     const row = await this.tokens.findOrganizationToken(organization.name, kind);
     if (!row) throw Errors.tokenNotFound();
     return row;
   }
 
   /** Revokes the token of that kind only (404 when there is none); the other kind stays. */
-  async deleteOrganizationToken(principal: Principal, organizationName: string, kind: OrganizationTokenKind): Promise<void> {
-    const { organization } = await this.gate.enterAsOwner(principal, organizationName);
+  async deleteOrganizationToken(found: OrganizationContext, kind: OrganizationTokenKind): Promise<void> {
+    const organization = ownedOrganization(found);
     if ((await this.tokens.deleteOrganizationTokens(organization.name, kind)) === 0) throw Errors.tokenNotFound();
   }
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
-  async createTeamToken(principal: Principal, teamId: string, input: TokenInput, legacy: boolean): Promise<IssuedToken> {
-    const { team, standing } = await this.teams.manageableTeam(principal, teamId);
+  async createTeamToken(principal: Principal, found: VisibleTokenTeam, input: TokenInput, legacy: boolean): Promise<IssuedToken> {
+    const team = manageableTeam(found);
+    const { standing } = found;
     // Not for a team the edition lacks, nor the owners team's for a caller that is not a person.
     requireAccess(standing, 'team', 'create-token', team);
     const description = input.description ?? null;
@@ -141,36 +158,31 @@ export class TokensService {
     return { row, secret };
   }
 
-  async listTeamTokens(principal: Principal, teamId: string): Promise<TokenRow[]> {
-    const team = await this.manageableTeam(principal, teamId);
+  async listTeamTokens(found: VisibleTokenTeam): Promise<TokenRow[]> {
+    const team = manageableTeam(found);
     return this.tokens.listForTeam(team.id);
   }
 
   /** The legacy token's metadata, never its secret; 404 when the team has none. */
-  async showLegacyTeamToken(principal: Principal, teamId: string): Promise<TokenRow> {
-    const team = await this.manageableTeam(principal, teamId);
+  async showLegacyTeamToken(found: VisibleTokenTeam): Promise<TokenRow> {
+    const team = manageableTeam(found);
     const row = await this.tokens.findLegacyTeamToken(team.id);
     if (!row) throw Errors.tokenNotFound();
     return row;
   }
 
   /** 404 when the team has no legacy token (HCP's answer, which go-tfe's tests check). */
-  async deleteLegacyTeamToken(principal: Principal, teamId: string): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId);
+  async deleteLegacyTeamToken(found: VisibleTokenTeam): Promise<void> {
+    const team = manageableTeam(found);
     if ((await this.tokens.deleteLegacyTeamToken(team.id)) === 0) throw Errors.tokenNotFound();
   }
 
-  async showToken(principal: Principal, tokenId: string): Promise<TokenRow> {
-    return this.ownedToken(principal, tokenId);
-  }
-
-  async deleteToken(principal: Principal, tokenId: string): Promise<void> {
-    const row = await this.ownedToken(principal, tokenId);
+  async deleteToken(row: TokenRow): Promise<void> {
     await this.tokens.deleteById(row.id);
   }
 
-  /** A token the caller may manage: its own user token, or a token of a team it may manage. */
-  private async ownedToken(principal: Principal, tokenId: string): Promise<TokenRow> {
+  /** The `token` lookup: a token the caller may manage, its own user token or a token of a team it may manage. */
+  async manageableToken(principal: Principal, tokenId: string): Promise<TokenRow> {
     const row = await this.tokens.findById(tokenId);
     if (row?.kind === 'user') {
       requirePersonalAccess(principal, 'manage-user-token', row.user_id ?? '');
@@ -181,10 +193,6 @@ export class TokensService {
     if (!row || !team) throw Errors.tokenNotFound();
     await this.gate.enterFor(principal, team.organizationName, 'team-token', 'manage', team);
     return row;
-  }
-
-  private async manageableTeam(principal: Principal, teamId: string) {
-    return (await this.teams.manageableTeam(principal, teamId)).team;
   }
 
   private async teamServiceAccount(teamId: string, existing: string | null): Promise<string> {

@@ -12,7 +12,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { MembershipTeamsPort } from './membership-teams-port.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
 import type { MembershipView } from './membership-view.js';
-import type { OrganizationGate } from '../access/organization-gate.js';
+import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import { checkEmail } from '../identity/email.js';
 
 export type { MembershipView };
@@ -20,6 +20,12 @@ export type { MembershipView };
 /** A page of memberships and, once each, the users they belong to (for `include=user`). */
 export interface MembershipList extends Page<MembershipView> {
   users: UserRow[];
+}
+
+/** A membership the caller may see, and the caller's standing in its organization. */
+export interface VisibleMembership {
+  membership: MembershipRow;
+  standing: OrganizationStanding;
 }
 
 /** Inviting users into an organization, accepting, listing and removing; invited users join teams only once they accept. */
@@ -35,8 +41,9 @@ export class MembershipsService {
    * Invites by email. An address nobody has registered gets a user record now (as HCP Terraform sends an
    * invitation email), so the invitation can be accepted once that person has a token.
    */
-  async invite(principal: Principal, organizationName: string, email: string, teamIds: string[]): Promise<MembershipView> {
-    const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'invite-member', { name: organizationName });
+  async invite(found: OrganizationContext, email: string, teamIds: string[]): Promise<MembershipView> {
+    const { organization, standing } = found;
+    requireAccess(standing, 'organization', 'invite-member', { name: organization.name });
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
       if (!(await this.teams.canInviteInto(organization.name, standing, teamId))) {
@@ -55,10 +62,15 @@ export class MembershipsService {
     return { membership: row, user, teamIds };
   }
 
-  async accept(principal: Principal, membershipId: string): Promise<MembershipView> {
+  /** The `invitation` lookup: a membership the caller may accept (their own). */
+  async invitation(principal: Principal, membershipId: string): Promise<MembershipRow> {
     const membership = await this.memberships.findById(membershipId);
     if (!membership) throw Errors.membershipNotFound();
     requirePersonalAccess(principal, 'accept-invitation', membership.user_id);
+    return membership;
+  }
+
+  async accept(principal: Principal, membership: MembershipRow): Promise<MembershipView> {
     if (membership.status !== 'active') await this.memberships.activate(membership.id);
     // As a member now: its teams are shown as any listing shows them (not those the edition hides).
     const { standing } = await this.gate.enter(principal, membership.organization_name);
@@ -67,12 +79,8 @@ export class MembershipsService {
     return view!;
   }
 
-  async list(
-    principal: Principal,
-    organizationName: string,
-    options: { q?: string; status?: string; emails?: string[]; page: PageRequest },
-  ): Promise<MembershipList> {
-    const { organization, standing } = await this.gate.enter(principal, organizationName);
+  async list(found: OrganizationContext, options: { q?: string; status?: string; emails?: string[]; page: PageRequest }): Promise<MembershipList> {
+    const { organization, standing } = found;
     if (options.status !== undefined && options.status !== 'invited' && options.status !== 'active') {
       throw new InvalidAttribute('filter[status]', "filter[status] must be 'invited' or 'active'");
     }
@@ -85,8 +93,8 @@ export class MembershipsService {
     return { ...pageOf(options.page, await this.views(rows, users, standing), total), users: [...users.values()] };
   }
 
-  async show(principal: Principal, membershipId: string): Promise<MembershipView> {
-    const { membership, standing } = await this.visibleMembership(principal, membershipId);
+  async show(found: VisibleMembership): Promise<MembershipView> {
+    const { membership, standing } = found;
     const user = await this.users.findById(membership.user_id);
     const [view] = await this.views([membership], new Map(user ? [[user.id, user]] : []), standing);
     return view!;
@@ -96,8 +104,8 @@ export class MembershipsService {
    * Removes the user from the organization and all its teams, owners included: so only owners may remove a
    * member of the owners team (or withdraw an invitation into it), and the last owner cannot leave.
    */
-  async delete(principal: Principal, membershipId: string): Promise<void> {
-    const { membership, standing } = await this.visibleMembership(principal, membershipId);
+  async delete(found: VisibleMembership): Promise<void> {
+    const { membership, standing } = found;
     const ownersId = await this.teams.ownersTeamId(membership.organization_name);
     const inOwnersTeam = ownersId !== undefined && ((await this.memberships.teamIdsOf([membership.id])).get(membership.id) ?? []).includes(ownersId);
     requireAccess(standing, 'membership', 'delete', { inOwnersTeam });
@@ -113,7 +121,8 @@ export class MembershipsService {
     });
   }
 
-  private async visibleMembership(principal: Principal, membershipId: string) {
+  /** The `membership` lookup: a membership of an organization where the caller may read memberships. */
+  async visibleMembership(principal: Principal, membershipId: string): Promise<VisibleMembership> {
     const membership = await this.memberships.findById(membershipId);
     if (!membership) throw Errors.membershipNotFound();
     const { standing } = await this.gate.enterFor(principal, membership.organization_name, 'membership', 'read', {});

@@ -3,7 +3,7 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import { Errors, InvalidAttribute, Unprocessable } from '../core/errors.js';
-import { requirePersonalAccess } from '../access/require-access.js';
+import { requireAccess, requirePersonalAccess } from '../access/require-access.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -14,7 +14,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { checkEmail } from '../identity/email.js';
 import type { MembershipsRepository } from './memberships.repository.js';
 import type { OrganizationCreatedHook } from './organization-created-hook.js';
-import type { OrganizationGate } from '../access/organization-gate.js';
+import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
 
 /** An organization as the caller sees it: the row and the caller's standing in it (for its permissions). */
@@ -74,7 +74,7 @@ export class OrganizationsService {
       if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
       throw error;
     }
-    return this.show(principal, input.name);
+    return this.show(await this.gate.enter(principal, input.name));
   }
 
   async list(principal: Principal, page: PageRequest): Promise<Page<OrganizationView>> {
@@ -89,31 +89,33 @@ export class OrganizationsService {
     return pageOf(page, views, total);
   }
 
-  async show(principal: Principal, name: string): Promise<OrganizationView> {
-    const { organization, standing } = await this.gate.enter(principal, name);
-    return { organization, standing };
+  show(found: OrganizationContext): OrganizationView {
+    return { organization: found.organization, standing: found.standing };
   }
 
-  async update(principal: Principal, name: string, input: { name?: string; email?: string }): Promise<OrganizationView> {
-    const { organization } = await this.gate.enterAsOwner(principal, name);
+  async update(found: OrganizationContext, input: { name?: string; email?: string }): Promise<OrganizationView> {
+    const { organization, standing } = found;
+    requireAccess(standing, 'organization', 'administer', { name: organization.name });
     if (input.name !== undefined && input.name !== organization.name) {
       throw new InvalidAttribute('/data/attributes/name', 'renaming an organization is not supported');
     }
     if (input.email !== undefined) {
       checkEmail(input.email, '/data/attributes/email');
-      await this.organizations.update(organization.name, { email: input.email, updated_at: nowIso() });
+      const updated_at = nowIso();
+      await this.organizations.update(organization.name, { email: input.email, updated_at });
+      return { organization: { ...organization, email: input.email, updated_at }, standing };
     }
-    return this.show(principal, name);
+    return { organization, standing };
   }
 
-  async delete(principal: Principal, name: string): Promise<void> {
-    const { organization } = await this.gate.enterAsOwner(principal, name);
+  async delete(found: OrganizationContext): Promise<void> {
+    const { organization, standing } = found;
+    requireAccess(standing, 'organization', 'administer', { name: organization.name });
     await this.organizations.delete(organization.name);
   }
 
-  async entitlements(principal: Principal, name: string): Promise<OrganizationEdition> {
-    const { organization, featureSet } = await this.gate.enter(principal, name);
-    return { organization, featureSet };
+  entitlements(found: OrganizationContext): OrganizationEdition {
+    return { organization: found.organization, featureSet: found.featureSet };
   }
 
   listFeatureSets(principal: Principal, q: string | undefined): FeatureSet[] {
@@ -122,10 +124,15 @@ export class OrganizationsService {
     return FEATURE_SETS.filter((set) => !needle || set.name.toLowerCase().includes(needle));
   }
 
-  async subscribe(principal: Principal, name: string, featureSetId: string): Promise<OrganizationEdition> {
+  /** The `subscribed-organization` lookup: any organization, for a site admin only. */
+  async forSiteAdmin(principal: Principal, name: string): Promise<OrganizationRow> {
     requirePersonalAccess(principal, 'administer-site');
     const organization = await this.organizations.findByName(name);
     if (!organization) throw Errors.organizationNotFound(name);
+    return organization;
+  }
+
+  async subscribe(organization: OrganizationRow, featureSetId: string): Promise<OrganizationEdition> {
     const featureSet = featureSetById(featureSetId) ?? featureSetByName(featureSetId);
     if (!featureSet) throw new Unprocessable(`feature set '${featureSetId}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' });
     await this.organizations.update(organization.name, { feature_set: featureSet.name, updated_at: nowIso() });

@@ -1,14 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { requireAccess } from '../access/require-access.js';
-import type { WorkspaceGate } from '../access/workspace-gate.js';
 import { nowIso } from '../core/clock.js';
 import { Errors } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
 import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
-import { executionModeOf } from '../workspaces/execution-mode.js';
-import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import { AGENT_PHASE_TIMEOUT_JOB, agentPhaseTimeoutJob, isAgentPhaseTimeoutPayload, type AgentPhaseTimeoutPayload } from './agent-phase-timeout.js';
 import { storedReport, type AgentReport } from './agent-report.js';
 import { checkPlanJson } from './plan-summary.js';
@@ -17,9 +12,10 @@ import type { RunJobs } from './run-progress.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import { runAdvanceJob } from './run-advance-job.js';
 import type { RunTransitions } from './run-transitions.js';
-import type { PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
+import type { PhaseRow, RunsRepository } from './runs.repository.js';
+import { PHASE_TABLE as TABLE, phaseNotFound as notFound, type DrivablePhase, type PhaseKind, type VisiblePhase } from './phase-lookup.js';
 
-export type PhaseKind = 'plan' | 'apply';
+export type { PhaseKind };
 
 export interface AgentSettings {
   phaseTimeoutSeconds: number;
@@ -27,7 +23,6 @@ export interface AgentSettings {
   logMaxBytes: number;
 }
 
-const TABLE: Record<PhaseKind, PhaseTable> = { plan: 'plans', apply: 'applies' };
 /** The run's status while the phase is claimed, and the events that start and end it. */
 const PHASE_EVENTS: Record<PhaseKind, { running: RunStatus; start: RunEvent; finish: RunEvent }> = {
   plan: { running: 'planning', start: 'start_plan', finish: 'plan_finished' },
@@ -50,8 +45,6 @@ export class AgentPhasesService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly runs: RunsRepository,
-    private readonly workspaces: WorkspacesRepository,
-    private readonly workspaceGate: WorkspaceGate,
     private readonly transitions: RunTransitions,
     private readonly jobs: RunJobs,
     private readonly settings: AgentSettings,
@@ -68,17 +61,10 @@ export class AgentPhasesService {
     });
   }
 
-  /**
-   * Answers when the caller may drive this phase (an upload route asks before it reads the body):
-   * 404 for a caller who may not queue runs in the workspace, as for a missing phase.
-   */
-  async authorize(principal: Principal, kind: PhaseKind, id: string): Promise<void> {
-    await this.enter(principal, kind, id, 'execute');
-  }
-
   /** Claims the plan or apply: 409 unless the run waits for exactly this now. */
-  async claim(principal: Principal, kind: PhaseKind, id: string): Promise<PhaseRow> {
-    const { run } = await this.enter(principal, kind, id, 'execute', true);
+  async claim(found: DrivablePhase): Promise<PhaseRow> {
+    const { kind, run } = found;
+    const id = found.phase.id;
     const { running, start } = PHASE_EVENTS[kind];
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const claimed = await this.db.transaction().execute(async (trx) => {
@@ -102,8 +88,8 @@ export class AgentPhasesService {
    * Stores the plan JSON byte for byte with the counts derived from it (plan-summary.ts). Checked first:
    * a body that is no plan JSON changes nothing. Replaces an earlier upload until the report.
    */
-  async uploadPlanJson(principal: Principal, planId: string, body: Buffer): Promise<PhaseRow> {
-    await this.enter(principal, 'plan', planId, 'execute', true);
+  async uploadPlanJson(found: DrivablePhase, body: Buffer): Promise<PhaseRow> {
+    const planId = found.phase.id;
     if (body.length > this.settings.planJsonMaxBytes) throw Errors.uploadTooLarge('plan JSON', this.settings.planJsonMaxBytes);
     const check = checkPlanJson(body);
     if (!check.ok) throw Errors.invalidPlanJson(check.problem);
@@ -122,8 +108,9 @@ export class AgentPhasesService {
   }
 
   /** Stores the phase's log as sent (any bytes); replaces an earlier one until the report. */
-  async uploadLog(principal: Principal, kind: PhaseKind, id: string, body: Buffer): Promise<PhaseRow> {
-    await this.enter(principal, kind, id, 'execute', true);
+  async uploadLog(found: DrivablePhase, body: Buffer): Promise<PhaseRow> {
+    const { kind } = found;
+    const id = found.phase.id;
     if (body.length > this.settings.logMaxBytes) throw Errors.uploadTooLarge('log', this.settings.logMaxBytes);
     if (!(await this.runs.writeUpload(TABLE[kind], id, { log: body, updated_at: nowIso() }))) throw await this.notRunning(kind, id);
     return this.current(kind, id);
@@ -134,8 +121,9 @@ export class AgentPhasesService {
    * confirmation, post-apply stage). The same report again answers as the first did; another is a 409,
    * and so is any report once the run was canceled or discarded.
    */
-  async report(principal: Principal, kind: PhaseKind, id: string, report: AgentReport): Promise<PhaseRow> {
-    const { run } = await this.enter(principal, kind, id, 'execute', true);
+  async report(found: DrivablePhase, report: AgentReport): Promise<PhaseRow> {
+    const { kind, run } = found;
+    const id = found.phase.id;
     const stored = storedReport(report);
     const { running, finish } = PHASE_EVENTS[kind];
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -166,11 +154,11 @@ export class AgentPhasesService {
   }
 
   /** The log as uploaded (empty until then), for whoever may read the run. */
-  async readLog(principal: Principal, kind: PhaseKind, id: string): Promise<Buffer> {
-    await this.enter(principal, kind, id, 'read');
-    const found = await this.runs.logOf(TABLE[kind], id);
-    if (!found) throw notFound(kind);
-    return found.log ?? Buffer.alloc(0);
+  async readLog(found: VisiblePhase): Promise<Buffer> {
+    const { kind } = found;
+    const stored = await this.runs.logOf(TABLE[kind], found.phase.id);
+    if (!stored) throw notFound(kind);
+    return stored.log ?? Buffer.alloc(0);
   }
 
   /** The timeout job: errors the run if the phase is still claimed and unreported. */
@@ -212,25 +200,6 @@ export class AgentPhasesService {
     if (!phase) throw notFound(kind);
     return phase;
   }
-
-  /**
-   * The phase, its run and the caller's right: `read` for whoever may read the run, `execute` for the
-   * pipeline (404 for anyone else). `agentOnly`: a run not in agent mode is a 409 (after the access check).
-   */
-  private async enter(principal: Principal, kind: PhaseKind, id: string, action: 'read' | 'execute', agentOnly = false): Promise<{ phase: PhaseRow; run: RunRow }> {
-    const phase = await this.runs.findPhase(TABLE[kind], id);
-    const run = phase ? await this.runs.findRun(phase.run_id) : undefined;
-    const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
-    if (!phase || !run || !workspace) throw notFound(kind);
-    const context = await this.workspaceGate.enterOrganizationOf(principal, workspace, kind);
-    if (action === 'execute') requireAccess(context.standing, kind, 'execute', {});
-    if (agentOnly && executionModeOf(run.execution_mode) !== 'agent') throw Errors.notAgentMode(kind);
-    return { phase, run };
-  }
-}
-
-function notFound(kind: PhaseKind) {
-  return kind === 'plan' ? Errors.planNotFound() : Errors.applyNotFound();
 }
 
 function describeReport(stored: string): string {

@@ -11,7 +11,7 @@ import { compareStages } from '../core/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
-import type { WorkspaceGate } from '../access/workspace-gate.js';
+import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import { newRunRows } from './new-run-rows.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
@@ -33,6 +33,13 @@ interface RunRelations {
 
 export type RunInclude = 'task-stages' | 'plan' | 'apply' | 'workspace' | 'configuration-version';
 export const RUN_INCLUDES: readonly RunInclude[] = ['task-stages', 'plan', 'apply', 'workspace', 'configuration-version'];
+
+/** A run the caller may read: its workspace and the caller's context in its organization. */
+export interface VisibleRun {
+  run: RunRow;
+  workspace: WorkspaceRow;
+  context: OrganizationContext;
+}
 
 export interface CreateRunInput {
   attributes: { message?: string; 'plan-only'?: boolean; 'auto-apply'?: boolean; 'is-destroy'?: boolean };
@@ -132,22 +139,23 @@ export class RunsService {
     return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages };
   }
 
-  async show(principal: Principal, runId: string, include: Set<RunInclude>): Promise<RunResult> {
-    const { run, workspace, context } = await this.visibleRun(principal, runId);
+  async show(found: VisibleRun, include: Set<RunInclude>): Promise<RunResult> {
+    const { run, workspace, context } = found;
     const { views, related } = await this.views([run], workspace, include);
     return { run: views[0]!, standing: context.standing, related };
   }
 
-  async list(principal: Principal, workspaceId: string, page: PageRequest, include: Set<RunInclude>): Promise<RunList> {
-    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+  async list(found: WorkspaceContext, page: PageRequest, include: Set<RunInclude>): Promise<RunList> {
+    const { workspace, context } = found;
     const { rows, total } = await this.runs.listRuns(workspace.id, page.offset, page.size);
     const { views, related } = await this.views(rows, workspace, include);
     return { ...pageOf(page, views, total), standing: context.standing, related };
   }
 
   /** apply, discard, cancel: 409 when the state machine does not allow it now; 403 without the right. */
-  async act(principal: Principal, runId: string, action: RunAction): Promise<void> {
-    const { context } = await this.visibleRun(principal, runId);
+  async act(found: VisibleRun, action: RunAction): Promise<void> {
+    const { context } = found;
+    const runId = found.run.id;
     requireAccess(context.standing, 'run', 'act', { action });
     const { event, verb } = ACTION_EVENTS[action];
     // A compare-and-set that loses to run progress re-reads and decides again.
@@ -172,8 +180,8 @@ export class RunsService {
     throw new Conflict('the run is changing right now; try again');
   }
 
-  /** The run, its workspace and the caller's organization context, or 404 when missing or invisible. */
-  async visibleRun(principal: Principal, runId: string): Promise<{ run: RunRow; workspace: WorkspaceRow; context: OrganizationContext }> {
+  /** The `run` lookup: the run, its workspace and the caller's organization context, or 404 when missing or invisible. */
+  async visibleRun(principal: Principal, runId: string): Promise<VisibleRun> {
     const run = await this.runs.findRun(runId);
     const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
     if (!run || !workspace) throw Errors.runNotFound();

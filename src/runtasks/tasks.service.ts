@@ -131,21 +131,23 @@ export class TasksService {
     private readonly workspaces: WorkspacesRepository,
   ) {}
 
-  async list(principal: Principal, organizationName: string, page: PageRequest, include: Set<TaskInclude> = new Set()): Promise<TaskList> {
-    const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'list-run-tasks', { name: organizationName });
+  async list(found: OrganizationContext, page: PageRequest, include: Set<TaskInclude> = new Set()): Promise<TaskList> {
+    const { organization, standing } = found;
+    requireAccess(standing, 'organization', 'list-run-tasks', { name: organization.name });
     const { rows, total } = await this.tasks.list(organization.name, page.offset, page.size);
     const { views, related } = await this.views(rows, include, standing);
     return { ...pageOf(page, views, total), related };
   }
 
-  async show(principal: Principal, taskId: string, include: Set<TaskInclude> = new Set()): Promise<TaskResult> {
-    const { row, context } = await this.visibleTask(principal, taskId);
+  async show(found: TaskAccess, include: Set<TaskInclude> = new Set()): Promise<TaskResult> {
+    const { row, context } = found;
     const { views, related } = await this.views([row], include, context.standing);
     return { task: views[0]!, related };
   }
 
-  async create(principal: Principal, organizationName: string, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<TaskView> {
-    const { organization, featureSet } = await this.gate.enterFor(principal, organizationName, 'organization', 'create-run-task', { name: organizationName });
+  async create(found: OrganizationContext, input: TaskAttributesInput & { name: string; url: string; category: string }): Promise<TaskView> {
+    const { organization, featureSet } = found;
+    requireAccess(found.standing, 'organization', 'create-run-task', { name: organization.name });
     checkAttributes(input);
     const limitProblem = (existing: number) => runTaskLimitProblem(featureSet, existing);
     // Refuse early, before contacting the task; checked again under the organization lock below.
@@ -184,8 +186,7 @@ export class TasksService {
    * saved. The changes are decided on the row as stored under the write's lock, so concurrent updates
    * never undo one another and the answer shows what was stored. Verification waits on the network, so it
    * runs before the lock; should the row have changed meanwhile such that another URL or key would be
-   * stored, that one is verified in turn. `found` is the caller's visibleTask, looked up before the request
-   * body was validated (an unknown task is 404 first).
+   * stored, that one is verified in turn. `found` is the route's `task` lookup.
    */
   async update(found: TaskAccess, input: TaskAttributesInput): Promise<TaskView> {
     const { row, context } = found;
@@ -219,8 +220,8 @@ export class TasksService {
   }
 
   /** 422 while attached to any workspace: detach it first. */
-  async delete(principal: Principal, taskId: string): Promise<void> {
-    const { row, context } = await this.visibleTask(principal, taskId);
+  async delete(found: TaskAccess): Promise<void> {
+    const { row, context } = found;
     requireAccess(context.standing, 'run-task', 'manage', {});
     if (!(await this.tasks.deleteIfDetached(row.id))) {
       const attached = new Set((await this.tasks.attachmentsOf([row.id])).map((attachment) => attachment.workspace_id)).size;
@@ -228,7 +229,7 @@ export class TasksService {
     }
   }
 
-  /** The task and the caller's organization context, or 404 when it does not exist or the caller may not see it. */
+  /** The `task` lookup: the task and the caller's organization context, or 404 when it does not exist or the caller may not see it. */
   async visibleTask(principal: Principal, taskId: string): Promise<TaskAccess> {
     const row = await this.tasks.findById(taskId);
     if (!row) throw Errors.runTaskNotFound();

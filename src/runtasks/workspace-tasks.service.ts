@@ -8,7 +8,7 @@ import { Errors, InvalidAttribute } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
-import type { WorkspaceGate } from '../access/workspace-gate.js';
+import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
 import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
 import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskChanges, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
@@ -50,18 +50,14 @@ export class WorkspaceTasksService {
     private readonly workspaceGate: WorkspaceGate,
   ) {}
 
-  async list(principal: Principal, workspaceId: string, page: PageRequest): Promise<Page<WorkspaceTask>> {
-    const { workspace } = await this.workspaceGate.enter(principal, workspaceId);
+  async list(found: WorkspaceContext, page: PageRequest): Promise<Page<WorkspaceTask>> {
+    const { workspace } = found;
     const { rows, total } = await this.workspaceTasks.list(workspace.id, page.offset, page.size);
     return pageOf(page, rows, total);
   }
 
-  async show(principal: Principal, workspaceId: string, id: string): Promise<WorkspaceTask> {
-    return (await this.visible(principal, workspaceId, id)).row;
-  }
-
-  async create(principal: Principal, workspaceId: string, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<WorkspaceTask> {
-    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+  async create(found: WorkspaceContext, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<WorkspaceTask> {
+    const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'attach-run-task', {});
     if (input['enforcement-level'] === undefined) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, 'enforcement-level is required');
     const enforcement = enforcementOrThrow(input['enforcement-level']);
@@ -98,8 +94,8 @@ export class WorkspaceTasksService {
 
   /**
    * Changes only what was sent; sending neither `stages` nor `stage` keeps the stages. Decided on the row as
-   * stored under the write's lock, so the answer shows what was stored. `found` is the caller's `visible`,
-   * looked up before the request body was validated (an unknown attachment is 404 first).
+   * stored under the write's lock, so the answer shows what was stored. `found` is the route's
+   * `workspace-task` lookup.
    */
   async update(found: VisibleWorkspaceTask, input: WorkspaceTaskAttributesInput): Promise<WorkspaceTask> {
     const { row, standing } = found;
@@ -115,12 +111,13 @@ export class WorkspaceTasksService {
     return stored;
   }
 
-  async delete(principal: Principal, workspaceId: string, id: string): Promise<void> {
-    const { row, standing } = await this.visible(principal, workspaceId, id);
+  async delete(found: VisibleWorkspaceTask): Promise<void> {
+    const { row, standing } = found;
     requireAccess(standing, 'workspace', 'attach-run-task', {});
     await this.workspaceTasks.delete(row.id);
   }
 
+  /** The `workspace-task` lookup: the attachment, in a workspace the caller may read. */
   async visible(principal: Principal, workspaceId: string, id: string): Promise<VisibleWorkspaceTask> {
     const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
     const row = await this.workspaceTasks.find(workspace.id, id);

@@ -7,6 +7,7 @@ import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { TaskStagePermissions } from '../access/task-stage-permissions.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
+import type { VisibleRun } from '../runs/runs.service.js';
 import type { TaskStageRunner } from './task-stage-runner.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 
@@ -58,29 +59,23 @@ export class TaskStagesService {
     private readonly runner: TaskStageRunner,
   ) {}
 
-  async listForRun(principal: Principal, runId: string, page: PageRequest): Promise<Page<TaskStageView>> {
-    const standing = await this.standingForRun(principal, runId, 'run');
-    const { rows, total } = await this.stages.stagesOfRun(runId, page.offset, page.size);
-    return pageOf(page, await this.stageViews(standing, rows), total);
+  async listForRun(found: VisibleRun, page: PageRequest): Promise<Page<TaskStageView>> {
+    const { rows, total } = await this.stages.stagesOfRun(found.run.id, page.offset, page.size);
+    return pageOf(page, await this.stageViews(found.context.standing, rows), total);
   }
 
-  async show(principal: Principal, stageId: string): Promise<TaskStageDetails> {
-    const { stage, standing } = await this.visibleStage(principal, stageId);
+  async show(found: VisibleStage): Promise<TaskStageDetails> {
+    const { stage, standing } = found;
     const results = await this.stages.resultsOfStages([stage.id]);
     return { stage: { stage, resultIds: results.map((r) => r.id), permissions: taskStagePermissions(standing) }, results };
   }
 
-  async showResult(principal: Principal, resultId: string): Promise<TaskResultRow> {
-    return this.visibleResult(principal, resultId);
-  }
-
-  async outcomes(principal: Principal, resultId: string, page: PageRequest): Promise<Page<OutcomeRow>> {
-    const result = await this.visibleResult(principal, resultId);
+  async outcomes(result: TaskResultRow, page: PageRequest): Promise<Page<OutcomeRow>> {
     const { rows, total } = await this.stages.outcomes(result.id, page.offset, page.size);
     return pageOf(page, rows, total);
   }
 
-  /** `found` is the caller's visibleStage, looked up before the request body was validated (404 first). */
+  /** `found` is the route's `task-stage` lookup. */
   async override(principal: Principal, found: VisibleStage, comment: string | null): Promise<TaskStageView> {
     const { stage, standing } = found;
     requireAccess(standing, 'task-stage', 'override', {});
@@ -110,14 +105,15 @@ export class TaskStagesService {
     }));
   }
 
-  /** The stage and the caller's standing, or 404 (also used before a request body is validated). */
+  /** The `task-stage` lookup: the stage and the caller's standing, or 404. */
   async visibleStage(principal: Principal, stageId: string): Promise<VisibleStage> {
     const stage = await this.stages.findStage(stageId);
     if (!stage) throw Errors.taskStageNotFound();
     return { stage, standing: await this.standingForRun(principal, stage.run_id, 'task-stage') };
   }
 
-  private async visibleResult(principal: Principal, resultId: string): Promise<TaskResultRow> {
+  /** The `task-result` lookup: the result, or 404 when missing or when the caller may not read its run. */
+  async visibleResult(principal: Principal, resultId: string): Promise<TaskResultRow> {
     const result = await this.stages.findResult(resultId);
     if (!result) throw Errors.taskResultNotFound();
     await this.standingForRun(principal, result.run_id, 'task-result');

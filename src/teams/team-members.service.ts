@@ -1,12 +1,11 @@
 import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
 import type { UsersRepository } from '../identity/users.repository.js';
 import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';
 import type { TeamsRepository } from './teams.repository.js';
 import type { Team } from './team.js';
-import type { TeamsService } from './teams.service.js';
+import type { TeamAccess } from './teams.service.js';
 
 /**
  * Adding and removing team members, by username or by organization membership id.
@@ -14,39 +13,38 @@ import type { TeamsService } from './teams.service.js';
  */
 export class TeamMembersService {
   constructor(
-    private readonly teamsService: TeamsService,
     private readonly teams: TeamsRepository,
     private readonly users: UsersRepository,
     private readonly memberships: MembershipsRepository,
   ) {}
 
-  async addByUsernames(principal: Principal, teamId: string, usernames: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId, 'add-members');
+  async addByUsernames(found: TeamAccess, usernames: string[]): Promise<void> {
+    const team = this.manageableTeam(found, 'add-members');
     const memberships = await this.membershipsForUsernames(team, usernames);
     await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
   }
 
-  async removeByUsernames(principal: Principal, teamId: string, usernames: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId);
+  async removeByUsernames(found: TeamAccess, usernames: string[]): Promise<void> {
+    const team = this.manageableTeam(found);
     const memberships = await this.membershipsForUsernames(team, usernames);
     await this.remove(team, memberships.map((membership) => membership.id));
   }
 
-  async addByMembershipIds(principal: Principal, teamId: string, membershipIds: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId, 'add-members');
+  async addByMembershipIds(found: TeamAccess, membershipIds: string[]): Promise<void> {
+    const team = this.manageableTeam(found, 'add-members');
     const memberships = await this.membershipsByIds(team, membershipIds);
     await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
   }
 
-  async removeByMembershipIds(principal: Principal, teamId: string, membershipIds: string[]): Promise<void> {
-    const team = await this.manageableTeam(principal, teamId);
+  async removeByMembershipIds(found: TeamAccess, membershipIds: string[]): Promise<void> {
+    const team = this.manageableTeam(found);
     const memberships = await this.membershipsByIds(team, membershipIds);
     await this.remove(team, memberships.map((membership) => membership.id));
   }
 
   /** `add-members` also refuses a team the edition lacks; removing from one stays open (the access table). */
-  private async manageableTeam(principal: Principal, teamId: string, action: 'add-members' | 'manage-members' = 'manage-members'): Promise<Team> {
-    const { row, standing } = await this.teamsService.visibleTeam(principal, teamId);
+  private manageableTeam(found: TeamAccess, action: 'add-members' | 'manage-members' = 'manage-members'): Team {
+    const { row, standing } = found;
     requireAccess(standing, 'team', action, row);
     return row;
   }

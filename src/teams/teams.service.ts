@@ -86,12 +86,7 @@ export class TeamsService {
     this.inserts = new TeamInserts(teams);
   }
 
-  async list(
-    principal: Principal,
-    organizationName: string,
-    options: { q?: string; names?: string[]; page: PageRequest; include: Set<TeamInclude> },
-  ): Promise<TeamList> {
-    const context = await this.gate.enter(principal, organizationName);
+  async list(context: OrganizationContext, options: { q?: string; names?: string[]; page: PageRequest; include: Set<TeamInclude> }): Promise<TeamList> {
     const { standing } = context;
     const { teams, total } = await this.teams.list(
       {
@@ -117,21 +112,15 @@ export class TeamsService {
     };
   }
 
-  async show(principal: Principal, teamId: string, include: Set<TeamInclude>): Promise<TeamResult> {
-    const { row, standing, view } = await this.visibleTeam(principal, teamId);
+  async show(found: TeamAccess, include: Set<TeamInclude>): Promise<TeamResult> {
+    const { row, standing, view } = found;
     return this.result(row, standing, include, view);
   }
 
-  async create(
-    principal: Principal,
-    organizationName: string,
-    input: TeamAttributesInput & { name: string },
-    include: Set<TeamInclude>,
-  ): Promise<TeamResult> {
+  async create(context: OrganizationContext, input: TeamAttributesInput & { name: string }, include: Set<TeamInclude>): Promise<TeamResult> {
     // Granting any right on create is changing organization access; all-false is no grant.
     const grants = Object.values(input['organization-access'] ?? {}).some((value) => value === true);
-    const action = grants ? 'create-team-with-access' : 'create-team';
-    const context = await this.gate.enterFor(principal, organizationName, 'organization', action, { name: organizationName });
+    requireAccess(context.standing, 'organization', grants ? 'create-team-with-access' : 'create-team', { name: context.organization.name });
     checkName(input.name);
     const access = rejectViolations(mergeOrganizationAccess(noAccess(), input['organization-access'] ?? {}));
     const now = nowIso();
@@ -159,8 +148,8 @@ export class TeamsService {
    * Changes only what was sent; each sent attribute needs its own right (organization-access needs
    * `manage-organization-access`, the others `manage-teams`). The rights, the rules and the merge of
    * organization-access are applied to the row as stored under the write's lock, so concurrent updates
-   * never lose one another's keys and the answer shows what was stored. `found` is the
-   * caller's visibleTeam, looked up before the request body was read (a hidden team is 404, never 422).
+   * never lose one another's keys and the answer shows what was stored. `found` is the route's
+   * `team` lookup.
    */
   async update(found: TeamAccess, input: TeamAttributesInput, include: Set<TeamInclude>): Promise<TeamResult> {
     const { row, standing } = found;
@@ -211,13 +200,13 @@ export class TeamsService {
     return changes;
   }
 
-  async delete(principal: Principal, teamId: string): Promise<void> {
-    const { row, standing } = await this.visibleTeam(principal, teamId);
+  async delete(found: TeamAccess): Promise<void> {
+    const { row, standing } = found;
     requireAccess(standing, 'team', 'delete', row);
     await this.teams.delete(row.id);
   }
 
-  /** The team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
+  /** The `team` lookup: the team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
   async visibleTeam(principal: Principal, teamId: string): Promise<TeamAccess> {
     if (principal.kind === 'user') return this.visibleTeamForUser(principal, teamId);
     const row = await this.teams.findById(teamId);

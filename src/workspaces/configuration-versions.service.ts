@@ -13,7 +13,7 @@ import { hashToken } from '../identity/token-secrets.js';
 import type { ArtifactAccess } from '../access/artifact-access.js';
 import { tarGzProblem } from './archive-check.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from './configuration-versions.repository.js';
-import type { WorkspaceGate } from '../access/workspace-gate.js';
+import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
 
 export interface ConfigurationVersionInput {
@@ -70,8 +70,8 @@ export class ConfigurationVersionsService {
     private readonly runQueuer: UploadRunQueuer,
   ) {}
 
-  async create(principal: Principal, workspaceId: string, input: ConfigurationVersionInput): Promise<CreatedConfigurationVersion> {
-    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+  async create(principal: Principal, found: WorkspaceContext, input: ConfigurationVersionInput): Promise<CreatedConfigurationVersion> {
+    const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
     // 32 random bytes: as strong as an API token; only its hash is stored.
     const uploadToken = randomBytes(32).toString('base64url');
@@ -94,7 +94,8 @@ export class ConfigurationVersionsService {
     return { row, uploadUrl: `${this.baseUrl}${UPLOAD_PATH_PREFIX}${uploadToken}` };
   }
 
-  async show(principal: Principal, id: string): Promise<ConfigurationVersionRow> {
+  /** The `configuration-version` lookup: the version, in a workspace the caller may read. */
+  async visible(principal: Principal, id: string): Promise<ConfigurationVersionRow> {
     const row = await this.versions.findById(id);
     if (!row) throw Errors.configurationVersionNotFound();
     await this.workspaceGate.enter(principal, row.workspace_id, 'configuration-version');
@@ -102,7 +103,7 @@ export class ConfigurationVersionsService {
   }
 
   /**
-   * The credential of the PUT to the upload URL (no API token: the URL's token is it), checked before the
+   * The `configuration-upload` lookup, the credential of the PUT to the upload URL (no API token: the URL's token is it), checked before the
    * body is read: an unknown URL is 404, a used one 409. The answer is what `upload` takes.
    */
   async authorizeUpload(uploadToken: string): Promise<AuthorizedUpload> {

@@ -5,10 +5,10 @@ import { Errors, InvalidAttribute } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
-import type { OrganizationGate } from '../access/organization-gate.js';
+import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
-import type { WorkspaceGate } from '../access/workspace-gate.js';
+import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
 import { EXECUTION_MODES, isExecutionMode, type ExecutionMode } from './execution-mode.js';
 
@@ -45,8 +45,9 @@ export class WorkspacesService {
     private readonly workspaceGate: WorkspaceGate,
   ) {}
 
-  async create(principal: Principal, organizationName: string, input: WorkspaceAttributesInput): Promise<WorkspaceView> {
-    const { organization, standing } = await this.gate.enterFor(principal, organizationName, 'organization', 'create-workspace', { name: organizationName });
+  async create(found: OrganizationContext, input: WorkspaceAttributesInput): Promise<WorkspaceView> {
+    const { organization, standing } = found;
+    requireAccess(standing, 'organization', 'create-workspace', { name: organization.name });
     const problem = nameProblem(input.name);
     if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
     const executionMode = executionModeInput(input['execution-mode']) ?? 'remote';
@@ -72,22 +73,27 @@ export class WorkspacesService {
     return { workspace: row, standing };
   }
 
-  async show(principal: Principal, workspaceId: string): Promise<WorkspaceView> {
-    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
-    return { workspace, standing: context.standing };
+  /** The lookup of a workspace named by id: it exists and the caller may read it. */
+  async visible(principal: Principal, workspaceId: string): Promise<WorkspaceContext> {
+    return this.workspaceGate.enter(principal, workspaceId);
   }
 
-  async showByName(principal: Principal, organizationName: string, name: string): Promise<WorkspaceView> {
-    const { organization, standing } = await this.gate.enter(principal, organizationName);
-    requireAccess(standing, 'workspace', 'read', {});
-    const row = await this.workspaces.findByName(organization.name, name);
-    if (!row) throw Errors.workspaceNotFound();
-    return { workspace: row, standing };
+  /** The lookup of a workspace named by organization and name (go-tfe's Workspaces.Read and Update). */
+  async visibleByName(principal: Principal, organizationName: string, name: string): Promise<WorkspaceContext> {
+    const context = await this.gate.enter(principal, organizationName);
+    requireAccess(context.standing, 'workspace', 'read', {});
+    const workspace = await this.workspaces.findByName(context.organization.name, name);
+    if (!workspace) throw Errors.workspaceNotFound();
+    return { workspace, context };
+  }
+
+  show(found: WorkspaceContext): WorkspaceView {
+    return { workspace: found.workspace, standing: found.context.standing };
   }
 
   /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
-  async list(principal: Principal, organizationName: string, options: { search?: string; page: PageRequest }): Promise<Page<WorkspaceView>> {
-    const { organization, standing } = await this.gate.enter(principal, organizationName);
+  async list(found: OrganizationContext, options: { search?: string; page: PageRequest }): Promise<Page<WorkspaceView>> {
+    const { organization, standing } = found;
     if (!allows(standing, 'workspace', 'read', {})) return pageOf(options.page, [], 0);
     const { rows, total } = await this.workspaces.list(
       { organizationName: organization.name, search: options.search },
@@ -97,18 +103,9 @@ export class WorkspacesService {
     return pageOf(options.page, rows.map((row) => ({ workspace: row, standing })), total);
   }
 
-  /** go-tfe's Workspaces.Update: the workspace named in the path. */
-  async updateByName(principal: Principal, organizationName: string, name: string, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
-    const { organization, standing } = await this.gate.enter(principal, organizationName);
-    requireAccess(standing, 'workspace', 'read', {});
-    const row = await this.workspaces.findByName(organization.name, name);
-    if (!row) throw Errors.workspaceNotFound();
-    return this.update(principal, row.id, input);
-  }
-
   /** Runs already created keep the execution mode they were created in. */
-  async update(principal: Principal, workspaceId: string, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
-    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+  async update(found: WorkspaceContext, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
+    const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
     const changes: Parameters<WorkspacesRepository['update']>[1] = {};
     if (input.name !== undefined) {
@@ -135,8 +132,8 @@ export class WorkspacesService {
     return { workspace: updated, standing: context.standing };
   }
 
-  async delete(principal: Principal, workspaceId: string): Promise<void> {
-    const { workspace, context } = await this.workspaceGate.enter(principal, workspaceId);
+  async delete(found: WorkspaceContext): Promise<void> {
+    const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
     await this.workspaces.delete(workspace.id);
   }

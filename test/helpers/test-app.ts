@@ -67,6 +67,8 @@ export interface TestContext {
 export interface TestAppOptions extends DatabaseOptions {
   /** pino options for the app's logger; by default the app logs nothing. */
   logger?: Record<string, unknown>;
+  /** Called with the SQL text of every statement the app runs (statement-count tests). */
+  onQuery?: (sql: string) => void;
 }
 
 /** The whole application over a fresh database, with a known site token and no rate limits unless asked. */
@@ -82,7 +84,11 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
     ...env,
   });
   // The server's own durability mode (group commit on SQLite by default), so tests exercise it.
-  const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const onQuery = options.onQuery;
+  const handle = openDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+    ...(onQuery && { onSlowQuery: (sql: string) => onQuery(sql), slowQueryMs: 0 }),
+  });
   await joinAndMigrate(handle);
   await ensureSiteToken(new TokensRepository(handle.db), { configured: siteToken, dataDir: config.dataDir });
   const { app, services } = await buildApp({ config, handle, logger: options.logger ?? false });

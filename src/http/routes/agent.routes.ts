@@ -1,15 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { sendDocument } from '../reply.js';
 import { IdParam } from '../schemas.js';
 import { applyResource, planResource } from '../serializers/phases.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 import { Errors } from '../../core/errors.js';
 import { parseAgentReport } from '../../runs/agent-report.js';
-import type { PhaseKind } from '../../runs/agent-phases.service.js';
+import type { PhaseKind } from '../../runs/phase-lookup.js';
 import type { PhaseRow } from '../../runs/runs.repository.js';
+import type { DrivablePhase } from '../../runs/phase-lookup.js';
 import type { Services } from '../../services.js';
 
 /** `{"status":"finished"}` or `{"status":"errored","message":"…"}`; the values are checked by parseAgentReport. */
@@ -18,10 +19,11 @@ const ReportBody = Type.Object({
   message: Type.Optional(Type.Union([Type.String({ maxLength: 20_000 }), Type.Null()])),
 });
 
-const PATHS: Record<PhaseKind, { collection: string; param: 'plan_id' | 'apply_id' }> = {
-  plan: { collection: 'plans', param: 'plan_id' },
-  apply: { collection: 'applies', param: 'apply_id' },
-};
+/** Where each phase is in the URL, and its lookups: `read` for readers of the run, `drive` for its pipeline. */
+const PATHS = {
+  plan: { collection: 'plans', param: 'plan_id', read: 'plan', drive: 'plan-execution' },
+  apply: { collection: 'applies', param: 'apply_id', read: 'apply', drive: 'apply-execution' },
+} as const satisfies Record<PhaseKind, { collection: string; param: string; read: string; drive: string }>;
 
 /**
  * Reads a request body into memory, up to `limit` bytes: a body announced or found to be larger is refused
@@ -55,47 +57,46 @@ export async function agentRoutes(app: TypedApp, services: Services): Promise<vo
   const document = (kind: PhaseKind, row: PhaseRow) => ({ data: kind === 'plan' ? planResource(row, baseUrl) : applyResource(row, baseUrl) });
 
   for (const kind of ['plan', 'apply'] as const) {
-    const { collection, param } = PATHS[kind];
+    const { collection, param, read, drive } = PATHS[kind];
     const Params = IdParam(param);
-    const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[param]!;
 
     app.post(
       `/${collection}/:${param}/actions/claim`,
-      { schema: { params: Params, tags: ['agent'], summary: `Claim the ${kind} (agent execution mode)` } },
-      async (request, reply) => sendDocument(reply, 200, document(kind, await agent.claim(callerOf(request), kind, idOf(request)))),
+      { config: { lookup: drive }, schema: { params: Params, tags: ['agent'], summary: `Claim the ${kind} (agent execution mode)` } },
+      async (request, reply) => sendDocument(reply, 200, document(kind, await agent.claim(proofOf(request, drive)))),
     );
 
     app.post(
       `/${collection}/:${param}/actions/report`,
-      { schema: { params: Params, body: ReportBody, tags: ['agent'], summary: `Report the claimed ${kind} finished or errored` } },
+      { config: { lookup: drive }, schema: { params: Params, body: ReportBody, tags: ['agent'], summary: `Report the claimed ${kind} finished or errored` } },
       async (request, reply) => {
         const report = parseAgentReport(request.body as { status?: unknown; message?: unknown });
-        return sendDocument(reply, 200, document(kind, await agent.report(callerOf(request), kind, idOf(request), report)));
+        return sendDocument(reply, 200, document(kind, await agent.report(proofOf(request, drive), report)));
       },
     );
 
     app.get(
       `/${collection}/:${param}/log`,
-      { schema: { params: Params, tags: ['agent'], summary: `The ${kind}'s log as the pipeline uploaded it (text)` } },
-      async (request, reply) => reply.code(200).type('text/plain').send(await agent.readLog(callerOf(request), kind, idOf(request))),
+      { config: { lookup: read }, schema: { params: Params, tags: ['agent'], summary: `The ${kind}'s log as the pipeline uploaded it (text)` } },
+      async (request, reply) => reply.code(200).type('text/plain').send(await agent.readLog(proofOf(request, read))),
     );
   }
 
   // The uploads take raw bytes of any content type, in their own scope so the API's JSON parsers do not
-  // apply. The caller's right to drive the phase is checked before a byte of the body is read.
-  const uploads: Array<{ kind: PhaseKind; path: string; what: string; limit: number; store: (request: FastifyRequest, id: string, body: Buffer) => Promise<PhaseRow> }> = [
+  // apply. The caller's right to drive the phase is checked before a byte of the body is read (its lookup).
+  const uploads: Array<{ kind: PhaseKind; path: string; what: string; limit: number; store: (found: DrivablePhase, body: Buffer) => Promise<PhaseRow> }> = [
     {
       kind: 'plan',
       path: '/plans/:plan_id/json-output',
       what: 'plan JSON',
       limit: agent.limits.planJsonMaxBytes,
-      store: (request, id, body) => agent.uploadPlanJson(callerOf(request), id, body),
+      store: (found, body) => agent.uploadPlanJson(found, body),
     },
-    { kind: 'plan', path: '/plans/:plan_id/log', what: 'log', limit: agent.limits.logMaxBytes, store: (request, id, body) => agent.uploadLog(callerOf(request), 'plan', id, body) },
-    { kind: 'apply', path: '/applies/:apply_id/log', what: 'log', limit: agent.limits.logMaxBytes, store: (request, id, body) => agent.uploadLog(callerOf(request), 'apply', id, body) },
+    { kind: 'plan', path: '/plans/:plan_id/log', what: 'log', limit: agent.limits.logMaxBytes, store: (found, body) => agent.uploadLog(found, body) },
+    { kind: 'apply', path: '/applies/:apply_id/log', what: 'log', limit: agent.limits.logMaxBytes, store: (found, body) => agent.uploadLog(found, body) },
   ];
   for (const upload of uploads) {
-    const { param } = PATHS[upload.kind];
+    const { param, drive } = PATHS[upload.kind];
     await app.register(async (scope: TypedApp) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) =>
@@ -103,16 +104,8 @@ export async function agentRoutes(app: TypedApp, services: Services): Promise<vo
       );
       scope.put(
         upload.path,
-        {
-          schema: { params: IdParam(param), tags: ['agent'], summary: `Upload the ${upload.kind}'s ${upload.what} (agent execution mode)` },
-          onRequest: async (request) => {
-            await agent.authorize(callerOf(request), upload.kind, (request.params as Record<string, string>)[param]!);
-          },
-        },
-        async (request, reply) => {
-          const id = (request.params as Record<string, string>)[param]!;
-          return sendDocument(reply, 200, document(upload.kind, await upload.store(request, id, bodyOf(request))));
-        },
+        { config: { lookup: drive }, schema: { params: IdParam(param), tags: ['agent'], summary: `Upload the ${upload.kind}'s ${upload.what} (agent execution mode)` } },
+        async (request, reply) => sendDocument(reply, 200, document(upload.kind, await upload.store(proofOf(request, drive), bodyOf(request)))),
       );
     });
   }

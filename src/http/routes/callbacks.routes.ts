@@ -3,8 +3,7 @@ import { sendDocument } from '../reply.js';
 import { IdParam, NullableString } from '../schemas.js';
 import { taskResultResource } from '../serializers/task-stages.serializer.js';
 import type { TypedApp } from '../typed-app.js';
-import { Unauthorized } from '../../core/errors.js';
-import { bearerToken } from '../../identity/authenticate.js';
+import { proofOf } from '../find-and-authorize.js';
 import type { Services } from '../../services.js';
 import type { CallbackInput } from '../../delivery/callbacks.service.js';
 
@@ -40,18 +39,12 @@ const CallbackBody = Type.Object({
 /** The run task callback. Public: it authenticates with the per-result access token, not an API token. */
 export async function callbacksRoutes(app: TypedApp, services: Services): Promise<void> {
   const { taskCallbacks } = services;
-  app.decorateRequest('authorizedCallback', undefined);
-
   app.patch(
     '/task-results/:task_result_id/callback',
     {
-      config: { public: true },
+      // 404 / 401 / 409 are decided by the token and the result, before a byte of the body is read.
+      config: { public: true, lookup: 'task-result-callback' },
       schema: { params: IdParam('task_result_id'), body: CallbackBody, tags: ['task-stages'], summary: 'Report a task result (run task callback)' },
-      // 404 / 401 / 409 are decided by the token and the result, before a byte of the body is read; the
-      // authorization is kept on the request for the handler.
-      onRequest: async (request) => {
-        request.authorizedCallback = await taskCallbacks.authorize(bearerToken(request), request.params.task_result_id);
-      },
     },
     async (request, reply) => {
       const { attributes, relationships } = request.body.data;
@@ -59,9 +52,7 @@ export async function callbacksRoutes(app: TypedApp, services: Services): Promis
       if (attributes.message !== undefined) input.message = attributes.message;
       if (attributes.url !== undefined) input.url = attributes.url;
       if (relationships?.outcomes) input.outcomes = relationships.outcomes.data.map((outcome) => outcome.attributes);
-      const authorized = request.authorizedCallback;
-      if (!authorized) throw new Unauthorized('invalid access token for this task result');
-      const result = await taskCallbacks.callback(authorized, input);
+      const result = await taskCallbacks.callback(proofOf(request, 'task-result-callback'), input);
       return sendDocument(reply, 200, { data: taskResultResource(result) });
     },
   );

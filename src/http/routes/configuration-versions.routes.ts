@@ -3,10 +3,10 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { sendDocument } from '../reply.js';
 import { IdParam, resourceBody } from '../schemas.js';
 import { spoolBody } from '../spooled-body.js';
-import { Errors } from '../../core/errors.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
 import { configurationVersionResource } from '../serializers/configuration-versions.serializer.js';
@@ -27,17 +27,20 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
 
   app.post(
     '/workspaces/:workspace_id/configuration-versions',
-    { schema: { params: IdParam('workspace_id'), body: CreateBody, tags: ['configuration-versions'], summary: 'Create a configuration version' } },
+    {
+      config: { lookup: 'workspace' },
+      schema: { params: IdParam('workspace_id'), body: CreateBody, tags: ['configuration-versions'], summary: 'Create a configuration version' },
+    },
     async (request, reply) => {
-      const { row, uploadUrl } = await versions.create(callerOf(request), request.params.workspace_id, request.body.data.attributes ?? {});
+      const { row, uploadUrl } = await versions.create(callerOf(request), proofOf(request, 'workspace'), request.body.data.attributes ?? {});
       return sendDocument(reply, 201, { data: configurationVersionResource(row, uploadUrl) });
     },
   );
 
   app.get(
     '/configuration-versions/:configuration_version_id',
-    { schema: { params: VersionParams, tags: ['configuration-versions'], summary: 'Show a configuration version' } },
-    async (request, reply) => sendDocument(reply, 200, { data: configurationVersionResource(await versions.show(callerOf(request), request.params.configuration_version_id)) }),
+    { config: { lookup: 'configuration-version' }, schema: { params: VersionParams, tags: ['configuration-versions'], summary: 'Show a configuration version' } },
+    async (request, reply) => sendDocument(reply, 200, { data: configurationVersionResource(proofOf(request, 'configuration-version')) }),
   );
 
   // Public to the authentication hook: a run task's access token is not an API token.
@@ -55,10 +58,9 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
 
   // The upload takes any content type as raw bytes (go-tfe sends application/octet-stream), up to 100 MiB,
   // in its own scope so the JSON parsers of the API do not apply. Its token is checked before a byte of the
-  // body is read; the body then goes to a temporary file, never into memory, and from there into the
-  // database in pieces. Logged at warn only: its URL is a secret.
+  // body is read (its lookup); the body then goes to a temporary file, never into memory, and from there into
+  // the database in pieces. Logged at warn only: its URL is a secret.
   await app.register(async (scope: TypedApp) => {
-    scope.decorateRequest('authorizedUpload', undefined);
     scope.decorateRequest('spooledUpload', undefined);
     scope.removeAllContentTypeParsers();
     // The spooled body is kept on the request, typed, for the handler (and is also what Fastify calls the body).
@@ -69,19 +71,14 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
     scope.put(
       '/configuration-versions/uploads/:upload_token',
       {
-        config: { public: true },
+        config: { public: true, lookup: 'configuration-upload' },
         logLevel: 'warn',
         schema: { params: Type.Object({ upload_token: Type.String({ maxLength: 255 }) }), hide: true },
-        onRequest: async (request) => {
-          request.authorizedUpload = await versions.authorizeUpload(request.params.upload_token);
-        },
       },
       async (request, reply) => {
         const body = request.spooledUpload;
-        const authorized = request.authorizedUpload;
         try {
-          if (!authorized) throw Errors.uploadUrlNotFound();
-          await versions.upload(authorized, body ?? EMPTY_UPLOAD);
+          await versions.upload(proofOf(request, 'configuration-upload'), body ?? EMPTY_UPLOAD);
         } finally {
           await body?.dispose();
         }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { parseInclude } from '../include.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
@@ -29,22 +30,22 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
 
   app.post(
     '/organizations/:organization_name/organization-memberships',
-    { schema: { params: IdParam('organization_name'), body: InviteBody, tags: ['organization-memberships'] } },
+    { config: { lookup: 'organization' }, schema: { params: IdParam('organization_name'), body: InviteBody, tags: ['organization-memberships'] } },
     async (request, reply) => {
       const teamIds = request.body.data.relationships?.teams?.data.map((team) => team.id) ?? [];
-      const data = await memberships.invite(callerOf(request), request.params.organization_name, request.body.data.attributes.email, teamIds);
+      const data = await memberships.invite(proofOf(request, 'organization'), request.body.data.attributes.email, teamIds);
       return sendDocument(reply, 201, { data: membershipOf(data) });
     },
   );
 
   app.get(
     '/organizations/:organization_name/organization-memberships',
-    { schema: { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['organization-memberships'] } },
+    { config: { lookup: 'organization' }, schema: { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['organization-memberships'] } },
     async (request, reply) => {
       const query = request.query;
       const include = parseInclude(query, ['user', 'teams'] as const);
       const page = parsePage(query);
-      const result = await memberships.list(callerOf(request), request.params.organization_name, {
+      const result = await memberships.list(proofOf(request, 'organization'), {
         q: query.q || undefined,
         status: query['filter[status]'] || undefined,
         emails: query['filter[email]'] !== undefined ? listParameter(query['filter[email]']) : undefined,
@@ -57,11 +58,11 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
 
   app.get(
     '/organization-memberships/:membership_id',
-    { schema: { params: MembershipParams, querystring: JsonApiQuery, tags: ['organization-memberships'] } },
+    { config: { lookup: 'membership' }, schema: { params: MembershipParams, querystring: JsonApiQuery, tags: ['organization-memberships'] } },
     async (request, reply) => {
       // The `tfe` provider reads the username of tfe_organization_membership from the included user.
       const include = parseInclude(request.query, ['user'] as const);
-      const view = await memberships.show(callerOf(request), request.params.membership_id);
+      const view = await memberships.show(proofOf(request, 'membership'));
       const included = include.has('user') && view.user ? [userResource(view.user, { showEmail: true })] : [];
       return sendDocument(reply, 200, { data: membershipOf(view), ...(included.length > 0 ? { included } : {}) });
     },
@@ -69,15 +70,15 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
 
   app.post(
     '/organization-memberships/:membership_id/actions/accept',
-    { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
-    async (request, reply) => sendDocument(reply, 200, { data: membershipOf(await memberships.accept(callerOf(request), request.params.membership_id)) }),
+    { config: { lookup: 'invitation' }, schema: { params: MembershipParams, tags: ['organization-memberships'] } },
+    async (request, reply) => sendDocument(reply, 200, { data: membershipOf(await memberships.accept(callerOf(request), proofOf(request, 'invitation'))) }),
   );
 
   app.delete(
     '/organization-memberships/:membership_id',
-    { schema: { params: MembershipParams, tags: ['organization-memberships'] } },
+    { config: { lookup: 'membership' }, schema: { params: MembershipParams, tags: ['organization-memberships'] } },
     async (request, reply) => {
-      await memberships.delete(callerOf(request), request.params.membership_id);
+      await memberships.delete(proofOf(request, 'membership'));
       return sendNoContent(reply);
     },
   );

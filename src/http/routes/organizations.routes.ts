@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { slicePage } from '../../core/page.js';
 import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
 import { sendDocument, sendNoContent } from '../reply.js';
@@ -45,33 +46,26 @@ export async function organizationsRoutes(app: TypedApp, services: Services): Pr
     const page = parsePage(request.query);
     return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, await organizations.list(callerOf(request), page), organizationOf));
   });
-  app.get('/organizations/:organization_name', { schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) =>
-    sendDocument(reply, 200, { data: organizationOf(await organizations.show(callerOf(request), request.params.organization_name)) }),
+  const byName = { config: { lookup: 'organization' as const } };
+  app.get('/organizations/:organization_name', { ...byName, schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) =>
+    sendDocument(reply, 200, { data: organizationOf(organizations.show(proofOf(request, 'organization'))) }),
   );
   app.patch(
     '/organizations/:organization_name',
-    {
-      schema: { params: OrgParams, body: UpdateOrganizationBody, tags: ['organizations'] },
-      // An unknown organization is 404 before its body is validated (the update checks ownership itself).
-      preValidation: async (request) => {
-        await organizations.show(callerOf(request), request.params.organization_name);
-      },
-    },
+    { ...byName, schema: { params: OrgParams, body: UpdateOrganizationBody, tags: ['organizations'] } },
     async (request, reply) =>
-      sendDocument(reply, 200, {
-        data: organizationOf(await organizations.update(callerOf(request), request.params.organization_name, request.body.data.attributes ?? {})),
-      }),
+      sendDocument(reply, 200, { data: organizationOf(await organizations.update(proofOf(request, 'organization'), request.body.data.attributes ?? {})) }),
   );
-  app.delete('/organizations/:organization_name', { schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) => {
-    await organizations.delete(callerOf(request), request.params.organization_name);
+  app.delete('/organizations/:organization_name', { ...byName, schema: { params: OrgParams, tags: ['organizations'] } }, async (request, reply) => {
+    await organizations.delete(proofOf(request, 'organization'));
     return sendNoContent(reply);
   });
 
   app.get(
     '/organizations/:organization_name/entitlement-set',
-    { schema: { params: OrgParams, tags: ['editions'] } },
+    { ...byName, schema: { params: OrgParams, tags: ['editions'] } },
     async (request, reply) => {
-      const { organization, featureSet } = await organizations.entitlements(callerOf(request), request.params.organization_name);
+      const { organization, featureSet } = organizations.entitlements(proofOf(request, 'organization'));
       return sendDocument(reply, 200, { data: entitlementSetResource(organization, featureSet) });
     },
   );
@@ -82,13 +76,10 @@ export async function organizationsRoutes(app: TypedApp, services: Services): Pr
   });
   app.post(
     '/admin/organizations/:organization_name/subscription',
-    { schema: { params: OrgParams, body: SubscriptionBody, tags: ['editions'] } },
+    { config: { lookup: 'subscribed-organization' }, schema: { params: OrgParams, body: SubscriptionBody, tags: ['editions'] } },
     async (request, reply) => {
-      const { organization, featureSet } = await organizations.subscribe(
-        callerOf(request),
-        request.params.organization_name,
-        request.body.data.relationships['feature-set'].data.id,
-      );
+      const featureSetId = request.body.data.relationships['feature-set'].data.id;
+      const { organization, featureSet } = await organizations.subscribe(proofOf(request, 'subscribed-organization'), featureSetId);
       return sendDocument(reply, 201, { data: subscriptionResource(organization, featureSet) });
     },
   );

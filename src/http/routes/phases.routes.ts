@@ -1,4 +1,4 @@
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { sendDocument } from '../reply.js';
 import { IdParam } from '../schemas.js';
 import { applyResource, planResource } from '../serializers/phases.serializer.js';
@@ -14,8 +14,8 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
 
   app.get(
     '/plans/:plan_id',
-    { schema: { params: IdParam('plan_id'), tags: ['runs'], summary: 'Show a plan' } },
-    async (request, reply) => sendDocument(reply, 200, { data: planResource(await phases.showPlan(callerOf(request), request.params.plan_id), baseUrl) }),
+    { config: { lookup: 'plan' }, schema: { params: IdParam('plan_id'), tags: ['runs'], summary: 'Show a plan' } },
+    async (request, reply) => sendDocument(reply, 200, { data: planResource(proofOf(request, 'plan').phase, baseUrl) }),
   );
 
   // Public to the authentication hook: a run task's access token is not an API token.
@@ -30,8 +30,8 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
 
   app.get(
     '/applies/:apply_id',
-    { schema: { params: IdParam('apply_id'), tags: ['runs'], summary: 'Show an apply' } },
-    async (request, reply) => sendDocument(reply, 200, { data: applyResource(await phases.showApply(callerOf(request), request.params.apply_id), baseUrl) }),
+    { config: { lookup: 'apply' }, schema: { params: IdParam('apply_id'), tags: ['runs'], summary: 'Show an apply' } },
+    async (request, reply) => sendDocument(reply, 200, { data: applyResource(proofOf(request, 'apply').phase, baseUrl) }),
   );
 
   await agentRoutes(app, services);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { parseInclude } from '../include.js';
 import { resourceDocument, type Resource } from '../jsonapi.js';
 import { listDocument } from '../list-document.js';
@@ -77,20 +78,26 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
 
   app.get(
     '/runs/:run_id',
-    { schema: { params: RunParams, querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)' } },
+    {
+      config: { lookup: 'run' },
+      schema: { params: RunParams, querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)' },
+    },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
-      return sendDocument(reply, 200, await runDocument(await runsService.show(callerOf(request), request.params.run_id, include), include));
+      return sendDocument(reply, 200, await runDocument(await runsService.show(proofOf(request, 'run'), include), include));
     },
   );
 
   app.get(
     '/workspaces/:workspace_id/runs',
-    { schema: { params: IdParam('workspace_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'List the runs of a workspace, newest first' } },
+    {
+      config: { lookup: 'workspace' },
+      schema: { params: IdParam('workspace_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'List the runs of a workspace, newest first' },
+    },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
       const page = parsePage(request.query);
-      const result = await runsService.list(callerOf(request), request.params.workspace_id, page, include);
+      const result = await runsService.list(proofOf(request, 'workspace'), page, include);
       const stages = await taskStagesOf(include, result.standing, result.items.map((run) => run.row.id));
       const included = runIncluded(result.related, result.standing, config.baseUrl, stages);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, (run) => runResource(run, result.standing), included));
@@ -100,9 +107,9 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
   for (const action of ['apply', 'discard', 'cancel'] as const satisfies readonly RunAction[]) {
     app.post(
       `/runs/:run_id/actions/${action}`,
-      { schema: { params: RunParams, body: ActionBody, tags: ['runs'], summary: `${action[0]!.toUpperCase()}${action.slice(1)} a run` } },
+      { config: { lookup: 'run' }, schema: { params: RunParams, body: ActionBody, tags: ['runs'], summary: `${action[0]!.toUpperCase()}${action.slice(1)} a run` } },
       async (request, reply) => {
-        await runsService.act(callerOf(request), request.params.run_id, action);
+        await runsService.act(proofOf(request, 'run'), action);
         // 202 with no body, as HCP Terraform answers run actions.
         return reply.code(202).send();
       },

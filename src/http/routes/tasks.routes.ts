@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
 import { sendDocument, sendNoContent } from '../reply.js';
@@ -10,7 +10,6 @@ import type { Services } from '../../services.js';
 import { parseInclude } from '../include.js';
 import { resourceDocument } from '../jsonapi.js';
 import { TASK_INCLUDES } from '../../runtasks/tasks.service.js';
-import { Errors } from '../../core/errors.js';
 
 const taskAttributes = (create: boolean) => {
   const required = <T extends ReturnType<typeof Type.String>>(schema: T) => (create ? schema : Type.Optional(schema));
@@ -31,60 +30,56 @@ const TaskParams = IdParam('task_id');
 /** Run tasks, type `tasks`. */
 export async function tasksRoutes(app: TypedApp, services: Services): Promise<void> {
   const { tasksService, config } = services;
-  app.decorateRequest('visibleTask', undefined);
-
   app.get(
     '/organizations/:organization_name/tasks',
-    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['run-tasks'], summary: 'List run tasks' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['run-tasks'], summary: 'List run tasks' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TASK_INCLUDES);
       const page = parsePage(request.query);
-      const result = await tasksService.list(callerOf(request), request.params.organization_name, page, include);
+      const result = await tasksService.list(proofOf(request, 'organization'), page, include);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, taskViewResource, taskIncluded(result.related)));
     },
   );
 
   app.post(
     '/organizations/:organization_name/tasks',
-    { schema: { params: OrgParams, body: CreateTaskBody, tags: ['run-tasks'], summary: 'Create a run task (sends a verification request)' } },
+    {
+      config: { lookup: 'organization' },
+      schema: { params: OrgParams, body: CreateTaskBody, tags: ['run-tasks'], summary: 'Create a run task (sends a verification request)' },
+    },
     async (request, reply) => {
-      const task = await tasksService.create(callerOf(request), request.params.organization_name, request.body.data.attributes);
+      const task = await tasksService.create(proofOf(request, 'organization'), request.body.data.attributes);
       return sendDocument(reply, 201, { data: taskViewResource(task) });
     },
   );
 
   app.get(
     '/tasks/:task_id',
-    { schema: { params: TaskParams, querystring: JsonApiQuery, tags: ['run-tasks'], summary: 'Show a run task (include: workspace_tasks, workspace_tasks.workspace)' } },
+    {
+      config: { lookup: 'task' },
+      schema: { params: TaskParams, querystring: JsonApiQuery, tags: ['run-tasks'], summary: 'Show a run task (include: workspace_tasks, workspace_tasks.workspace)' },
+    },
     async (request, reply) => {
       const include = parseInclude(request.query, TASK_INCLUDES);
-      const { task, related } = await tasksService.show(callerOf(request), request.params.task_id, include);
+      const { task, related } = await tasksService.show(proofOf(request, 'task'), include);
       return sendDocument(reply, 200, resourceDocument({ data: taskViewResource(task), included: taskIncluded(related) }));
     },
   );
 
-  // An unknown task is 404 before the body is looked at (as for teams); the task found is kept for the handler.
   app.patch(
     '/tasks/:task_id',
-    {
-      schema: { params: TaskParams, body: UpdateTaskBody, tags: ['run-tasks'], summary: 'Update a run task' },
-      preValidation: async (request) => {
-        request.visibleTask = await tasksService.visibleTask(callerOf(request), request.params.task_id);
-      },
-    },
+    { config: { lookup: 'task' }, schema: { params: TaskParams, body: UpdateTaskBody, tags: ['run-tasks'], summary: 'Update a run task' } },
     async (request, reply) => {
-      const found = request.visibleTask;
-      if (!found) throw Errors.runTaskNotFound();
-      const task = await tasksService.update(found, request.body.data.attributes ?? {});
+      const task = await tasksService.update(proofOf(request, 'task'), request.body.data.attributes ?? {});
       return sendDocument(reply, 200, { data: taskViewResource(task) });
     },
   );
 
   app.delete(
     '/tasks/:task_id',
-    { schema: { params: TaskParams, tags: ['run-tasks'], summary: 'Delete a run task' } },
+    { config: { lookup: 'task' }, schema: { params: TaskParams, tags: ['run-tasks'], summary: 'Delete a run task' } },
     async (request, reply) => {
-      await tasksService.delete(callerOf(request), request.params.task_id);
+      await tasksService.delete(proofOf(request, 'task'));
       return sendNoContent(reply);
     },
   );

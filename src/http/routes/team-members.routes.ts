@@ -1,4 +1,4 @@
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { sendNoContent } from '../reply.js';
 import { IdParam, identifierListBody } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
@@ -8,24 +8,25 @@ import type { Services } from '../../services.js';
 export async function teamMembersRoutes(app: TypedApp, services: Services): Promise<void> {
   const members = services.teamMembersService;
   const params = IdParam('team_id');
-  const byUser = { schema: { params, body: identifierListBody('users'), tags: ['team-members'] } };
-  const byMembership = { schema: { params, body: identifierListBody('organization-memberships'), tags: ['team-members'] } };
+  const config = { lookup: 'team' as const };
+  const byUser = { config, schema: { params, body: identifierListBody('users'), tags: ['team-members'] } };
+  const byMembership = { config, schema: { params, body: identifierListBody('organization-memberships'), tags: ['team-members'] } };
   const ids = (body: { data: Array<{ id: string }> }) => body.data.map((item) => item.id);
 
   app.post('/teams/:team_id/relationships/users', byUser, async (request, reply) => {
-    await members.addByUsernames(callerOf(request), request.params.team_id, ids(request.body));
+    await members.addByUsernames(proofOf(request, 'team'), ids(request.body));
     return sendNoContent(reply);
   });
   app.delete('/teams/:team_id/relationships/users', byUser, async (request, reply) => {
-    await members.removeByUsernames(callerOf(request), request.params.team_id, ids(request.body));
+    await members.removeByUsernames(proofOf(request, 'team'), ids(request.body));
     return sendNoContent(reply);
   });
   app.post('/teams/:team_id/relationships/organization-memberships', byMembership, async (request, reply) => {
-    await members.addByMembershipIds(callerOf(request), request.params.team_id, ids(request.body));
+    await members.addByMembershipIds(proofOf(request, 'team'), ids(request.body));
     return sendNoContent(reply);
   });
   app.delete('/teams/:team_id/relationships/organization-memberships', byMembership, async (request, reply) => {
-    await members.removeByMembershipIds(callerOf(request), request.params.team_id, ids(request.body));
+    await members.removeByMembershipIds(proofOf(request, 'team'), ids(request.body));
     return sendNoContent(reply);
   });
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { parseInclude } from '../include.js';
 import { resourceDocument } from '../jsonapi.js';
 import { listDocument } from '../list-document.js';
@@ -12,7 +12,6 @@ import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
 import { ORGANIZATION_ACCESS_KEYS } from '../../access/organization-access.js';
 import { TEAM_INCLUDES, type TeamResult } from '../../teams/teams.service.js';
-import { Errors } from '../../core/errors.js';
 
 const OrganizationAccessInput = Type.Object(
   Object.fromEntries(ORGANIZATION_ACCESS_KEYS.map((key) => [key, Type.Optional(Type.Boolean())])),
@@ -39,17 +38,15 @@ const teamDocument = (result: TeamResult) =>
 /** Teams: list, create, show, update, delete. */
 export async function teamsRoutes(app: TypedApp, services: Services): Promise<void> {
   const { teamsService, config } = services;
-  app.decorateRequest('visibleTeam', undefined);
-
   app.get(
     '/organizations/:organization_name/teams',
-    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'List teams' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'List teams' } },
     async (request, reply) => {
       const query = request.query;
       const include = parseInclude(query, TEAM_INCLUDES);
       const page = parsePage(query);
       const names = query['filter[names]'] !== undefined ? listParameter(query['filter[names]']) : undefined;
-      const result = await teamsService.list(callerOf(request), request.params.organization_name, {
+      const result = await teamsService.list(proofOf(request, 'organization'), {
         q: query.q || undefined,
         names,
         page,
@@ -61,48 +58,41 @@ export async function teamsRoutes(app: TypedApp, services: Services): Promise<vo
 
   app.post(
     '/organizations/:organization_name/teams',
-    { schema: { params: OrgParams, querystring: JsonApiQuery, body: CreateTeamBody, tags: ['teams'], summary: 'Create a team' } },
+    {
+      config: { lookup: 'organization' },
+      schema: { params: OrgParams, querystring: JsonApiQuery, body: CreateTeamBody, tags: ['teams'], summary: 'Create a team' },
+    },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
-      const result = await teamsService.create(callerOf(request), request.params.organization_name, request.body.data.attributes, include);
+      const result = await teamsService.create(proofOf(request, 'organization'), request.body.data.attributes, include);
       return sendDocument(reply, 200, teamDocument(result));
     },
   );
 
   app.get(
     '/teams/:team_id',
-    { schema: { params: TeamParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'Show a team' } },
+    { config: { lookup: 'team' }, schema: { params: TeamParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'Show a team' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
-      return sendDocument(reply, 200, teamDocument(await teamsService.show(callerOf(request), request.params.team_id, include)));
+      return sendDocument(reply, 200, teamDocument(await teamsService.show(proofOf(request, 'team'), include)));
     },
   );
 
-  // An unknown or hidden team is 404 before the body is even parsed (an unparseable body would be a 422),
-  // so the team is looked up in preParsing and kept on the request for the handler.
   app.patch(
     '/teams/:team_id',
-    {
-      schema: { params: TeamParams, querystring: JsonApiQuery, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' },
-      preParsing: async (request, _reply, payload) => {
-        request.visibleTeam = await teamsService.visibleTeam(callerOf(request), request.params.team_id);
-        return payload;
-      },
-    },
+    { config: { lookup: 'team' }, schema: { params: TeamParams, querystring: JsonApiQuery, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
-      const found = request.visibleTeam;
-      if (!found) throw Errors.teamNotFound();
       const attributes = request.body.data.attributes ?? {};
-      return sendDocument(reply, 200, teamDocument(await teamsService.update(found, attributes, include)));
+      return sendDocument(reply, 200, teamDocument(await teamsService.update(proofOf(request, 'team'), attributes, include)));
     },
   );
 
   app.delete(
     '/teams/:team_id',
-    { schema: { params: TeamParams, tags: ['teams'], summary: 'Delete a team' } },
+    { config: { lookup: 'team' }, schema: { params: TeamParams, tags: ['teams'], summary: 'Delete a team' } },
     async (request, reply) => {
-      await teamsService.delete(callerOf(request), request.params.team_id);
+      await teamsService.delete(proofOf(request, 'team'));
       return sendNoContent(reply);
     },
   );

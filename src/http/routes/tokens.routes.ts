@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Errors } from '../../core/errors.js';
 import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { sendDocument, sendNoContent } from '../reply.js';
 import { IdParam, JsonApiQuery, NullableString } from '../schemas.js';
 import { tokenResource } from '../serializers/tokens.serializer.js';
@@ -46,73 +47,75 @@ export async function tokensRoutes(app: TypedApp, services: Services): Promise<v
 
   app.post(
     '/users/:user_id/authentication-tokens',
-    { schema: { params: IdParam('user_id'), body: TokenBody, tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createUserToken(callerOf(request), request.params.user_id, inputOf(request.body)))),
+    { config: { lookup: 'user' }, schema: { params: IdParam('user_id'), body: TokenBody, tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createUserToken(proofOf(request, 'user'), inputOf(request.body)))),
   );
   app.get(
     '/users/:user_id/authentication-tokens',
-    { schema: { params: IdParam('user_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, listed(await tokens.listUserTokens(callerOf(request), request.params.user_id))),
+    { config: { lookup: 'user' }, schema: { params: IdParam('user_id'), tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 200, listed(await tokens.listUserTokens(proofOf(request, 'user')))),
   );
 
   const organizationToken = { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['tokens'] };
+  const byOrganization = { config: { lookup: 'organization' as const } };
   app.post(
     '/organizations/:organization_name/authentication-token',
-    { schema: { ...organizationToken, body: TokenBody } },
+    { ...byOrganization, schema: { ...organizationToken, body: TokenBody } },
     async (request, reply) => {
       const kind = organizationTokenKind(request.query);
-      const token = await tokens.createOrganizationToken(callerOf(request), request.params.organization_name, kind, inputOf(request.body));
+      const token = await tokens.createOrganizationToken(callerOf(request), proofOf(request, 'organization'), kind, inputOf(request.body));
       return sendDocument(reply, 201, issued(token));
     },
   );
-  app.get('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request, reply) => {
+  app.get('/organizations/:organization_name/authentication-token', { ...byOrganization, schema: organizationToken }, async (request, reply) => {
     const kind = organizationTokenKind(request.query);
-    return sendDocument(reply, 200, shown(await tokens.showOrganizationToken(callerOf(request), request.params.organization_name, kind)));
+    return sendDocument(reply, 200, shown(await tokens.showOrganizationToken(proofOf(request, 'organization'), kind)));
   });
-  app.delete('/organizations/:organization_name/authentication-token', { schema: organizationToken }, async (request, reply) => {
-    await tokens.deleteOrganizationToken(callerOf(request), request.params.organization_name, organizationTokenKind(request.query));
+  app.delete('/organizations/:organization_name/authentication-token', { ...byOrganization, schema: organizationToken }, async (request, reply) => {
+    await tokens.deleteOrganizationToken(proofOf(request, 'organization'), organizationTokenKind(request.query));
     return sendNoContent(reply);
   });
 
+  const byTeam = { config: { lookup: 'team' as const } };
   app.post(
     '/teams/:team_id/authentication-token',
-    { schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, inputOf(request.body), true))),
+    { ...byTeam, schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), proofOf(request, 'team'), inputOf(request.body), true))),
   );
   app.get(
     '/teams/:team_id/authentication-token',
-    { schema: { params: IdParam('team_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, shown(await tokens.showLegacyTeamToken(callerOf(request), request.params.team_id))),
+    { ...byTeam, schema: { params: IdParam('team_id'), tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 200, shown(await tokens.showLegacyTeamToken(proofOf(request, 'team')))),
   );
   app.delete(
     '/teams/:team_id/authentication-token',
-    { schema: { params: IdParam('team_id'), tags: ['tokens'] } },
+    { ...byTeam, schema: { params: IdParam('team_id'), tags: ['tokens'] } },
     async (request, reply) => {
-      await tokens.deleteLegacyTeamToken(callerOf(request), request.params.team_id);
+      await tokens.deleteLegacyTeamToken(proofOf(request, 'team'));
       return sendNoContent(reply);
     },
   );
   app.post(
     '/teams/:team_id/authentication-tokens',
-    { schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), request.params.team_id, inputOf(request.body), false))),
+    { ...byTeam, schema: { params: IdParam('team_id'), body: TokenBody, tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 201, issued(await tokens.createTeamToken(callerOf(request), proofOf(request, 'team'), inputOf(request.body), false))),
   );
   app.get(
     '/teams/:team_id/authentication-tokens',
-    { schema: { params: IdParam('team_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, listed(await tokens.listTeamTokens(callerOf(request), request.params.team_id))),
+    { ...byTeam, schema: { params: IdParam('team_id'), tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 200, listed(await tokens.listTeamTokens(proofOf(request, 'team')))),
   );
 
   app.get(
     '/authentication-tokens/:token_id',
-    { schema: { params: IdParam('token_id'), tags: ['tokens'] } },
-    async (request, reply) => sendDocument(reply, 200, shown(await tokens.showToken(callerOf(request), request.params.token_id))),
+    { config: { lookup: 'token' }, schema: { params: IdParam('token_id'), tags: ['tokens'] } },
+    async (request, reply) => sendDocument(reply, 200, shown(proofOf(request, 'token'))),
   );
   app.delete(
     '/authentication-tokens/:token_id',
-    { schema: { params: IdParam('token_id'), tags: ['tokens'] } },
+    { config: { lookup: 'token' }, schema: { params: IdParam('token_id'), tags: ['tokens'] } },
     async (request, reply) => {
-      await tokens.deleteToken(callerOf(request), request.params.token_id);
+      await tokens.deleteToken(proofOf(request, 'token'));
       return sendNoContent(reply);
     },
   );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
 import { sendDocument, sendNoContent } from '../reply.js';
@@ -7,7 +7,6 @@ import { JsonApiQuery, resourceBody } from '../schemas.js';
 import { workspaceTaskResource } from '../serializers/workspace-tasks.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
-import { Errors } from '../../core/errors.js';
 
 const attributes = Type.Object({
   'enforcement-level': Type.Optional(Type.String({ maxLength: 100 })),
@@ -26,59 +25,49 @@ const AttachmentParams = Type.Object({ workspace_id: Type.String({ maxLength: 25
 /** Workspace run task attachments, type `workspace-tasks`. */
 export async function workspaceTasksRoutes(app: TypedApp, services: Services): Promise<void> {
   const { workspaceTasksService, config } = services;
-  app.decorateRequest('visibleWorkspaceTask', undefined);
-
   app.get(
     '/workspaces/:workspace_id/tasks',
-    { schema: { params: WorkspaceParams, querystring: JsonApiQuery, tags: ['workspace-tasks'], summary: 'List the run tasks of a workspace' } },
+    {
+      config: { lookup: 'workspace' },
+      schema: { params: WorkspaceParams, querystring: JsonApiQuery, tags: ['workspace-tasks'], summary: 'List the run tasks of a workspace' },
+    },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await workspaceTasksService.list(callerOf(request), request.params.workspace_id, page);
+      const result = await workspaceTasksService.list(proofOf(request, 'workspace'), page);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, workspaceTaskResource));
     },
   );
 
   app.post(
     '/workspaces/:workspace_id/tasks',
-    { schema: { params: WorkspaceParams, body: CreateBody, tags: ['workspace-tasks'], summary: 'Attach a run task to a workspace' } },
+    { config: { lookup: 'workspace' }, schema: { params: WorkspaceParams, body: CreateBody, tags: ['workspace-tasks'], summary: 'Attach a run task to a workspace' } },
     async (request, reply) => {
       const { attributes: input, relationships } = request.body.data;
-      const row = await workspaceTasksService.create(callerOf(request), request.params.workspace_id, input, relationships?.task?.data.id);
+      const row = await workspaceTasksService.create(proofOf(request, 'workspace'), input, relationships?.task?.data.id);
       return sendDocument(reply, 201, { data: workspaceTaskResource(row) });
     },
   );
 
   app.get(
     '/workspaces/:workspace_id/tasks/:workspace_task_id',
-    { schema: { params: AttachmentParams, tags: ['workspace-tasks'], summary: 'Show a workspace run task' } },
-    async (request, reply) => {
-      const row = await workspaceTasksService.show(callerOf(request), request.params.workspace_id, request.params.workspace_task_id);
-      return sendDocument(reply, 200, { data: workspaceTaskResource(row) });
-    },
+    { config: { lookup: 'workspace-task' }, schema: { params: AttachmentParams, tags: ['workspace-tasks'], summary: 'Show a workspace run task' } },
+    async (request, reply) => sendDocument(reply, 200, { data: workspaceTaskResource(proofOf(request, 'workspace-task').row) }),
   );
 
   app.patch(
     '/workspaces/:workspace_id/tasks/:workspace_task_id',
-    {
-      schema: { params: AttachmentParams, body: UpdateBody, tags: ['workspace-tasks'], summary: 'Update a workspace run task' },
-      preValidation: async (request) => {
-        const params = request.params;
-        request.visibleWorkspaceTask = await workspaceTasksService.visible(callerOf(request), params.workspace_id, params.workspace_task_id);
-      },
-    },
+    { config: { lookup: 'workspace-task' }, schema: { params: AttachmentParams, body: UpdateBody, tags: ['workspace-tasks'], summary: 'Update a workspace run task' } },
     async (request, reply) => {
-      const found = request.visibleWorkspaceTask;
-      if (!found) throw Errors.workspaceTaskNotFound();
-      const row = await workspaceTasksService.update(found, request.body.data.attributes ?? {});
+      const row = await workspaceTasksService.update(proofOf(request, 'workspace-task'), request.body.data.attributes ?? {});
       return sendDocument(reply, 200, { data: workspaceTaskResource(row) });
     },
   );
 
   app.delete(
     '/workspaces/:workspace_id/tasks/:workspace_task_id',
-    { schema: { params: AttachmentParams, tags: ['workspace-tasks'], summary: 'Detach a run task from a workspace' } },
+    { config: { lookup: 'workspace-task' }, schema: { params: AttachmentParams, tags: ['workspace-tasks'], summary: 'Detach a run task from a workspace' } },
     async (request, reply) => {
-      await workspaceTasksService.delete(callerOf(request), request.params.workspace_id, request.params.workspace_task_id);
+      await workspaceTasksService.delete(proofOf(request, 'workspace-task'));
       return sendNoContent(reply);
     },
   );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
 import { sendDocument, sendNoContent } from '../reply.js';
@@ -17,6 +17,7 @@ const workspaceAttributes = {
   'execution-mode': Type.Optional(Type.String({ maxLength: 100 })),
 };
 const CreateWorkspaceBody = resourceBody('workspaces', Type.Object({ name: Type.String({ maxLength: 1000 }), ...workspaceAttributes }));
+const NamedWorkspaceParams = Type.Object({ organization_name: Type.String({ maxLength: 255 }), workspace_name: Type.String({ maxLength: 255 }) });
 const UpdateWorkspaceBody = resourceBody('workspaces', Type.Object({ name: Type.Optional(Type.String({ maxLength: 1000 })), ...workspaceAttributes }), {
   attributesRequired: false,
 });
@@ -31,20 +32,20 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
 
   app.post(
     '/organizations/:organization_name/workspaces',
-    { schema: { params: OrgParams, body: CreateWorkspaceBody, tags: ['workspaces'], summary: 'Create a workspace' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, body: CreateWorkspaceBody, tags: ['workspaces'], summary: 'Create a workspace' } },
     async (request, reply) => {
-      const data = await workspacesService.create(callerOf(request), request.params.organization_name, request.body.data.attributes);
+      const data = await workspacesService.create(proofOf(request, 'organization'), request.body.data.attributes);
       return sendDocument(reply, 201, { data: workspaceOf(data) });
     },
   );
 
   app.get(
     '/organizations/:organization_name/workspaces',
-    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['workspaces'], summary: 'List workspaces' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['workspaces'], summary: 'List workspaces' } },
     async (request, reply) => {
       const page = parsePage(request.query);
       const search = request.query['search[name]'] || undefined;
-      const result = await workspacesService.list(callerOf(request), request.params.organization_name, { search, page });
+      const result = await workspacesService.list(proofOf(request, 'organization'), { search, page });
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, workspaceOf));
     },
   );
@@ -52,55 +53,47 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
   app.get(
     '/organizations/:organization_name/workspaces/:workspace_name',
     {
-      schema: {
-        params: Type.Object({ organization_name: Type.String({ maxLength: 255 }), workspace_name: Type.String({ maxLength: 255 }) }),
-        tags: ['workspaces'],
-        summary: 'Show a workspace by name',
-      },
+      config: { lookup: 'workspace-by-name' },
+      schema: { params: NamedWorkspaceParams, tags: ['workspaces'], summary: 'Show a workspace by name' },
     },
-    async (request, reply) => {
-      const data = await workspacesService.showByName(callerOf(request), request.params.organization_name, request.params.workspace_name);
-      return sendDocument(reply, 200, { data: workspaceOf(data) });
-    },
+    async (request, reply) => sendDocument(reply, 200, { data: workspaceOf(workspacesService.show(proofOf(request, 'workspace-by-name'))) }),
   );
 
   app.patch(
     '/organizations/:organization_name/workspaces/:workspace_name',
     {
-      schema: {
-        params: Type.Object({ organization_name: Type.String({ maxLength: 255 }), workspace_name: Type.String({ maxLength: 255 }) }),
-        body: UpdateWorkspaceBody,
-        tags: ['workspaces'],
-        summary: 'Update a workspace by name',
-      },
+      config: { lookup: 'workspace-by-name' },
+      schema: { params: NamedWorkspaceParams, body: UpdateWorkspaceBody, tags: ['workspaces'], summary: 'Update a workspace by name' },
     },
     async (request, reply) => {
-      const { organization_name, workspace_name } = request.params;
-      const updated = await workspacesService.updateByName(callerOf(request), organization_name, workspace_name, request.body.data.attributes ?? {});
+      const updated = await workspacesService.update(proofOf(request, 'workspace-by-name'), request.body.data.attributes ?? {});
       return sendDocument(reply, 200, { data: workspaceOf(updated) });
     },
   );
 
   app.get(
     '/workspaces/:workspace_id',
-    { schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Show a workspace' } },
-    async (request, reply) => sendDocument(reply, 200, { data: workspaceOf(await workspacesService.show(callerOf(request), request.params.workspace_id)) }),
+    { config: { lookup: 'workspace' }, schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Show a workspace' } },
+    async (request, reply) => sendDocument(reply, 200, { data: workspaceOf(workspacesService.show(proofOf(request, 'workspace'))) }),
   );
 
   app.patch(
     '/workspaces/:workspace_id',
-    { schema: { params: WorkspaceParams, body: UpdateWorkspaceBody, tags: ['workspaces'], summary: 'Update a workspace (execution-mode among its settings)' } },
+    {
+      config: { lookup: 'workspace' },
+      schema: { params: WorkspaceParams, body: UpdateWorkspaceBody, tags: ['workspaces'], summary: 'Update a workspace (execution-mode among its settings)' },
+    },
     async (request, reply) => {
-      const updated = await workspacesService.update(callerOf(request), request.params.workspace_id, request.body.data.attributes ?? {});
+      const updated = await workspacesService.update(proofOf(request, 'workspace'), request.body.data.attributes ?? {});
       return sendDocument(reply, 200, { data: workspaceOf(updated) });
     },
   );
 
   app.delete(
     '/workspaces/:workspace_id',
-    { schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Delete a workspace, its runs and attachments' } },
+    { config: { lookup: 'workspace' }, schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Delete a workspace, its runs and attachments' } },
     async (request, reply) => {
-      await workspacesService.delete(callerOf(request), request.params.workspace_id);
+      await workspacesService.delete(proofOf(request, 'workspace'));
       return sendNoContent(reply);
     },
   );

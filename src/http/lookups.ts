@@ -1,0 +1,54 @@
+import type { Principal } from '../core/principal.js';
+import type { Services } from '../services.js';
+
+/** What a lookup reads of the request (find-and-authorize.ts makes it): nothing of the body. */
+export interface LookupRequest {
+  /** A path parameter the route's schema requires (a lookup is declared only by routes that have it). */
+  param(name: string): string;
+  /** The authenticated caller (401 on a public route). */
+  caller(): Principal;
+  /** The bearer token as sent, for public routes that authenticate with a token of their own. */
+  bearerToken(): string | undefined;
+}
+
+/**
+ * Every lookup a route can declare (`config: { lookup: '<name>' }`): the one way each resource is found
+ * for a request, with the proof of what the caller may do with it. Each is its service's own method;
+ * this table only says where its ids come from. A new resource adds one line here (and its row in
+ * the access table), nothing else.
+ */
+export function createLookups(services: Services) {
+  const { gate, teamsService, tokensService, membershipsService, organizationsService, workspacesService, tasksService } = services;
+  const { workspaceTasksService, configurationVersionsService, runsService, phaseLookup, taskStagesService, taskCallbacks } = services;
+  return {
+    organization: (request) => gate.enter(request.caller(), request.param('organization_name')),
+    'subscribed-organization': (request) => organizationsService.forSiteAdmin(request.caller(), request.param('organization_name')),
+    user: (request) => tokensService.tokenOwner(request.caller(), request.param('user_id')),
+    token: (request) => tokensService.manageableToken(request.caller(), request.param('token_id')),
+    membership: (request) => membershipsService.visibleMembership(request.caller(), request.param('membership_id')),
+    invitation: (request) => membershipsService.invitation(request.caller(), request.param('membership_id')),
+    team: (request) => teamsService.visibleTeam(request.caller(), request.param('team_id')),
+    workspace: (request) => workspacesService.visible(request.caller(), request.param('workspace_id')),
+    'workspace-by-name': (request) =>
+      workspacesService.visibleByName(request.caller(), request.param('organization_name'), request.param('workspace_name')),
+    task: (request) => tasksService.visibleTask(request.caller(), request.param('task_id')),
+    'workspace-task': (request) =>
+      workspaceTasksService.visible(request.caller(), request.param('workspace_id'), request.param('workspace_task_id')),
+    'configuration-version': (request) => configurationVersionsService.visible(request.caller(), request.param('configuration_version_id')),
+    'configuration-upload': (request) => configurationVersionsService.authorizeUpload(request.param('upload_token')),
+    run: (request) => runsService.visibleRun(request.caller(), request.param('run_id')),
+    plan: (request) => phaseLookup.visible(request.caller(), 'plan', request.param('plan_id')),
+    apply: (request) => phaseLookup.visible(request.caller(), 'apply', request.param('apply_id')),
+    'plan-execution': (request) => phaseLookup.drivable(request.caller(), 'plan', request.param('plan_id')),
+    'apply-execution': (request) => phaseLookup.drivable(request.caller(), 'apply', request.param('apply_id')),
+    'task-stage': (request) => taskStagesService.visibleStage(request.caller(), request.param('task_stage_id')),
+    'task-result': (request) => taskStagesService.visibleResult(request.caller(), request.param('task_result_id')),
+    // Public: the run task's access token for this result, not an API token.
+    'task-result-callback': (request) => taskCallbacks.authorize(request.bearerToken(), request.param('task_result_id')),
+  } satisfies Record<string, (request: LookupRequest) => Promise<unknown>>;
+}
+
+export type Lookups = ReturnType<typeof createLookups>;
+export type LookupName = keyof Lookups;
+/** What a lookup hands the handler: the proof of what the caller may do with the thing found. */
+export type ProofOf<N extends LookupName> = Awaited<ReturnType<Lookups[N]>>;
