@@ -1,10 +1,12 @@
-import type { OutcomeTag } from './run-types';
-
 /**
  * A task's outcomes grouped by severity, worst first, as a reviewer reads them: the `Severity` tag's label
  * names the group, its level (error, warning, info) orders it; outcomes without one come last. Pure, so
- * test/unit loads it directly.
+ * test/unit loads it directly (hence no imports: the server's tsconfig checks it through the unit test).
  */
+interface OutcomeTag {
+  label: unknown;
+  level?: unknown;
+}
 export interface OutcomeGroup<O> {
   label: string;
   level: string | null;
