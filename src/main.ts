@@ -7,6 +7,7 @@ import { probeWrite } from './db/write-probe.js';
 import { reloadTlsOnHangup } from './http/tls-certificate.js';
 import { ensureSiteToken } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
+import { inStartTransaction } from './db/start-transaction.js';
 
 function reportSlowQuery(sql: string, durationMs: number): void {
   process.stderr.write(`${JSON.stringify({ level: 40, msg: 'slow query', durationMs: Math.round(durationMs * 10) / 10, sql })}\n`);
@@ -22,7 +23,9 @@ export async function serve(config: Config): Promise<void> {
   await joinAndMigrate(handle);
   // A database that takes no writes (a read-only file, a standby, a full disk) stops the start here, with its reason.
   await probeWrite(handle);
-  const siteToken = await ensureSiteToken(new TokensRepository(handle.db), { configured: config.siteToken, dataDir: config.dataDir });
+  const siteToken = await inStartTransaction(handle, (db) =>
+    ensureSiteToken(new TokensRepository(db), { configured: config.siteToken, dataDir: config.dataDir }),
+  );
   const { app } = await buildApp({ config, handle });
   if (siteToken.generated) {
     await handle.durable?.(); // the token is on disk before anyone is shown it
