@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** What the build reads: a change to any of these makes the build stale. */
-export const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle.mjs', 'scripts/bundle-options.mjs', 'scripts/build-web.mjs'];
+export const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle.mjs', 'scripts/bundle-options.mjs', 'scripts/build-web.mjs', 'scripts/build-info.mjs'];
 /** The last file the build writes (scripts/bundle.mjs), so its time is the build's. */
 export const BUILD_OUTPUT = path.join('dist', 'bundle', 'teamstage-pipeline.mjs');
 

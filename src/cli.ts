@@ -7,14 +7,16 @@ import { rotateSiteToken, siteTokenFile } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { serve } from './main.js';
 import { explainStartupFailure } from './ops/startup-failure.js';
+import { startLog } from './ops/start-log.js';
 import { runPipeline } from './pipeline/pipeline-command.js';
 import { backupCommand, restoreCommand } from './ops/backup-commands.js';
-import { VERSION } from './core/version.js';
+import { BUILD_VERSION } from './core/version.js';
 
-const USAGE = `teamstage ${VERSION}
+const USAGE = `teamstage ${BUILD_VERSION}
 
 Usage:
   teamstage serve            run the server (migrates first)
+  teamstage --version        print the build: package version and commit
   teamstage migrate          apply database migrations and exit
   teamstage token print      print the generated site admin token (from <data dir>/site-token)
   teamstage token rotate     replace the site admin token with a new one and print it
@@ -26,6 +28,10 @@ Configuration comes from the environment; see README.md.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, subcommand] = argv;
+  if (command === '--version' || command === 'version') {
+    console.log(`teamstage ${BUILD_VERSION}`);
+    return 0;
+  }
   if (!command || command === 'help' || command === '--help' || command === '-h') {
     console.log(USAGE);
     return command ? 0 : 1;
@@ -51,7 +57,7 @@ async function run(command: string, subcommand: string | undefined, config: Conf
       return -1; // keep running
     case 'migrate': {
       const handle = openDatabase(config.databaseUrl);
-      const applied = await joinAndMigrate(handle);
+      const applied = await joinAndMigrate(handle, startLog(config.logLevel));
       await handle.close();
       console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'already up to date');
       return 0;

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/database.js';
 import { parseDestinationRules, type DestinationRule } from './outbound/destination-policy.js';
@@ -129,6 +130,32 @@ function wholeCount(name: string, raw: string | undefined, fallback: number, all
   return value;
 }
 
+/** pino's levels: anything else made the logger throw a stack trace at start. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The shortest site token accepted: 32 characters, as `openssl rand -hex 16` or more gives. */
+export const SITE_TOKEN_MIN_LENGTH = 32;
+
+/**
+ * A secret from the environment or from a file it names (`<NAME>_FILE`, the container convention for
+ * secrets mounted as files). One trailing newline is dropped; both at once is a mistake, not a choice.
+ */
+export function secretSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const fileName = env[`${name}_FILE`];
+  if (!fileName) return env[name] || undefined;
+  if (env[name]) throw new ConfigError(`set ${name} or ${name}_FILE, not both`);
+  let content: string;
+  try {
+    content = fs.readFileSync(fileName, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError(`${name}_FILE: cannot read ${fileName} (${code}); it must be a file readable by the user running Teamstage`);
+  }
+  const value = content.replace(/\r?\n$/, '');
+  if (value === '') throw new ConfigError(`${name}_FILE: ${fileName} is empty`);
+  return value;
+}
+
 export const FEATURE_SET_NAMES = ['Free', 'Standard', 'Business'] as const;
 
 /** Both files or neither: half a TLS setting is a typo, not a wish for plain HTTP. */
@@ -144,7 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = positiveNumber('PORT', env.PORT, 8080, true);
   if (!Number.isInteger(port) || port > 65535) throw new ConfigError(`PORT must be an integer 0..65535, got "${env.PORT}"`);
-  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/teamstage.sqlite';
+  const databaseUrl = secretSetting(env, 'DATABASE_URL') ?? 'sqlite:./data/teamstage.sqlite';
   if (!/^sqlite:/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
   }
@@ -183,6 +210,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deliveryPerOrganization > deliveryConcurrency) {
     throw new ConfigError(`TEAMSTAGE_DELIVERY_PER_ORGANIZATION (${deliveryPerOrganization}) must not exceed TEAMSTAGE_DELIVERY_CONCURRENCY (${deliveryConcurrency})`);
   }
+  const siteToken = secretSetting(env, 'TEAMSTAGE_SITE_TOKEN');
+  // Anyone who guesses it owns the server: refuse a short one instead of trusting a typo or a placeholder.
+  if (siteToken !== undefined && siteToken.length < SITE_TOKEN_MIN_LENGTH) {
+    throw new ConfigError(`TEAMSTAGE_SITE_TOKEN must be at least ${SITE_TOKEN_MIN_LENGTH} characters (it has ${siteToken.length}); make one with: openssl rand -hex 32`);
+  }
+  if (siteToken !== undefined && /\s/.test(siteToken)) throw new ConfigError('TEAMSTAGE_SITE_TOKEN must not contain white space');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
   const authFailureLimit = positiveNumber('TEAMSTAGE_AUTH_FAILURE_LIMIT', env.TEAMSTAGE_AUTH_FAILURE_LIMIT, 60, true);
   if (!Number.isInteger(authFailureLimit)) throw new ConfigError(`TEAMSTAGE_AUTH_FAILURE_LIMIT must be a whole number, got "${env.TEAMSTAGE_AUTH_FAILURE_LIMIT}"`);
 
@@ -193,12 +230,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteSynchronous,
     baseUrl,
     tls,
-    siteToken: env.TEAMSTAGE_SITE_TOKEN || undefined,
+    siteToken,
     defaultFeatureSet,
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
     authFailureLimit,
     trustedProxies: trustedProxies(env.TEAMSTAGE_TRUSTED_PROXIES),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel,
     // 0 is documented: each line written at once.
     logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096, true),
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),

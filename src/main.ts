@@ -8,6 +8,8 @@ import { reloadTlsOnHangup } from './http/tls-certificate.js';
 import { ensureSiteToken } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { inStartTransaction } from './db/start-transaction.js';
+import { startLog } from './ops/start-log.js';
+import { checkPortFree, checkTempDirectoryWritable, listenFailure } from './ops/start-checks.js';
 
 function reportSlowQuery(sql: string, durationMs: number): void {
   process.stderr.write(`${JSON.stringify({ level: 40, msg: 'slow query', durationMs: Math.round(durationMs * 10) / 10, sql })}\n`);
@@ -18,26 +20,35 @@ function reportSlowQuery(sql: string, durationMs: number): void {
  * requests finish, release background claims (app onClose), close the database, exit 0.
  */
 export async function serve(config: Config): Promise<void> {
+  // Checks that need no database first: a failure here leaves nothing written and nothing printed.
+  await checkPortFree(config.host, config.port);
+  checkTempDirectoryWritable();
   const slowQueries = config.slowQueryMs > 0 ? { slowQueryMs: config.slowQueryMs, onSlowQuery: reportSlowQuery } : {};
   const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, ...slowQueries });
-  await joinAndMigrate(handle);
+  await joinAndMigrate(handle, startLog(config.logLevel));
   // A database that takes no writes (a read-only file, a standby, a full disk) stops the start here, with its reason.
   await probeWrite(handle);
   const siteToken = await inStartTransaction(handle, (db) =>
     ensureSiteToken(new TokensRepository(db), { configured: config.siteToken, dataDir: config.dataDir }),
   );
   const { app } = await buildApp({ config, handle });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    throw listenFailure(error, config.host, config.port) ?? error;
+  }
+  if (config.tls) reloadTlsOnHangup(app.server as unknown as TlsServer, config.tls, app.log);
   if (siteToken.generated) {
     await handle.durable?.(); // the token is on disk before anyone is shown it
-    // Printed once, to the terminal only (never through the logger), and kept in a 0600 file.
+    // Printed once, to the terminal only (never through the logger), and kept in a 0600 file; only once the
+    // server listens, so a start that fails never shows a token for a server that is not there.
     process.stdout.write(
       `\nSite admin token (shown once, also saved to ${siteToken.file}):\n\n  ${siteToken.generated}\n\n`,
     );
   }
-  const address = await app.listen({ host: config.host, port: config.port });
   // Where to go next, for the person who just started it: the console's address (the API is under it).
   process.stdout.write(`Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/\n`);
-  if (config.tls) reloadTlsOnHangup(app.server as unknown as TlsServer, config.tls, app.log);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

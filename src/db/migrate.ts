@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseHandle } from './database.js';
 import { withSqliteMigrationLock } from './sqlite-migration-lock.js';
 import * as m001 from './migrations/001-identity-and-teams.js';
@@ -47,7 +47,32 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   return runMigrations(handle);
 }
 
+/**
+ * A database a newer Teamstage has migrated holds migrations this build does not know. Running on it could
+ * misread or damage data, so the start stops with a sentence saying which and what to do (Kysely's own
+ * error for this case, "corrupted migrations", sent operators looking for corruption).
+ */
+export class NewerSchemaError extends Error {
+  constructor(readonly unknown: string[]) {
+    super(
+      `the database was migrated by a newer Teamstage (migrations this build does not know: ${unknown.join(', ')}); ` +
+        'run that version or a newer one, or restore a backup taken before the upgrade (README, "Upgrades")',
+    );
+  }
+}
+
+/** Names of the migrations already applied to the database (none on a fresh one). */
+async function appliedMigrations(handle: DatabaseHandle): Promise<string[]> {
+  const table = handle.dialect === 'sqlite'
+    ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(handle.db)
+    : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_name = 'kysely_migration' and table_schema = current_schema()`.execute(handle.db);
+  if (table.rows.length === 0) return [];
+  return (await sql<{ name: string }>`select name from kysely_migration`.execute(handle.db)).rows.map((row) => row.name);
+}
+
 async function runMigrations(handle: DatabaseHandle): Promise<string[]> {
+  const unknown = (await appliedMigrations(handle)).filter((name) => !(name in MIGRATIONS)).sort();
+  if (unknown.length > 0) throw new NewerSchemaError(unknown);
   const migrator = new Migrator({ db: handle.db, provider });
   for (let attempt = 0; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
@@ -60,7 +85,19 @@ async function runMigrations(handle: DatabaseHandle): Promise<string[]> {
   }
 }
 
-/** What a process does before it writes: migrates (kept as its own step for the callers that start a node). */
-export async function joinAndMigrate(handle: DatabaseHandle): Promise<string[]> {
-  return migrateToLatest(handle);
+/** The schema a database is at once migrated: the name of the last migration this build has. */
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
+
+/**
+ * What a process does before it writes: migrates, and says so: one line per migration applied and one with
+ * the schema reached, so an upgrade is never silent (`log` receives each line's message and fields).
+ */
+export async function joinAndMigrate(
+  handle: DatabaseHandle,
+  log: (msg: string, fields: Record<string, unknown>) => void = () => {},
+): Promise<string[]> {
+  const applied = await migrateToLatest(handle);
+  for (const migration of applied) log('migration applied', { migration });
+  log('schema ready', { schema: LATEST_MIGRATION, applied: applied.length });
+  return applied;
 }

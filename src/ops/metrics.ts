@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BUILD_VERSION, COMMIT, VERSION } from '../core/version.js';
 
 export interface Metrics {
   registry: Registry;
@@ -15,6 +16,13 @@ export interface Metrics {
 export function createMetrics(app: FastifyInstance): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // The Prometheus convention for telling builds apart: a constant 1 whose labels say which build this node runs.
+  new Gauge({
+    name: 'teamstage_build_info',
+    help: 'The build this node runs (always 1): package version, commit, and both together',
+    labelNames: ['version', 'commit', 'build'],
+    registers: [registry],
+  }).set({ version: VERSION, commit: COMMIT, build: BUILD_VERSION }, 1);
   const requests = new Counter({
     name: 'teamstage_http_requests_total',
     help: 'HTTP requests answered, by method, route and status',

@@ -27,9 +27,21 @@ function asideName(file: string): string {
   }
 }
 
+/** A backup the server's user cannot read is that file's problem, not the data directory's: say so. */
+function assertReadable(file: string): void {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch (error) {
+    const uid = process.getuid?.();
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new RestoreRefused(`cannot read the backup ${file} (${code}): make it readable by the user running Teamstage${uid === undefined ? '' : ` (uid ${uid})`}. Nothing was changed`);
+  }
+}
+
 /** Opens and checks the backup: a SQLite file, integrity_check ok, a Teamstage schema this version knows. */
 function checkBackup(file: string): SQLite.Database {
   if (!fs.existsSync(file)) throw new RestoreRefused(`no backup file at ${file}`);
+  assertReadable(file);
   let backup: SQLite.Database | undefined;
   try {
     backup = new SQLite(file, { readonly: true, fileMustExist: true });

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { describeStorageProblem, storageFailureOf } from '../db/storage-failures.js';
+import { NewerSchemaError } from '../db/migrate.js';
+import { StartCheckFailed } from './start-checks.js';
 
 /** What PostgreSQL or the network says when the database server cannot be used at all. */
 const POSTGRES_UNREACHABLE: Record<string, string> = {
@@ -19,6 +21,9 @@ const POSTGRES_UNREACHABLE: Record<string, string> = {
  * which path or database, and what to do. Undefined for anything else (a bug: its stack trace helps).
  */
 export function explainStartupFailure(error: unknown, config: Pick<Config, 'databaseUrl'>): string | undefined {
+  // Failures whose message already is the one line (what, where, what to do).
+  if (error instanceof StartCheckFailed) return error.message;
+  if (error instanceof NewerSchemaError) return `cannot start: ${error.message}.`;
   const uid = process.getuid?.();
   const user = uid === undefined ? 'the user running Teamstage' : `the user running Teamstage (uid ${uid})`;
   const code = (error as { code?: unknown } | null)?.code;

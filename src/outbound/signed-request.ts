@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { errors, request, type Dispatcher } from 'undici';
-import { VERSION } from '../core/version.js';
+import { BUILD_VERSION } from '../core/version.js';
 
 /**
  * The one signed POST of the run task protocol, shared by the verification request on
@@ -14,7 +14,7 @@ export function signTaskBody(body: string, hmacKey: string | null): string {
   return createHmac('sha512', hmacKey).update(body, 'utf8').digest('hex');
 }
 
-export const USER_AGENT = `Teamstage/${VERSION}`;
+export const USER_AGENT = `Teamstage/${BUILD_VERSION}`;
 
 export type SignedPostResult = { status: number } | { error: 'timeout' | 'unreachable'; detail: string };
 

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { ensureSiteToken } from '../../src/identity/site-token.js';
 import { TokensRepository } from '../../src/identity/tokens.repository.js';
-import { VERSION } from '../../src/core/version.js';
+import { BUILD_VERSION } from '../../src/core/version.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization, createUser } from '../helpers/fixtures.js';
@@ -66,7 +66,7 @@ for (const dialect of testDialects()) {
       assert.equal(request.method, 'POST');
       assert.equal(request.path, '/run-task');
       assert.equal(request.headers['content-type'], 'application/json');
-      assert.equal(request.headers['user-agent'], `Teamstage/${VERSION}`);
+      assert.equal(request.headers['user-agent'], `Teamstage/${BUILD_VERSION}`);
       assert.ok(request.signatureValid, 'X-TFC-Task-Signature is the HMAC-SHA512 of the exact body');
       assert.equal(request.signature, expectedSignature(request.body, 'very-secret-key'));
       assert.match(request.signature!, /^[0-9a-f]{128}$/);

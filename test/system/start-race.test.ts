@@ -42,7 +42,7 @@ for (const dialect of testDialects()) {
         const siteToken = randomBytes(24).toString('hex');
         const started = await Promise.allSettled(
           Array.from({ length: NODES }, () =>
-            startServerProcess({ DATABASE_URL: database.url, TEAMSTAGE_SITE_TOKEN: siteToken, TEAMSTAGE_JOBS: 'off' }, { compiled: true }),
+            startServerProcess({ DATABASE_URL: database.url, TEAMSTAGE_SITE_TOKEN: siteToken, TEAMSTAGE_JOBS: 'off' }),
           ),
         );
         const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])) as ServerProcess[];

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import { ApiError } from '../../core/errors.js';
 import { describeRefusal, type WriteHealth } from '../../ops/write-health.js';
-import { VERSION } from '../../core/version.js';
+import { BUILD_VERSION } from '../../core/version.js';
 
 /**
  * Service discovery: go-tfe, the `tfe` provider and terraform/tofu's `cloud` and `remote` backends look up
@@ -26,7 +26,7 @@ export const TFE_RELEASE = 'v202507-1';
 export async function healthRoutes(app: FastifyInstance, options: { handle: DatabaseHandle; rateLimit: number; writeHealth?: WriteHealth }) {
   // Probes are never rate-limited: a load balancer checking often must not see a healthy node as down.
   const probe = { schema: { hide: true }, config: { rateLimit: false as const } };
-  app.get('/healthz', probe, async () => ({ status: 'ok', version: VERSION }));
+  app.get('/healthz', probe, async () => ({ status: 'ok', version: BUILD_VERSION }));
 
   app.get('/readyz', probe, async () => {
     try {
@@ -46,6 +46,8 @@ export async function healthRoutes(app: FastifyInstance, options: { handle: Data
       'TFP-API-Version': '2.6',
       'TFP-AppName': 'Teamstage',
       'X-TFE-Version': TFE_RELEASE,
+      // Which build answers: package version and commit, so nodes of a rolling upgrade can be told apart.
+      'X-Teamstage-Version': BUILD_VERSION,
       'X-RateLimit-Limit': String(options.rateLimit),
     });
     return reply.code(204).send();
