@@ -19,6 +19,11 @@ export interface Config {
   tls: { certFile: string; keyFile: string } | undefined;
   siteToken: string | undefined;
   defaultFeatureSet: string;
+  /**
+   * Who may create organizations (TEAMSTAGE_ORGANIZATION_CREATORS): `anyone` (every user and the site admin)
+   * or `site-admin`; and how many one user may have created at once (TEAMSTAGE_ORGANIZATIONS_PER_USER, 0: no limit).
+   */
+  organizations: { creators: OrganizationCreators; perUser: number };
   /** Requests per second per principal; 0 disables the limit. */
   rateLimit: number;
   /** Failed authentications per client address (IPv6: per /64) per minute before it gets 429; 0 disables. */
@@ -91,6 +96,23 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export const ORGANIZATION_CREATORS = ['anyone', 'site-admin'] as const;
+export type OrganizationCreators = (typeof ORGANIZATION_CREATORS)[number];
+
+/**
+ * Each organization is a whole tenant (its owners team, its background work): 10 per user is more than a
+ * person needs for their teams and environments, and keeps a script from minting tenants by the hundred.
+ * The site admin is not counted.
+ */
+export const DEFAULT_ORGANIZATIONS_PER_USER = 10;
+
+function organizationCreators(raw: string | undefined): OrganizationCreators {
+  const value = raw === undefined || raw === '' ? 'anyone' : raw;
+  const known = ORGANIZATION_CREATORS.find((creators) => creators === value);
+  if (!known) throw new ConfigError(`TEAMSTAGE_ORGANIZATION_CREATORS must be ${ORGANIZATION_CREATORS.join(' or ')}, got "${raw}"`);
+  return known;
+}
 
 function positiveNumber(name: string, raw: string | undefined, fallback: number, allowZero = false): number {
   if (raw === undefined || raw === '') return fallback;
@@ -232,6 +254,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls,
     siteToken,
     defaultFeatureSet,
+    organizations: {
+      creators: organizationCreators(env.TEAMSTAGE_ORGANIZATION_CREATORS),
+      perUser: wholeCount('TEAMSTAGE_ORGANIZATIONS_PER_USER', env.TEAMSTAGE_ORGANIZATIONS_PER_USER, DEFAULT_ORGANIZATIONS_PER_USER, true),
+    },
     rateLimit: positiveNumber('TEAMSTAGE_RATE_LIMIT', env.TEAMSTAGE_RATE_LIMIT, 30, true),
     authFailureLimit,
     trustedProxies: trustedProxies(env.TEAMSTAGE_TRUSTED_PROXIES),

@@ -57,7 +57,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const db = handle.db;
   const tokens = new TokensRepository(db);
   const users = new UsersRepository(db);
-  const organizations = new OrganizationsRepository(db);
+  const organizations = new OrganizationsRepository(db, handle.dialect);
   const memberships = new MembershipsRepository(db);
   const teams = new TeamsRepository(db, handle.dialect);
   const standings = new StandingRepository(db);
@@ -114,7 +114,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     authenticator,
     tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
-    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, memberships, [createOwnersTeam(teams)]),
+    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams)]),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate),
     teamsService,
     teamMembersService: new TeamMembersService(teams, users, memberships),

@@ -171,6 +171,9 @@ export type ActionOn<T extends Thing> = keyof (typeof ACCESS_TABLE)[T] & string;
 export const PERSONAL_TABLE = {
   /** Creating organizations: people (users, site admins), not tokens of an organization or a team. */
   'create-organization': (p: Principal) => allowOrHide(p.kind === 'user' || p.kind === 'site-admin'),
+  /** The same where TEAMSTAGE_ORGANIZATION_CREATORS=site-admin: a user sees the endpoint and is refused (403). */
+  'create-organization-site-admin-only': (p: Principal) =>
+    p.kind === 'site-admin' ? allow : p.kind === 'user' ? deny(Errors.onlySiteAdminCreatesOrganizations()) : hide,
   /** Users and the site's settings. */
   'administer-site': (p: Principal) => allowOrHide(p.kind === 'site-admin'),
   /** A user's own tokens (or any user's, for a site admin): listed and created through the user... */
@@ -185,6 +188,7 @@ export type PersonalAction = keyof typeof PERSONAL_TABLE;
 
 export const PERSONAL_HIDDEN_AS: Record<PersonalAction, () => ApiError> = {
   'create-organization': Errors.onlyPeopleCreateOrganizations,
+  'create-organization-site-admin-only': Errors.onlyPeopleCreateOrganizations,
   'administer-site': Errors.notFound,
   'manage-user-tokens': Errors.userNotFound,
   'manage-user-token': Errors.tokenNotFound,

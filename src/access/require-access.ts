@@ -47,5 +47,7 @@ export function requireAccess<T extends Thing>(
 
 /** The same for things outside organizations; `userId`: the user whose thing it is, where there is one. */
 export function requirePersonalAccess(principal: Principal, action: PersonalAction, userId = ''): void {
-  if (PERSONAL_TABLE[action](principal, userId).kind !== 'allow') throw PERSONAL_HIDDEN_AS[action]();
+  const verdict: Verdict = PERSONAL_TABLE[action](principal, userId);
+  if (verdict.kind === 'deny') throw verdict.error;
+  if (verdict.kind !== 'allow') throw PERSONAL_HIDDEN_AS[action]();
 }

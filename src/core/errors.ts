@@ -107,6 +107,7 @@ export const Errors = {
   onlyOwnersRemoveOwners: () => new Forbidden('only owners may remove a member of the owners team from the organization'),
   lastOwnerCannotBeRemoved: () => new Forbidden('the last active member of the owners team cannot be removed'),
   lastOwnerCannotLeave: () => new Forbidden('the last active member of the owners team cannot leave the organization'),
+  onlySiteAdminCreatesOrganizations: () => new Forbidden('only the site admin creates organizations here (TEAMSTAGE_ORGANIZATION_CREATORS=site-admin)'),
   notAPersonForOwnersToken: () => new Forbidden('the organization token, and the tokens it minted, cannot create tokens for the owners team'),
   manageWorkspacesNeeded: () => new Forbidden('managing workspaces needs the manage-workspaces permission'),
   createWorkspacesNeeded: () => new Forbidden('creating workspaces needs the manage-workspaces permission'),
@@ -140,6 +141,8 @@ export const Errors = {
   tokenExpiryNotATimestamp: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp'),
   tokenExpiryInThePast: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be in the future'),
   unknownTokenType: () => new BadRequest("the token parameter must be 'organization' or 'audit-trails'", 'token'),
+  organizationsPerUserReached: (limit: number) =>
+    new InvalidAttribute('/data', `you have created ${limit} organizations, the most one user may have (TEAMSTAGE_ORGANIZATIONS_PER_USER); delete one first`),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
   /** The standalone pipeline client names its version in every request; it must be the server's own. */
   pipelineClientVersionMismatch: (client: string, server: string, clientUrl: string) =>

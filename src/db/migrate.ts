@@ -13,6 +13,7 @@ import * as m009 from './migrations/009-service-account-owner.js';
 import * as m010 from './migrations/010-configuration-archive-chunks.js';
 import * as m011 from './migrations/011-job-lanes.js';
 import * as m012 from './migrations/012-agent-execution.js';
+import * as m014 from './migrations/014-organization-creator.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '010-configuration-archive-chunks': m010 as Migration,
   '011-job-lanes': m011 as Migration,
   '012-agent-execution': m012 as Migration,
+  '014-organization-creator': m014 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

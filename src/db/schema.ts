@@ -47,6 +47,8 @@ export interface OrganizationsTable {
   feature_set: string;
   created_at: string;
   updated_at: string;
+  /** The user who created it (TEAMSTAGE_ORGANIZATIONS_PER_USER counts these); null: the site admin, or before migration 014. */
+  created_by_user_id?: string | null;
 }
 
 export type MembershipStatus = 'invited' | 'active';

@@ -3,13 +3,18 @@ import { codePointOrder } from '../db/ordering.js';
 import type { Database, OrganizationsTable } from '../db/schema.js';
 import { retryOnDeadlock } from '../db/deadlock-retry.js';
 import { compiledOnce } from '../db/compiled-query.js';
+import type { Dialect } from '../db/database.js';
+import { forUpdate } from '../db/row-lock.js';
 
 export type OrganizationRow = OrganizationsTable;
 
 const ORG_COLUMNS = ['name', 'name_lower', 'email', 'feature_set', 'created_at', 'updated_at'] as const;
 
 export class OrganizationsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   // Every organization-scoped request starts here: its SQL is built once (compiled-query.ts).
   private readonly byName = compiledOnce((p: { name: string }) => this.db.selectFrom('organizations').select(ORG_COLUMNS).where('name', '=', p.name));
@@ -21,6 +26,21 @@ export class OrganizationsRepository {
 
   async insert(trx: Transaction<Database>, row: OrganizationRow): Promise<void> {
     await trx.insertInto('organizations').values(row).execute();
+  }
+
+  /**
+   * How many existing organizations the user created, read with the user's row locked (`FOR UPDATE` on
+   * PostgreSQL; SQLite's write transactions hold the database's lock anyway), so a concurrent create by the
+   * same user waits for this transaction to commit and then counts its organization too.
+   */
+  async countCreatedByLocked(trx: Transaction<Database>, userId: string): Promise<number> {
+    await forUpdate(trx.selectFrom('users').select('id').where('id', '=', userId), this.dialect).execute();
+    const row = await trx
+      .selectFrom('organizations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('created_by_user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   async update(name: string, changes: Partial<Pick<OrganizationRow, 'email' | 'feature_set' | 'updated_at'>>): Promise<void> {

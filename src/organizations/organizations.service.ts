@@ -37,6 +37,8 @@ export class OrganizationsService {
     private readonly gate: OrganizationGate,
     private readonly standings: StandingRepository,
     private readonly defaultFeatureSet: string,
+    /** Who may create organizations, and how many one user may have created (0: no limit). */
+    private readonly creation: { creators: 'anyone' | 'site-admin'; perUser: number },
     private readonly memberships: MembershipsRepository,
     /** What domains above this one add to a new organization (the owners team), in its transaction. */
     private readonly onCreated: readonly OrganizationCreatedHook[],
@@ -44,7 +46,7 @@ export class OrganizationsService {
 
   /** Creates the organization with its owners team; a user creating it becomes its first owner. */
   async create(principal: Principal, input: { name: string; email: string }): Promise<OrganizationView> {
-    requirePersonalAccess(principal, 'create-organization');
+    requirePersonalAccess(principal, this.creation.creators === 'site-admin' ? 'create-organization-site-admin-only' : 'create-organization');
     const problem = nameProblem(input.name);
     if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
     checkEmail(input.email, '/data/attributes/email');
@@ -52,7 +54,15 @@ export class OrganizationsService {
     const featureSet = featureSetByName(this.defaultFeatureSet)!;
     try {
       await this.db.transaction().execute(async (trx) => {
+        const creator = principal.kind === 'user' ? principal.userId : null;
+        // Counted in the transaction that inserts, after locking the creator's row: concurrent creates by one
+        // user take turns, so 40 at once still leave at most the limit (SQLite: transactions are IMMEDIATE).
+        if (creator !== null && this.creation.perUser > 0) {
+          const created = await this.organizations.countCreatedByLocked(trx, creator);
+          if (created >= this.creation.perUser) throw Errors.organizationsPerUserReached(this.creation.perUser);
+        }
         await this.organizations.insert(trx, {
+          created_by_user_id: creator,
           name: input.name,
           name_lower: input.name.toLowerCase(),
           email: input.email,

@@ -176,11 +176,15 @@ describe('the access table', () => {
     const token = teamToken('team-x', true);
     const expected: Record<keyof typeof PERSONAL_TABLE, [Principal, string, boolean][]> = {
       'create-organization': [[admin, '', true], [alice, '', true], [orgToken, '', false], [token, '', false]],
+      'create-organization-site-admin-only': [[admin, '', true], [orgToken, '', false], [token, '', false]],
       'administer-site': [[admin, '', true], [alice, '', false], [orgToken, '', false], [token, '', false]],
       'manage-user-tokens': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
       'manage-user-token': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
       'accept-invitation': [[admin, 'bob', false], [alice, 'alice', true], [alice, 'bob', false], [token, 'alice', false]],
     };
+    // Where only the site admin creates organizations, a user sees the endpoint and is refused: 403, not 404.
+    assert.throws(() => requirePersonalAccess(alice, 'create-organization-site-admin-only'), (error: ApiError) =>
+      error.status === 403 && /only the site admin creates organizations/.test(error.message));
     for (const [action, cases] of Object.entries(expected) as [keyof typeof PERSONAL_TABLE, [Principal, string, boolean][]][]) {
       for (const [principal, userId, allowed] of cases) {
         const run = () => requirePersonalAccess(principal, action, userId);
