@@ -78,6 +78,10 @@ export interface Config {
      * (default: this installation's dist/bundle/teamstage-pipeline.mjs; undefined: that default).
      */
     clientFile: string | undefined;
+    /** TEAMSTAGE_RUN_WAIT_MAX: seconds a waiting run read (`GET /runs/:id?wait=`) may wait at most. */
+    runWaitMaxSeconds: number;
+    /** TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL: waiting run reads one token may have open at once (429 beyond). */
+    runWaitsPerPrincipal: number;
   };
   jobs: {
     /** Seconds a claimed job stays leased; after a crash its jobs wait at most this long. */
@@ -282,6 +286,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     pipeline: {
       clientFile: env.TEAMSTAGE_PIPELINE_CLIENT_FILE ? path.resolve(env.TEAMSTAGE_PIPELINE_CLIENT_FILE) : undefined,
+      runWaitMaxSeconds: positiveNumber('TEAMSTAGE_RUN_WAIT_MAX', env.TEAMSTAGE_RUN_WAIT_MAX, 30),
+      runWaitsPerPrincipal: wholeCount('TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL', env.TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL, 10),
     },
     jobs: {
       leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),

@@ -48,6 +48,8 @@ import { ConfigurationVersionsService } from './workspaces/configuration-version
 import { WorkspaceGate } from './access/workspace-gate.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
+import { RunChangeSignals } from './db/run-change-signals.js';
+import { RunWaits } from './runs/run-waits.js';
 
 /**
  * The object graph, wired by hand in one place: every repository gets the database, every service
@@ -101,6 +103,11 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   stopFunctions.push(() => taskDestinations.close());
   const taskDelivery = new TaskDelivery(db, deliveries, taskStageRunner, jobs, config, log, async () => handle.durable?.(), taskDestinations.dispatcher);
   taskDelivery.register();
+  // Long polling for runs (`GET /runs/:id?wait=`): woken by the database's change signals, on every node.
+  const runChangeSignals = new RunChangeSignals(handle, config.databaseUrl, log);
+  runChangeSignals.start();
+  stopFunctions.push(() => runChangeSignals.stop());
+  const runWaits = new RunWaits(runChangeSignals, { maxSeconds: config.pipeline.runWaitMaxSeconds, perPrincipal: config.pipeline.runWaitsPerPrincipal });
   const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress);
   const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner);
 
@@ -128,6 +135,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     taskStageRunner,
     taskAccessTokens,
     runsService,
+    runWaits,
     taskStagesService,
     taskDelivery,
     taskDestinations,

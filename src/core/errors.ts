@@ -147,5 +147,9 @@ export const Errors = {
   /** The standalone pipeline client names its version in every request; it must be the server's own. */
   pipelineClientVersionMismatch: (client: string, server: string, clientUrl: string) =>
     new BadRequest(`this teamstage pipeline client is version ${client} and the server ${server}: fetch the client again (curl -fsSo teamstage-pipeline.mjs ${clientUrl})`),
+  /** runs/run-waits.ts: a principal's waiting run reads are bounded (TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL). */
+  tooManyRunWaits: (limit: number) =>
+    new ApiError(429, `this token already has ${limit} waiting run reads open (the limit); wait for one to answer, or read without ?wait`),
+  invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),
   pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
 } as const;

@@ -37,6 +37,11 @@ export interface DatabaseHandle {
    * never queues behind API requests for one (background-pool.ts).
    */
   inBackground?<T>(work: () => T): T;
+  /**
+   * SQLite: the server's own connection, for what only SQLite's API does: user functions and temporary
+   * triggers (run-change-signals.ts). Queries go through `db`.
+   */
+  sqlite?: SQLite.Database;
   close(): Promise<void>;
 }
 
@@ -96,6 +101,7 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
       db,
       dialect: 'sqlite',
       sqliteFile: file === ':memory:' ? file : path.resolve(file),
+      sqlite,
       ...(groupCommit && { durable: () => groupCommit.durable() }),
       ...(snapshots && { snapshotReads: { run: (work) => snapshots.run(work), mayShowUndurable: () => snapshots.mayShowUndurable() } }),
       close: async () => {

@@ -14,6 +14,7 @@ import * as m010 from './migrations/010-configuration-archive-chunks.js';
 import * as m011 from './migrations/011-job-lanes.js';
 import * as m012 from './migrations/012-agent-execution.js';
 import * as m014 from './migrations/014-organization-creator.js';
+import * as m021 from './migrations/021-run-change-notify.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011-job-lanes': m011 as Migration,
   '012-agent-execution': m012 as Migration,
   '014-organization-creator': m014 as Migration,
+  '021-run-change-notify': m021 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -30,7 +30,8 @@ Commands:
   wait          --run RUN
                 Waits until the run needs the pipeline again (e.g. after an override). Prints the run status.
 
-Waiting (every command): --poll-interval SECONDS (2), --timeout SECONDS (3600),
+Waiting (every command): the server answers a waiting read as soon as the run changes.
+  --poll-interval SECONDS (25): the longest one waiting read lasts; --timeout SECONDS (3600);
   --override-wait SECONDS (0): how long to keep waiting while a stage awaits an override.
 
 Exit codes: 0 the run may proceed (or finished) · 1 the run failed (errored, canceled, discarded, a stage
@@ -143,7 +144,7 @@ function contextOf(env: NodeJS.ProcessEnv, out: Output, values: Record<string, s
     return value;
   };
   const wait: WaitOptions = {
-    pollMs: seconds('poll-interval', 2, 0.01) * 1000,
+    pollMs: seconds('poll-interval', 25, 0.01) * 1000,
     timeoutMs: seconds('timeout', 3600, 0) * 1000,
     overrideWaitMs: seconds('override-wait', 0, 0) * 1000,
   };

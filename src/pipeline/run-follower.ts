@@ -4,6 +4,7 @@ import type { Output, StageReporter } from './stage-report.js';
 import type { TeamstageClient } from './teamstage-client.js';
 
 export interface WaitOptions {
+  /** The longest one waiting read lasts (`GET /runs/:id?wait=`): the server answers at once when the run changes. */
   pollMs: number;
   timeoutMs: number;
   /** How long to keep waiting while a stage awaits an override before exiting 3 (0: exit at once). */
@@ -19,10 +20,14 @@ export interface FollowContext {
 /** What to do at a position: an exit code ends the command, undefined polls again. */
 export type Decide = (position: Position, run: RunSnapshot) => Promise<number | undefined>;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function readRun(client: TeamstageClient, runId: string): Promise<RunSnapshot> {
-  return snapshotOf((await client.get(`/runs/${encodeURIComponent(runId)}?include=task_stages`)).json);
+/**
+ * The run with its task stages. With `wait`, a long poll: the server answers as soon as the run differs
+ * from the state `wait.token` names (its status, a stage, its place in the queue), else after `wait.ms`.
+ * So a waiting command learns of a change within milliseconds, with one request open at a time.
+ */
+export async function readRun(client: TeamstageClient, runId: string, wait?: { token: string; ms: number }): Promise<RunSnapshot> {
+  const waiting = wait ? `&wait=${(Math.max(wait.ms, 10) / 1000).toFixed(2)}&wait-token=${encodeURIComponent(wait.token)}` : '';
+  return snapshotOf((await client.get(`/runs/${encodeURIComponent(runId)}?include=task_stages${waiting}`)).json);
 }
 
 /**
@@ -41,15 +46,24 @@ export async function follow(
   const { client, out, wait } = context;
   const deadline = Date.now() + wait.timeoutMs;
   let lastStatus: string | undefined;
+  let lastQueuePosition: number | undefined;
   let overrideSince: number | undefined;
+  let previous: RunSnapshot | undefined;
   const finish = (code: number, run: RunSnapshot) => {
     if (options.printStatus) out.result(run.status);
     return code;
   };
   for (;;) {
-    const run = await readRun(client, runId);
+    // Until the deadline, or until an override wait runs out: whichever comes first.
+    const until = Math.min(deadline, overrideSince === undefined ? Infinity : overrideSince + wait.overrideWaitMs);
+    const run = previous?.waitToken ? await readRun(client, runId, { token: previous.waitToken, ms: Math.min(wait.pollMs, Math.max(0, until - Date.now())) }) : await readRun(client, runId);
+    previous = run;
     if (run.status !== lastStatus) out.info(`run ${run.id}: ${run.status}`);
     lastStatus = run.status;
+    if (run.status === 'pending' && run.positionInQueue !== lastQueuePosition && run.positionInQueue !== undefined) {
+      out.info(`run ${run.id}: waiting for its turn, ${run.positionInQueue} run${run.positionInQueue === 1 ? '' : 's'} ahead in the workspace's queue`);
+    }
+    lastQueuePosition = run.positionInQueue;
     await reporter.report(run.stages);
     const position = positionOf(run);
     if (position.kind === 'failed') {
@@ -73,6 +87,5 @@ export async function follow(
     if (Date.now() > deadline) {
       throw new PipelineError(`gave up waiting after ${Math.round(wait.timeoutMs / 1000)} s: run ${run.id} is still ${run.status}`, EXIT.usage);
     }
-    await sleep(wait.pollMs);
   }
 }

@@ -21,6 +21,10 @@ export interface RunSnapshot {
   stages: StageSnapshot[];
   /** The included plan's attributes (counts), when the server sent them. */
   plan: Record<string, any> | undefined;
+  /** A pending run: how many runs of its workspace are ahead of it. */
+  positionInQueue: number | undefined;
+  /** `meta.wait-token`: names this state, for the next waiting read. */
+  waitToken: string | undefined;
 }
 
 export type Position =
@@ -98,5 +102,7 @@ export function snapshotOf(document: any): RunSnapshot {
     applyId: data.relationships?.apply?.data?.id,
     stages,
     plan: plan?.attributes,
+    positionInQueue: typeof attributes['position-in-queue'] === 'number' ? attributes['position-in-queue'] : undefined,
+    waitToken: typeof document.meta?.['wait-token'] === 'string' ? document.meta['wait-token'] : undefined,
   };
 }

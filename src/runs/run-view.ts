@@ -12,7 +12,7 @@ export interface RunView {
   applyId: string | null;
   hasChanges: boolean;
   /** The run's task stages in run order. */
-  stages: Array<{ id: string; stage: TaskStageName }>;
+  stages: Array<{ id: string; stage: TaskStageName; status: string }>;
   /** A pending run: how many runs of its workspace are ahead of it (run-queue.ts); else 0. */
   positionInQueue: number;
 }

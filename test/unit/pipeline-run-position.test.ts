@@ -10,6 +10,8 @@ const run = (status: string, stages: Array<[string, string]> = [], confirmable =
   applyId: 'apply-1',
   stages: stages.map(([stage, stageStatus], index) => ({ id: `ts-${index}`, stage, status: stageStatus })),
   plan: undefined,
+  positionInQueue: undefined,
+  waitToken: undefined,
 });
 
 describe('pipeline: where a run stands for the pipeline', () => {

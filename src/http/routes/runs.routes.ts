@@ -14,6 +14,8 @@ import type { OrganizationStanding } from '../../access/organization-standing.js
 import type { Services } from '../../services.js';
 import type { RunResult } from '../../runs/run-view.js';
 import { RUN_INCLUDES, type RunAction, type RunInclude } from '../../runs/runs.service.js';
+import { runWaitToken, waitSeconds } from '../../runs/run-waits.js';
+import { principalKey } from '../../core/principal.js';
 
 const relationship = (type: string) =>
   Type.Optional(Type.Object({ data: Type.Object({ id: Type.String({ maxLength: 255 }), type: Type.Literal(type) }) }));
@@ -44,7 +46,7 @@ const RunParams = IdParam('run_id');
 
 /** Runs: create, show, list per workspace, apply, discard, cancel. */
 export async function runsRoutes(app: TypedApp, services: Services): Promise<void> {
-  const { runsService, taskStagesService, config } = services;
+  const { runsService, runWaits, taskStagesService, config } = services;
 
   /** `include=task_stages`: the stages of these runs, from the task stage side, as the caller sees them. */
   const taskStagesOf = async (include: Set<RunInclude>, standing: OrganizationStanding, runIds: string[]): Promise<Resource[]> =>
@@ -80,11 +82,34 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
     '/runs/:run_id',
     {
       config: { lookup: 'run' },
-      schema: { params: RunParams, querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)' },
+      schema: {
+        params: RunParams,
+        querystring: JsonApiQuery,
+        tags: ['runs'],
+        summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)',
+        description:
+          'Long polling (an extension): with `wait=SECONDS` the answer comes as soon as the run differs from the state named by ' +
+          '`wait-token` (the `meta.wait-token` of an earlier answer; without it, the state at the time of the request): its status, ' +
+          "a task stage's status or its position in the queue; or after the wait (at most TEAMSTAGE_RUN_WAIT_MAX seconds) as it is. " +
+          'At most TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL waiting reads per token (429 beyond).',
+      },
     },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
-      return sendDocument(reply, 200, await runDocument(await runsService.show(proofOf(request, 'run'), include), include));
+      const first = await runsService.show(proofOf(request, 'run'), include);
+      const { wait } = request.query;
+      let result = first;
+      if (wait !== undefined) {
+        const seconds = waitSeconds(wait, runWaits.limits);
+        const caller = callerOf(request);
+        // Found and authorized before anything waits (404 at once); each wake finds and authorizes the run again.
+        const read = async () => runsService.show(await runsService.visibleRun(caller, request.params.run_id), include);
+        const gone = new AbortController();
+        reply.raw.once('close', () => gone.abort());
+        result = await runWaits.until(principalKey(caller), first.run.row.workspace_id, request.query['wait-token'], seconds, read, gone.signal, first);
+      }
+      const document = await runDocument(result, include);
+      return sendDocument(reply, 200, { ...document, meta: { 'wait-token': runWaitToken(result.run) } });
     },
   );
 
