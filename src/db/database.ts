@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import { ImmediateTransactionsSqliteDialect } from './sqlite-immediate-transactions.js';
 import { preparingPool } from './pg-prepared-statements.js';
+import { ensurePrivateDirectory, ensurePrivateFile, sqliteCompanionFiles, tightenIfOurs } from './private-files.js';
 import { WalGroupCommit } from './wal-group-commit.js';
 import { DurableSnapshotReads } from './durable-snapshot-reads.js';
 import { BackgroundPool } from './background-pool.js';
@@ -65,11 +66,18 @@ export interface DatabaseOptions {
 export function openDatabase(databaseUrl: string, options: DatabaseOptions = {}): DatabaseHandle {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    // Private from the first byte (private-files.ts): the directory 0700 when made here, the file 0600 before
+    // SQLite opens it, so that its WAL and shared-memory files are created 0600 as well.
+    if (file !== ':memory:') {
+      ensurePrivateDirectory(path.dirname(path.resolve(file)));
+      ensurePrivateFile(file);
+    }
     const sqlite = new SQLite(file);
     // WAL: readers never block the writer. FULL (the default here, for the CLI) fsyncs every commit; the
     // server passes its setting, GROUP by default. NORMAL survives process crashes and SIGKILL, not an OS crash.
     sqlite.pragma('journal_mode = WAL');
+    // WAL and shared-memory files an older version left 0644 (new ones take the database file's 0600).
+    if (file !== ':memory:') for (const companion of sqliteCompanionFiles(file)) tightenIfOurs(companion);
     const synchronous = options.sqliteSynchronous ?? 'FULL';
     sqlite.pragma(`synchronous = ${synchronous === 'GROUP' ? 'NORMAL' : synchronous}`);
     const groupCommit = synchronous === 'GROUP' && file !== ':memory:' ? new WalGroupCommit(sqlite, `${path.resolve(file)}-wal`, options.sqliteSync) : undefined;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { PRIVATE_FILE_MODE } from './private-files.js';
 
 /**
  * Kysely does not lock migrations on SQLite (it assumes one process). Several Teamstage processes may
@@ -11,7 +12,7 @@ export async function withSqliteMigrationLock<T>(databaseFile: string, work: () 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx', mode: PRIVATE_FILE_MODE });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -4,6 +4,7 @@ import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { generateToken, hashToken } from './token-secrets.js';
 import type { TokensRepository } from './tokens.repository.js';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE } from '../db/private-files.js';
 
 export function siteTokenFile(dataDir: string): string {
   return path.join(dataDir, 'site-token');
@@ -28,9 +29,9 @@ async function storeSiteToken(tokens: TokensRepository, secret: string): Promise
 }
 
 function writeTokenFile(dataDir: string, secret: string): string {
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDirectory(dataDir);
   const file = siteTokenFile(dataDir);
-  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  fs.writeFileSync(file, `${secret}\n`, { mode: PRIVATE_FILE_MODE });
   fs.chmodSync(file, 0o600);
   return file;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { ensurePrivateFile } from '../db/private-files.js';
 import { siteTokenFile } from '../identity/site-token.js';
 import { describeSummary, integrityCheck, siteTokenFileMatches, summarize, type SqliteSummary } from './sqlite-summary.js';
 
@@ -33,19 +34,33 @@ export function sqliteFileOf(databaseUrl: string, command: 'backup' | 'restore')
  * (Copied a few pages at a time, the default, a backup restarts whenever another process commits, and
  * under a steady write load it might never finish.)
  *
- * The copy is written beside the destination and renamed into place once it passes integrity_check, so
+ * The copy is written beside the destination (0600 from its first byte: it holds what the database holds,
+ * run task HMAC keys among it) and renamed into place once it passes integrity_check, so
  * the destination is never a half-written file. The site token travels as what the database holds, its
  * SHA-256 digest: the backup restores which site token works, and is not itself an admin credential.
  */
-export async function backupSqlite(options: { databaseFile: string; dataDir: string; destination: string }): Promise<BackupResult> {
+export async function backupSqlite(options: {
+  databaseFile: string;
+  dataDir: string;
+  destination: string;
+  /** Tests: called while the copy is being written, with the file it is written to. */
+  whileCopying?: (partialFile: string) => void;
+}): Promise<BackupResult> {
   const destination = path.resolve(options.destination);
   if (destination === options.databaseFile) throw new BackupError('the backup file cannot be the database itself');
   if (!fs.existsSync(options.databaseFile)) throw new BackupError(`no database at ${options.databaseFile}`);
   if (!fs.existsSync(path.dirname(destination))) throw new BackupError(`the directory ${path.dirname(destination)} does not exist`);
   const partial = `${destination}.partial-${process.pid}`;
+  // 0600 before the first page is copied into it (SQLite writes into the empty file as it finds it).
+  ensurePrivateFile(partial);
   const source = new SQLite(options.databaseFile, { fileMustExist: true, timeout: 5000 });
   try {
-    await source.backup(partial, { progress: () => 0x7fffffff });
+    await source.backup(partial, {
+      progress: () => {
+        options.whileCopying?.(partial);
+        return 0x7fffffff;
+      },
+    });
   } catch (error) {
     fs.rmSync(partial, { force: true });
     throw error;
@@ -68,8 +83,6 @@ export async function backupSqlite(options: { databaseFile: string; dataDir: str
     throw error;
   }
   copy.close();
-  // It holds what the database holds, run task HMAC keys among it: readable by its owner only.
-  fs.chmodSync(partial, 0o600);
   const fd = fs.openSync(partial, 'r');
   fs.fsyncSync(fd);
   fs.closeSync(fd);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { MIGRATIONS } from '../db/migrate.js';
+import { ensurePrivateDirectory, ensurePrivateFile } from '../db/private-files.js';
 import { siteTokenFile } from '../identity/site-token.js';
 import { BackupError } from './backup.js';
 import { describeSummary, integrityCheck, siteTokenFileMatches, summarize, type SqliteSummary } from './sqlite-summary.js';
@@ -101,8 +102,8 @@ function lockAndKeepCurrent(databaseFile: string): string {
     current.pragma('wal_checkpoint(TRUNCATE)');
     current.pragma('journal_mode = DELETE');
     const previous = asideName(databaseFile);
+    ensurePrivateFile(previous); // holds secrets, as the database does: 0600 before VACUUM INTO fills it
     current.exec(`vacuum into '${previous.replaceAll("'", "''")}'`);
-    fs.chmodSync(previous, 0o600); // holds secrets, as the database does
     return previous;
   } finally {
     current.close();
@@ -124,7 +125,8 @@ export async function restoreSqlite(options: { backupFile: string; databaseFile:
   let previous: string | undefined;
   try {
     if (fs.existsSync(options.databaseFile)) previous = lockAndKeepCurrent(options.databaseFile);
-    else fs.mkdirSync(path.dirname(options.databaseFile), { recursive: true });
+    else ensurePrivateDirectory(path.dirname(options.databaseFile));
+    ensurePrivateFile(options.databaseFile);
     await backup.backup(options.databaseFile, { progress: () => 0x7fffffff });
   } finally {
     backup.close();
