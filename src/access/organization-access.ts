@@ -1,28 +1,13 @@
 /**
- * A team's organization-level permissions: the sixteen keys (HCP Terraform's fourteen plus
- * `access-secret-teams` and `delegate-policy-overrides`), the two implications and the five
- * consistency rules. Pure functions of plain data; no I/O.
+ * A team's organization-level permissions: the rules as data (the keys, the two implications, the five
+ * consistency rules) live in src/shared/organization-access-rules.ts, shared with the console; here they are
+ * applied to stored and requested access. Pure functions of plain data; no I/O.
  */
-export const ORGANIZATION_ACCESS_KEYS = [
-  'manage-policies',
-  'manage-policy-overrides',
-  'manage-run-tasks',
-  'manage-workspaces',
-  'manage-vcs-settings',
-  'manage-agent-pools',
-  'manage-projects',
-  'read-projects',
-  'read-workspaces',
-  'manage-providers',
-  'manage-modules',
-  'manage-membership',
-  'manage-teams',
-  'manage-organization-access',
-  'access-secret-teams',
-  'delegate-policy-overrides',
-] as const;
+import {
+  ACCESS_IMPLICATIONS, ACCESS_RULES, keepsRule, ORGANIZATION_ACCESS_KEYS, requirementText, type OrganizationAccessKey,
+} from '../shared/organization-access-rules.js';
 
-export type OrganizationAccessKey = (typeof ORGANIZATION_ACCESS_KEYS)[number];
+export { ORGANIZATION_ACCESS_KEYS, type OrganizationAccessKey };
 export type OrganizationAccess = Record<OrganizationAccessKey, boolean>;
 
 function allKeysSetTo(value: boolean): Readonly<OrganizationAccess> {
@@ -57,39 +42,14 @@ export interface AccessViolation {
   detail: string;
 }
 
-/** "A requires B": when `key` is true, at least one of `requires` must be true. */
-const RULES: ReadonlyArray<{ key: OrganizationAccessKey; requires: OrganizationAccessKey[]; all: boolean }> = [
-  { key: 'manage-projects', requires: ['manage-workspaces'], all: true },
-  { key: 'read-projects', requires: ['read-workspaces'], all: true },
-  { key: 'manage-teams', requires: ['manage-membership'], all: true },
-  { key: 'manage-organization-access', requires: ['manage-teams', 'manage-membership'], all: true },
-  { key: 'access-secret-teams', requires: ['manage-membership', 'manage-teams', 'manage-organization-access'], all: false },
-];
-
-/** Implications applied before the rules: holding the "manage" right grants the matching "read" right. */
-const IMPLICATIONS: ReadonlyArray<[OrganizationAccessKey, OrganizationAccessKey]> = [
-  ['manage-workspaces', 'read-workspaces'],
-  ['manage-projects', 'read-projects'],
-];
-
 export function applyImplications(access: OrganizationAccess): OrganizationAccess {
   const result = { ...access };
-  for (const [source, implied] of IMPLICATIONS) if (result[source]) result[implied] = true;
+  for (const [source, implied] of ACCESS_IMPLICATIONS) if (result[source]) result[implied] = true;
   return result;
 }
 
 export function findViolations(access: OrganizationAccess): AccessViolation[] {
-  const violations: AccessViolation[] = [];
-  for (const rule of RULES) {
-    if (!access[rule.key]) continue;
-    const held = rule.requires.filter((key) => access[key]);
-    const satisfied = rule.all ? held.length === rule.requires.length : held.length > 0;
-    if (!satisfied) {
-      const needed = rule.requires.join(rule.all ? ' and ' : ' or ');
-      violations.push({ key: rule.key, detail: `${rule.key} requires ${needed}` });
-    }
-  }
-  return violations;
+  return ACCESS_RULES.filter((rule) => !keepsRule(access, rule)).map((rule) => ({ key: rule.key, detail: `${rule.key} requires ${requirementText(rule)}` }));
 }
 
 export type AccessChange = Partial<OrganizationAccess>;

@@ -3,7 +3,7 @@
  * UTC text (sorts correctly, and is exactly what the API returns), JSON as text. One set of repository
  * code then serves SQLite and PostgreSQL.
  */
-import type { TaskStageName } from '../core/stage-order.js';
+import type { TaskStageName } from '../shared/stage-order.js';
 
 export type Flag = 0 | 1;
 

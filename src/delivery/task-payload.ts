@@ -1,4 +1,4 @@
-import { stageHasPlan } from '../core/stage-order.js';
+import { stageHasPlan } from '../shared/stage-order.js';
 import { taskLinks, type TaskRequestPayload } from '../runtasks/task-request-payload.js';
 import type { DeliveryContext } from './delivery-context.js';
 

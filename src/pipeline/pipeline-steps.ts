@@ -4,6 +4,7 @@ import { EXIT, PipelineError, runFailed, usageError } from './exit-codes.js';
 import { follow, readRun, type FollowContext } from './run-follower.js';
 import { StageReporter } from './stage-report.js';
 import { ApiError } from './teamstage-client.js';
+import { isUnsuccessfulRunStatus } from '../shared/run-statuses.js';
 
 /**
  * The pipeline's side of the agent protocol (README "Gate your pipeline"), one function per command.
@@ -111,7 +112,7 @@ export async function planFinish(context: FollowContext, args: FinishArgs & { pl
   const phase = `/plans/${run.planId}`;
   if (!args.error && !BEFORE_PLAN_REPORT.has(run.status)) {
     // A re-run of the CI step after the report landed: the plan is handed over already, only wait.
-    if (!['errored', 'canceled', 'discarded'].includes(run.status)) out.info(`the plan was reported already (run is ${run.status}): waiting for the verdict`);
+    if (!isUnsuccessfulRunStatus(run.status)) out.info(`the plan was reported already (run is ${run.status}): waiting for the verdict`);
     return followPlanVerdict(context, run.id);
   }
   const report = await handOver(context, run.id, async () => {
@@ -265,7 +266,7 @@ async function handOver<T>(context: FollowContext, runId: string, work: () => Pr
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 409) throw error;
       const run = await readRun(context.client, runId);
-      if (['canceled', 'discarded', 'errored'].includes(run.status)) {
+      if (isUnsuccessfulRunStatus(run.status)) {
         context.out.result(run.status);
         throw runFailed(`run ${runId} is ${run.status}: ${error.detail}`);
       }

@@ -3,8 +3,12 @@
  * decide whether a status is a resting point or passes by on its own (which task stages it has,
  * whether it is confirmable now). The server's own state machine lives in src/runs; this client
  * may not import it (it is a layer of its own that talks HTTP), so it reads the statuses as any API
- * client would.
+ * client would, with the names and lists of src/shared.
  */
+import { isUnsuccessfulRunStatus } from '../shared/run-statuses.js';
+import { TASK_STAGE_ORDER } from '../shared/stage-order.js';
+import { AWAITING_OVERRIDE } from '../shared/task-stage-statuses.js';
+
 export interface StageSnapshot {
   id: string;
   stage: string;
@@ -43,17 +47,18 @@ export type Position =
   | { kind: 'awaiting-override'; stage: string }
   | { kind: 'failed' };
 
-const FAILED = new Set(['errored', 'canceled', 'discarded']);
+/** `post_plan_awaiting_decision` → `post_plan`. */
+const AWAITING_DECISION = new RegExp(`^(${TASK_STAGE_ORDER.join('|')})_awaiting_decision$`);
 
 export function positionOf(run: RunSnapshot): Position {
   const status = run.status;
   const has = (stage: string) => run.stages.some((candidate) => candidate.stage === stage);
-  if (FAILED.has(status)) return { kind: 'failed' };
-  const awaiting = /^(pre_plan|post_plan|pre_apply|post_apply)_awaiting_decision$/.exec(status);
+  if (isUnsuccessfulRunStatus(status)) return { kind: 'failed' };
+  const awaiting = AWAITING_DECISION.exec(status);
   if (awaiting) {
     // Just overridden: the stage is already running/passed and the run follows a moment later.
     const stage = run.stages.find((candidate) => candidate.stage === awaiting[1]);
-    if (stage && stage.status !== 'awaiting_override') return { kind: 'in-progress' };
+    if (stage && stage.status !== AWAITING_OVERRIDE) return { kind: 'in-progress' };
     return { kind: 'awaiting-override', stage: awaiting[1]! };
   }
   switch (status) {

@@ -1,5 +1,6 @@
 import type { TeamstageClient } from './teamstage-client.js';
 import type { StageSnapshot } from './run-position.js';
+import { AWAITING_OVERRIDE, isFinalStageStatus } from '../shared/task-stage-statuses.js';
 
 /** Where the commands write: human lines to stderr, the one machine-readable answer to stdout. */
 export interface Output {
@@ -13,7 +14,7 @@ export const processOutput: Output = {
 };
 
 /** Stage statuses worth printing: the stage has a verdict (or awaits one from a person). */
-const SETTLED = new Set(['passed', 'failed', 'awaiting_override', 'errored', 'unreachable', 'canceled']);
+const settled = (status: string) => isFinalStageStatus(status) || status === AWAITING_OVERRIDE;
 
 const OUTCOMES_SHOWN = 100;
 
@@ -34,7 +35,7 @@ export class StageReporter {
   async report(stages: StageSnapshot[]): Promise<void> {
     for (const stage of stages) {
       if (this.only && !this.only.has(stage.stage)) continue;
-      if (!SETTLED.has(stage.status)) continue;
+      if (!settled(stage.status)) continue;
       const key = `${stage.id}:${stage.status}`;
       if (this.printed.has(key)) continue;
       this.printed.add(key);

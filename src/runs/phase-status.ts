@@ -1,21 +1,19 @@
+import { OPEN_PHASE_STATUSES, type PhaseStatus } from '../shared/run-statuses.js';
 import type { RunStatus } from './run-state-machine.js';
+
+export { PHASE_STATUSES, type PhaseStatus } from '../shared/run-statuses.js';
 
 /**
  * Plans and applies follow their run (HCP's plan and apply resources): a pure function from the run's
  * new status to the statuses of its two phases. A phase that will never run becomes `unreachable`.
  */
-export const PHASE_STATUSES = ['pending', 'queued', 'running', 'finished', 'errored', 'canceled', 'unreachable'] as const;
-export type PhaseStatus = (typeof PHASE_STATUSES)[number];
-
 export interface Phases {
   plan: PhaseStatus;
   apply: PhaseStatus;
 }
 
-const OPEN: ReadonlySet<PhaseStatus> = new Set(['pending', 'queued', 'running']);
-
 export function isOpenPhase(status: PhaseStatus): boolean {
-  return OPEN.has(status);
+  return OPEN_PHASE_STATUSES.has(status);
 }
 
 /** How an open phase ends when its run stops early: a started phase shares the run's fate, one that never started is unreachable. */

@@ -7,33 +7,9 @@ import type { TaskStageName } from '../db/schema.js';
  * which the actions turn into 409.
  */
 
-export const RUN_STATUSES = [
-  'pending',
-  'plan_queued',
-  'pre_plan_running',
-  'pre_plan_completed',
-  'pre_plan_awaiting_decision',
-  'planning',
-  'planned',
-  'post_plan_running',
-  'post_plan_completed',
-  'post_plan_awaiting_decision',
-  'planned_and_finished',
-  'confirmed',
-  'pre_apply_running',
-  'pre_apply_completed',
-  'pre_apply_awaiting_decision',
-  'apply_queued',
-  'applying',
-  'applied',
-  'post_apply_running',
-  'post_apply_completed',
-  'post_apply_awaiting_decision',
-  'discarded',
-  'errored',
-  'canceled',
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+import { RUN_STATUSES, TERMINAL_RUN_STATUSES, type RunStatus } from '../shared/run-statuses.js';
+
+export { RUN_STATUSES, type RunStatus };
 
 export const RUN_EVENTS = [
   /** pending → plan_queued: the run takes its turn. */
@@ -83,7 +59,7 @@ export function endsAfterPlan(facts: RunFacts): boolean {
 }
 
 /** Statuses nothing leaves. `applied` is not among them: a post-apply stage may follow it. */
-export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['planned_and_finished', 'post_apply_completed', 'discarded', 'errored', 'canceled']);
+export const TERMINAL_STATUSES = TERMINAL_RUN_STATUSES;
 
 const RUNNING: Record<TaskStageName, RunStatus> = {
   pre_plan: 'pre_plan_running',

@@ -7,7 +7,7 @@ import { Conflict, Errors, InvalidAttribute } from '../core/errors.js';
 import { pageOf, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../access/organization-gate.js';
-import { compareStages } from '../core/stage-order.js';
+import { compareStages } from '../shared/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';

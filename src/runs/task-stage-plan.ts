@@ -1,5 +1,5 @@
 import type { TaskStageName } from '../db/schema.js';
-import { APPLY_STAGES, TASK_STAGE_ORDER } from '../core/stage-order.js';
+import { APPLY_STAGES, TASK_STAGE_ORDER } from '../shared/stage-order.js';
 
 /** An enabled workspace task as a new run sees it. */
 export interface AttachedTask {

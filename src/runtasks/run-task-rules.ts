@@ -1,6 +1,6 @@
 import type { TaskStageName } from '../db/schema.js';
 import type { FeatureSet } from '../access/editions.js';
-import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from '../core/stage-order.js';
+import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from '../shared/stage-order.js';
 
 /** Pure rules of run tasks and their attachments, edition limits included. Each returns why input is bad, or undefined. */
 

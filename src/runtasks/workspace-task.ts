@@ -1,4 +1,4 @@
-import { isTaskStageName, type TaskStageName } from '../core/stage-order.js';
+import { isTaskStageName, type TaskStageName } from '../shared/stage-order.js';
 import type { WorkspaceTasksTable } from '../db/schema.js';
 
 /**

@@ -2,22 +2,14 @@
  * The status vocabulary of task stages and results (HCP Terraform's names) and the one rule that turns the
  * results of a stage into the stage's status. Pure functions of plain data; no I/O.
  */
-export const RESULT_STATUSES = ['pending', 'running', 'passed', 'failed', 'errored', 'canceled', 'unreachable'] as const;
-export type ResultStatus = (typeof RESULT_STATUSES)[number];
+import { FINAL_RESULT_STATUSES, type ResultStatus } from '../shared/task-stage-statuses.js';
 
-export const STAGE_STATUSES = [
-  'pending', 'running', 'passed', 'failed', 'awaiting_override', 'errored', 'canceled', 'unreachable',
-] as const;
-export type StageStatus = (typeof STAGE_STATUSES)[number];
+export {
+  FINAL_RESULT_STATUSES, OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, RESULT_STATUSES, STAGE_STATUSES, type ResultStatus, type StageStatus,
+} from '../shared/task-stage-statuses.js';
 
 export const ENFORCEMENT_LEVELS = ['advisory', 'mandatory'] as const;
 export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
-
-/** A result in one of these never changes again (a final status is never changed or written twice, even across restarts). */
-export const FINAL_RESULT_STATUSES: readonly ResultStatus[] = ['passed', 'failed', 'errored', 'canceled', 'unreachable'];
-export const OPEN_RESULT_STATUSES: readonly ResultStatus[] = ['pending', 'running'];
-
-export const OPEN_STAGE_STATUSES: readonly StageStatus[] = ['pending', 'running', 'awaiting_override'];
 
 export function isFinalResultStatus(status: string): boolean {
   return (FINAL_RESULT_STATUSES as readonly string[]).includes(status);

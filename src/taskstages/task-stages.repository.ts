@@ -1,4 +1,4 @@
-import { compareStages } from '../core/stage-order.js';
+import { compareStages } from '../shared/stage-order.js';
 import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareStages, inRunOrder, stageHasPlan, TASK_STAGE_ORDER } from '../../src/core/stage-order.js';
+import { compareStages, inRunOrder, stageHasPlan, TASK_STAGE_ORDER } from '../../src/shared/stage-order.js';
 
 describe('the stage order', () => {
   it('sorts stages as a run passes them', () => {

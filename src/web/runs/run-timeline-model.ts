@@ -1,8 +1,11 @@
 /**
  * The run page's timeline as plain data: the six steps of a run in order (pre-plan → plan → post-plan →
- * pre-apply → apply → post-apply), each with its status, when it started and ended. Pure and free of
- * imports (no DOM, no fetch), so test/unit can load it directly.
+ * pre-apply → apply → post-apply), each with its status, when it started and ended. Pure (no DOM, no fetch;
+ * it imports only the dependency-free src/shared), so test/unit can load it directly.
  */
+import { isFinalPhaseStatus } from '../../shared/run-statuses.js';
+import { isFinalStageStatus } from '../../shared/task-stage-statuses.js';
+
 type Timestamps = Record<string, string | undefined>;
 
 /** What the timeline reads of a plan, apply, task stage or task result (run-types.ts has the full shapes). */
@@ -38,8 +41,6 @@ const ORDER: { key: TimelineStep['key']; label: string; kind: TimelineStep['kind
   { key: 'post_apply', label: 'Post-apply tasks', kind: 'stage' },
 ];
 
-const FINAL_STAGE = new Set(['passed', 'failed', 'errored', 'canceled', 'unreachable']);
-const FINAL_PHASE = new Set(['finished', 'errored', 'canceled', 'unreachable']);
 /** Waiting in line is not work: a step starts when it runs (or first reports anything after that). */
 const NOT_STARTED_KEYS = new Set(['pending-at', 'queued-at', 'plan-queueable-at']);
 
@@ -57,7 +58,7 @@ export function buildTimeline<S extends StageLike, P extends Stamped>(input: {
       const timestamps = phase.attributes['status-timestamps'] ?? {};
       // An unreachable phase never ran, whatever timestamps it has.
       const startedAt = status === 'unreachable' ? null : earliest(timestamps);
-      const endedAt = FINAL_PHASE.has(status) && startedAt ? (timestamps[`${status}-at`] ?? null) : null;
+      const endedAt = isFinalPhaseStatus(status) && startedAt ? (timestamps[`${status}-at`] ?? null) : null;
       return { ...step, status, startedAt, endedAt, timestamps, phase };
     }
     const stage = input.stages.find((candidate) => candidate.attributes.stage === step.key);
@@ -67,7 +68,7 @@ export function buildTimeline<S extends StageLike, P extends Stamped>(input: {
     // An override refreshes the stage's `running-at`; the results keep when the tasks really started.
     const resultTimes = (input.results.get(stage.id) ?? []).map((result) => earliest(result.attributes['status-timestamps'] ?? {}));
     const startedAt = minIso([earliest(timestamps), ...resultTimes]);
-    const endedAt = FINAL_STAGE.has(status) ? (timestamps[`${status.replace(/_/g, '-')}-at`] ?? null) : null;
+    const endedAt = isFinalStageStatus(status) ? (timestamps[`${status.replace(/_/g, '-')}-at`] ?? null) : null;
     return { ...step, status, startedAt, endedAt, timestamps, stage };
   });
 }

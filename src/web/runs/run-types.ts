@@ -1,4 +1,6 @@
 import type { Resource } from '../api/jsonapi-types';
+import { TASK_STAGE_ORDER, type TaskStageName } from '../../shared/stage-order.js';
+import { isTerminalRunStatus } from '../../shared/run-statuses.js';
 
 /**
  * Runs, plans, applies, task stages, results and outcomes as /api/v2 serializes them
@@ -35,8 +37,9 @@ export interface PhaseAttributes {
   'log-read-url': string | null;
 }
 
-export const STAGE_NAMES = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] as const;
-export type StageName = (typeof STAGE_NAMES)[number];
+/** The stage names in run order (src/shared/stage-order.ts, the server's own list). */
+export const STAGE_NAMES = TASK_STAGE_ORDER;
+export type StageName = TaskStageName;
 
 export interface TaskStageAttributes {
   status: string;
@@ -83,9 +86,6 @@ export type TaskStage = Resource<TaskStageAttributes>;
 export type TaskResult = Resource<TaskResultAttributes>;
 export type Outcome = Resource<OutcomeAttributes>;
 
-/** Run statuses nothing leaves (src/runs/run-state-machine.ts TERMINAL_STATUSES). */
-const TERMINAL_RUN_STATUSES = new Set(['planned_and_finished', 'post_apply_completed', 'discarded', 'errored', 'canceled']);
-
 /** Statuses where the run waits for a person (confirm, override, discard), not for the server. */
 export function awaitsPerson(status: string): boolean {
   return status === 'planned' || status === 'policy_checked' || status.endsWith('_awaiting_decision');
@@ -96,13 +96,13 @@ export function awaitsPerson(status: string): boolean {
  * post-apply stage to follow (`applied` ends such a run).
  */
 export function isRunSettled(status: string, stages: readonly StageName[]): boolean {
-  if (TERMINAL_RUN_STATUSES.has(status)) return true;
+  if (isTerminalRunStatus(status)) return true;
   return status === 'applied' && !stages.includes('post_apply');
 }
 
 /** Whether the run is final: nothing it has not reached yet will run. */
 export function isRunFinal(status: string): boolean {
-  return TERMINAL_RUN_STATUSES.has(status);
+  return isTerminalRunStatus(status);
 }
 
 /** The reason an errored run gives, if the server gave one. */
@@ -111,4 +111,3 @@ export function errorReason(run: Run): string | null {
   return typeof reason === 'string' && reason.trim() ? reason : null;
 }
 
-export const OPEN_STAGE_STATUSES = new Set(['pending', 'running', 'awaiting_override']);

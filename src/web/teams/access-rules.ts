@@ -1,9 +1,13 @@
 /**
  * The organization access a team grants, grouped the way people think of it, with the rules the server
- * enforces (src/access/organization-access.ts) written out so the form can show them before saving.
- * The server stays the judge: the console lets a forbidden combination be sent and shows the server's
- * refusal at the field. A copy, not an import: src/web imports nothing from the server.
+ * enforces, imported from src/shared/organization-access-rules.ts (the server's own list) so the form can
+ * show them before saving. The server stays the judge: the console lets a forbidden combination be sent
+ * and shows the server's refusal at the field.
  */
+import {
+  ACCESS_IMPLICATIONS, ACCESS_RULES, keepsRule, requirementText, type OrganizationAccessKey,
+} from '../../shared/organization-access-rules.js';
+
 export interface AccessKeyInfo {
   key: string;
   label: string;
@@ -53,21 +57,6 @@ export const ACCESS_KEYS = ACCESS_GROUPS.flatMap((group) => group.keys.map((info
 
 const LABELS = new Map(ACCESS_GROUPS.flatMap((group) => group.keys.map((info) => [info.key, info.label] as const)));
 
-/** "key needs all (or one) of requires", as the server checks after applying the implications. */
-const RULES: { key: string; requires: string[]; all: boolean }[] = [
-  { key: 'manage-projects', requires: ['manage-workspaces'], all: true },
-  { key: 'read-projects', requires: ['read-workspaces'], all: true },
-  { key: 'manage-teams', requires: ['manage-membership'], all: true },
-  { key: 'manage-organization-access', requires: ['manage-teams', 'manage-membership'], all: true },
-  { key: 'access-secret-teams', requires: ['manage-membership', 'manage-teams', 'manage-organization-access'], all: false },
-];
-
-/** Holding the first grants the second: shown checked and fixed while the first is checked. */
-const IMPLICATIONS: [string, string][] = [
-  ['manage-workspaces', 'read-workspaces'],
-  ['manage-projects', 'read-projects'],
-];
-
 export type Access = Record<string, boolean>;
 
 export function label(key: string): string {
@@ -76,23 +65,18 @@ export function label(key: string): string {
 
 /** The key that grants `key` by implication, when it is checked. */
 export function impliedBy(access: Access, key: string): string | undefined {
-  return IMPLICATIONS.find(([source, implied]) => implied === key && access[source])?.[0];
+  return ACCESS_IMPLICATIONS.find(([source, implied]) => implied === key && access[source])?.[0];
 }
 
 export function effective(access: Access): Access {
   const result = { ...access };
-  for (const [source, implied] of IMPLICATIONS) if (result[source]) result[implied] = true;
+  for (const [source, implied] of ACCESS_IMPLICATIONS) if (result[source]) result[implied] = true;
   return result;
 }
 
 /** The rule of `key` in words, and whether the current choice breaks it; undefined when it has none. */
 export function ruleFor(access: Access, key: string): { text: string; broken: boolean } | undefined {
-  const rule = RULES.find((candidate) => candidate.key === key);
+  const rule = ACCESS_RULES.find((candidate) => candidate.key === key);
   if (!rule) return undefined;
-  const names = rule.requires.map(label);
-  const text = `Needs ${rule.all ? names.join(' and ') : `one of ${names.join(', ')}`}.`;
-  const now = effective(access);
-  const held = rule.requires.filter((required) => now[required]).length;
-  const satisfied = rule.all ? held === rule.requires.length : held > 0;
-  return { text, broken: now[key] === true && !satisfied };
+  return { text: `Needs ${requirementText(rule, label)}.`, broken: !keepsRule(effective(access) as Partial<Record<OrganizationAccessKey, boolean>>, rule) };
 }

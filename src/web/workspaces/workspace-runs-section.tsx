@@ -9,9 +9,10 @@ import { StatusBadge, Time } from '../runs/status-badge';
 import type { RunAttributes } from '../runs/run-types';
 import { useSession } from '../session/session-context';
 import { relatedId, type Workspace } from './workspace-types';
+import { isTerminalRunStatus } from '../../shared/run-statuses.js';
 
 /** Statuses after which a run in the list is not expected to change (an `applied` run may still run post-apply tasks). */
-const AT_REST = new Set(['planned_and_finished', 'post_apply_completed', 'discarded', 'errored', 'canceled', 'applied']);
+const atRest = (status: string): boolean => isTerminalRunStatus(status) || status === 'applied';
 
 /** A workspace's runs, newest first; the list reads itself again every few seconds while one is moving. */
 export function WorkspaceRunsSection(props: { workspace: Workspace }) {
@@ -21,7 +22,7 @@ export function WorkspaceRunsSection(props: { workspace: Workspace }) {
     () => api.get<ListDocument<RunAttributes>>(`/workspaces/${segment(props.workspace.id)}/runs`, { 'page[size]': '50' }),
     [props.workspace.id],
   );
-  const moving = (runs.data?.data ?? []).some((run) => !AT_REST.has(run.attributes.status));
+  const moving = (runs.data?.data ?? []).some((run) => !atRest(run.attributes.status));
   const { reload } = runs;
   useEffect(() => {
     if (!moving) return;
