@@ -5,6 +5,7 @@ import { MIGRATIONS } from '../db/migrate.js';
 import { ensurePrivateDirectory, ensurePrivateFile } from '../db/private-files.js';
 import { siteTokenFile } from '../identity/site-token.js';
 import { BackupError } from './backup.js';
+import { expectedShape, missingFrom, schemaShapeOf } from './expected-schema.js';
 import { describeSummary, integrityCheck, siteTokenFileMatches, summarize, type SqliteSummary } from './sqlite-summary.js';
 
 export class RestoreRefused extends Error {}
@@ -39,8 +40,12 @@ function assertReadable(file: string): void {
   }
 }
 
-/** Opens and checks the backup: a SQLite file, integrity_check ok, a Teamstage schema this version knows. */
-function checkBackup(file: string): SQLite.Database {
+/**
+ * Opens and checks the backup: a SQLite file, integrity_check ok, a Teamstage schema this version knows,
+ * and complete: every table and column its migrations make is there (a file holding only the migrations
+ * table would otherwise replace the database and the next start would crash on a missing table).
+ */
+async function checkBackup(file: string): Promise<SQLite.Database> {
   if (!fs.existsSync(file)) throw new RestoreRefused(`no backup file at ${file}`);
   assertReadable(file);
   let backup: SQLite.Database | undefined;
@@ -53,6 +58,13 @@ function checkBackup(file: string): SQLite.Database {
     const unknown = migrations.filter((name) => !(name in MIGRATIONS));
     if (unknown.length > 0) {
       throw new RestoreRefused(`${file} comes from a newer Teamstage (unknown migrations ${unknown.join(', ')}); restore it with that version. Nothing was changed`);
+    }
+    const expected = await expectedShape(migrations);
+    if (!expected) throw new RestoreRefused(`${file} has an incomplete migration history (${migrations.join(', ')}); nothing was changed`);
+    const missing = missingFrom(schemaShapeOf(backup), expected);
+    if (missing.length > 0) {
+      const shown = missing.length > 5 ? `${missing.slice(0, 5).join(', ')} and ${missing.length - 5} more` : missing.join(', ');
+      throw new RestoreRefused(`${file} is not a complete Teamstage database (missing ${shown}); nothing was changed`);
     }
     return backup;
   } catch (error) {
@@ -121,7 +133,7 @@ function lockAndKeepCurrent(databaseFile: string): string {
 export async function restoreSqlite(options: { backupFile: string; databaseFile: string; dataDir: string }): Promise<RestoreResult> {
   const backupFile = path.resolve(options.backupFile);
   if (backupFile === options.databaseFile) throw new BackupError('the backup file is the database itself');
-  const backup = checkBackup(backupFile);
+  const backup = await checkBackup(backupFile);
   let previous: string | undefined;
   try {
     if (fs.existsSync(options.databaseFile)) previous = lockAndKeepCurrent(options.databaseFile);

@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { openDatabase } from '../../src/db/database.js';
-import { joinAndMigrate } from '../../src/db/migrate.js';
+import { joinAndMigrate, MIGRATIONS } from '../../src/db/migrate.js';
 import { ensureSiteToken, rotateSiteToken, siteTokenFile } from '../../src/identity/site-token.js';
 import { TokensRepository } from '../../src/identity/tokens.repository.js';
 import { BackupError, backupSqlite, sqliteFileOf } from '../../src/ops/backup.js';
@@ -72,6 +73,52 @@ describe('restore checks', () => {
       assert.equal(digest(target.databaseFile), before, `${file} changed nothing`);
     }
     assert.deepEqual(fs.readdirSync(target.dataDir).filter((name) => name.includes('before-restore')), []);
+  });
+
+  it('refuses a database that is not complete (only the migrations table, a table or a column gone, a gap in its history), changing nothing', async () => {
+    const target = await teamstageDatabase('complete-target');
+    const source = await teamstageDatabase('complete-source');
+    const before = digest(target.databaseFile);
+    const good = path.join(dir, 'complete.sqlite');
+    await backupSqlite({ databaseFile: source.databaseFile, dataDir: source.dataDir, destination: good });
+    const variant = (name: string, change: (db: SQLite.Database) => void) => {
+      const file = path.join(dir, name);
+      fs.copyFileSync(good, file);
+      const db = new SQLite(file);
+      change(db);
+      db.close();
+      return file;
+    };
+    const refusals: [string, RegExp][] = [
+      // What issue 25 found accepted: the migrations table and nothing else; the next start crashed.
+      [variant('only-migrations.sqlite', (db) => {
+        const tables = db.prepare("select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'").pluck().all() as string[];
+        db.pragma('foreign_keys = OFF');
+        // Dropping a full-text table drops its shadow tables with it.
+        for (const table of tables) db.exec(`drop table if exists "${table}"`);
+      }), /is not a complete Teamstage database \(missing table \w+, .* and \d+ more\); nothing was changed/],
+      [variant('no-outcomes.sqlite', (db) => db.exec('drop table task_result_outcomes')), /missing table task_result_outcomes\)/],
+      [variant('no-last-used.sqlite', (db) => db.exec('alter table tokens drop column last_used_at')), /missing column tokens\.last_used_at\)/],
+      [variant('gap.sqlite', (db) => db.prepare("delete from kysely_migration where name = '005-team-list-indexes'").run()), /incomplete migration history/],
+    ];
+    for (const [file, message] of refusals) {
+      await assert.rejects(restoreSqlite({ backupFile: file, databaseFile: target.databaseFile, dataDir: target.dataDir }), (error: Error) => {
+        assert.ok(error instanceof RestoreRefused, `${file}: ${error.message}`);
+        assert.match(error.message, message);
+        return true;
+      });
+      assert.equal(digest(target.databaseFile), before, `${file} changed nothing`);
+    }
+
+    // A complete database of an older schema is a backup like any other: the next start migrates it.
+    const older = path.join(dir, 'older.sqlite');
+    const names = Object.keys(MIGRATIONS).sort().slice(0, 8);
+    const olderDb = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new SQLite(older) }) });
+    const migrated = await new Migrator({ db: olderDb, provider: { getMigrations: async () => Object.fromEntries(names.map((name) => [name, MIGRATIONS[name]!])) } }).migrateToLatest();
+    assert.equal(migrated.error, undefined);
+    await olderDb.destroy();
+    const restored = await restoreSqlite({ backupFile: older, databaseFile: target.databaseFile, dataDir: target.dataDir });
+    assert.equal(restored.summary.migrations.at(-1), names.at(-1));
   });
 
   it('keeps a site token file that the restored database accepts, and moves aside one it does not', async () => {
