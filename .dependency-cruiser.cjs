@@ -1,70 +1,52 @@
 /**
- * The one import rule of src/ (README "Development"): a module imports only from layers below it.
- *
- *   core < db < access < jobs, outbound < identity < organizations < teams < workspaces < runtasks
- *        < runs < taskstages < delivery < http, ops, app.ts, services.ts, config.ts, main.ts, cli.ts
- *
- * A lower domain that needs a higher one owns a port (an interface or hook) or a job kind, and the
- * higher one plugs into it in services.ts. `npm test` runs this check (test/unit/layers.test.ts).
+ * The one import rule of src/ (README "Development"): a module imports only from its own layer and the
+ * layers below it. The layers are declared in layers.cjs; this file only turns them into
+ * dependency-cruiser rules. `npm test` runs it (test/unit/layers.test.ts), which also checks that every
+ * file under src/ belongs to exactly one declared layer.
  */
-const DOMAINS = ['identity', 'organizations', 'teams', 'workspaces', 'runtasks', 'runs', 'taskstages', 'delivery'];
-const TOP = '^src/(http|ops)/|^src/(app|services|config|main|cli)\\.ts$';
+const { ISLANDS, LEVELS, NEVER_IMPORTED } = require('./layers.cjs');
 
-const layers = [
-  // The rules shared with the console and the pipeline client: dependency-free, so a browser bundle can hold them.
-  { name: 'shared', path: '^src/shared/', above: '^src/(?!shared/)' },
-  { name: 'core', path: '^src/core/', above: '^src/(?!(core|shared)/)' },
-  { name: 'db', path: '^src/db/', above: `^src/(access|jobs|outbound|${DOMAINS.join('|')})/|${TOP}` },
-  { name: 'access', path: '^src/access/', above: `^src/(jobs|outbound|${DOMAINS.join('|')})/|${TOP}` },
-  { name: 'jobs', path: '^src/jobs/', above: `^src/(outbound|${DOMAINS.join('|')})/|${TOP}` },
-  { name: 'outbound', path: '^src/outbound/', above: `^src/(jobs|${DOMAINS.join('|')})/|${TOP}` },
-  ...DOMAINS.map((domain, index) => ({
-    name: domain,
-    path: `^src/${domain}/`,
-    above: [DOMAINS.slice(index + 1).length ? `^src/(${DOMAINS.slice(index + 1).join('|')})/` : null, TOP].filter(Boolean).join('|'),
-  })),
-];
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A regex matching the files of these declared paths (`'teams/'` a folder, `'app.ts'` a top-level file). */
+const pathsRegex = (paths) => `^src/(${paths.map((entry) => (entry.endsWith('/') ? escape(entry) : `${escape(entry)}$`)).join('|')})`;
+
+const layered = LEVELS.flatMap((level, index) =>
+  level.map((layer) => ({ ...layer, allowed: [...LEVELS.slice(0, index).flat().flatMap((below) => below.paths), ...layer.paths] })),
+);
+const byName = new Map([...LEVELS.flat(), ...ISLANDS].map((layer) => [layer.name, layer]));
 
 module.exports = {
   forbidden: [
-    ...layers.map((layer) => ({
+    ...layered.map((layer) => ({
       name: `${layer.name}-imports-only-below`,
-      comment: `${layer.name} may import only from the layers below it`,
+      comment: `${layer.name} imports only from itself and the layers below it (layers.cjs)`,
       severity: 'error',
-      from: { path: layer.path },
-      to: { path: layer.above },
+      from: { path: pathsRegex(layer.paths) },
+      // An island's own rule below says who may import it.
+      to: { path: '^src/', pathNot: pathsRegex([...layer.allowed, ...ISLANDS.flatMap((island) => island.paths)]) },
     })),
-    // src/pipeline is the CLI's HTTP client side (`teamstage pipeline …`): it talks to a server over the
-    // API like any pipeline would, so it may use only core, and only cli.ts may reach it.
+    ...ISLANDS.flatMap((island) => [
+      {
+        name: `${island.name}-is-an-island`,
+        comment: `src/${island.paths.join(', src/')} imports only itself and ${island.imports.join(', ')} (layers.cjs)`,
+        severity: 'error',
+        from: { path: pathsRegex(island.paths) },
+        to: { path: '^src/', pathNot: pathsRegex([...island.paths, ...island.imports.flatMap((name) => byName.get(name).paths)]) },
+      },
+      {
+        name: `only-${island.importedBy.join('-') || 'nothing'}-imports-${island.name}`,
+        comment: `only ${island.importedBy.join(', ') || 'nothing'} imports src/${island.paths.join(', src/')} (layers.cjs)`,
+        severity: 'error',
+        from: { path: '^src/', pathNot: pathsRegex([...island.paths, ...island.importedBy]) },
+        to: { path: pathsRegex(island.paths) },
+      },
+    ]),
     {
-      name: 'pipeline-imports-only-core',
-      comment: 'the pipeline client imports only src/core and src/shared (and itself)',
+      name: 'src-imports-no-tests-or-tools',
+      comment: `nothing under src/ imports ${NEVER_IMPORTED.join(', ')}`,
       severity: 'error',
-      from: { path: '^src/pipeline/' },
-      to: { path: '^src/(?!(core|shared|pipeline)/)' },
-    },
-    {
-      name: 'pipeline-is-a-top-layer',
-      comment: 'nothing but cli.ts imports the pipeline client',
-      severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(pipeline/|cli\\.ts$)' },
-      to: { path: '^src/pipeline/' },
-    },
-    // The web console (src/web) runs in a browser and knows the server only through /api/v2, like any client:
-    // it imports nothing from the server's sources but the shared rules (src/shared), and they import nothing from it.
-    {
-      name: 'web-is-an-island',
-      comment: 'src/web may import only from src/web, the dependency-free src/shared (and npm packages)',
-      severity: 'error',
-      from: { path: '^src/web/' },
-      to: { path: '^src/(?!(web|shared)/)' },
-    },
-    {
-      name: 'nothing-imports-web',
-      comment: 'the server does not import the web console',
-      severity: 'error',
-      from: { path: '^src/(?!web/)' },
-      to: { path: '^src/web/' },
+      from: { path: '^src/' },
+      to: { path: `^(${NEVER_IMPORTED.map(escape).join('|')})` },
     },
     {
       name: 'no-circular',
@@ -77,6 +59,6 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs'] },
   },
 };
