@@ -25,6 +25,9 @@ import { consoleRoutes } from './http/routes/console.routes.js';
 import { defaultPipelineClientFile, pipelineClientRoutes, refuseOtherPipelineClientVersions } from './http/routes/pipeline-client.routes.js';
 import { WriteHealth } from './ops/write-health.js';
 import { createMetrics, registerMetricsRoute } from './ops/metrics.js';
+import { registerBackgroundMetrics } from './ops/background-metrics.js';
+import { requestIdOf } from './http/request-id.js';
+import { BackgroundStatsRepository } from './ops/background-stats.repository.js';
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './http/api-routes.js';
 import { VERSION } from './core/version.js';
@@ -50,6 +53,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
         ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'], stream: logDestination(config.logBufferBytes) }
         : options.logger,
     bodyLimit: BODY_LIMIT,
+    genReqId: requestIdOf,
     // X-Forwarded-For is believed only from these proxies (TEAMSTAGE_TRUSTED_PROXIES): request.ip is then the
     // client's, for the failed-authentication limit, the rate limit and the request log.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -80,6 +84,10 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const services = createServices(handle, config, app.log);
 
   const metrics = createMetrics(app);
+  // Background work in /metrics: the job table and runs read at scrape time, deliveries and job failures as they happen.
+  const background = registerBackgroundMetrics(metrics.registry, new BackgroundStatsRepository(handle.db));
+  services.taskDelivery.onAttempt(background.delivery);
+  services.jobs.worker.onFailure(background.jobFailed);
   addSecurityHeaders(app);
   const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
   // The first onRequest hook: an address over its failed-authentication budget costs nothing further.
@@ -105,6 +113,12 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     });
   }
   app.decorateRequest('principal', null);
+  // Every answer names its request, so a client's report and the server's log line meet (request-id.ts).
+  // onSend, so that answers of the first hooks (an early 429) carry it too.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
   app.decorateRequest('found', undefined);
 
   await app.register(swagger, {

@@ -29,6 +29,14 @@ function classify(answer: SignedPostResult): AttemptRecord {
   return { outcome: 'network_error', httpStatus: null, error: `${answer.error}: ${answer.detail}` };
 }
 
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
 /** The settings delivery needs (from config.ts, passed in services.ts: a domain does not read configuration). */
 export interface DeliverySettings {
   /** This server's address, as the task's callback and links see it. */
@@ -62,6 +70,13 @@ export class TaskDelivery {
     /** Where task requests may connect (TaskDestinations): a refused address is a network error of the attempt. */
     private readonly dispatcher: Dispatcher,
   ) {}
+
+  private readonly attemptListeners: Array<(outcome: AttemptOutcome, seconds: number) => void> = [];
+
+  /** Tells `listener` of every request's end (its outcome and duration), for metrics. */
+  onAttempt(listener: (outcome: AttemptOutcome, seconds: number) => void): void {
+    this.attemptListeners.push(listener);
+  }
 
   register(): void {
     this.jobs.register(JOB_KINDS.deliver, (payload: { resultId: string; attempt: number }) => this.deliver(payload.resultId, payload.attempt));
@@ -98,11 +113,21 @@ export class TaskDelivery {
     await this.durable();
     const startedAt = performance.now();
     const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000, this.dispatcher);
+    const durationMs = performance.now() - startedAt;
     const record = classify(answer);
+    for (const listener of this.attemptListeners) listener(record.outcome, durationMs / 1000);
     if (record.outcome !== 'accepted') {
-      this.log.info({ taskResultId: resultId, attempt, outcome: record.outcome, httpStatus: record.httpStatus, error: record.error }, 'run task request not accepted');
+      // An operator's signal (a task service down, a URL the policy refuses): warn, with where it went and
+      // for whom. The host only: a task URL's path or query may carry a credential of the service's.
+      this.log.warn(
+        {
+          taskResultId: resultId, runId: context.runId, organization: context.organizationName, destination: hostOf(context.taskUrl),
+          attempt, of: this.maxAttempts, outcome: record.outcome, httpStatus: record.httpStatus, error: record.error,
+        },
+        'run task request failed',
+      );
     }
-    await this.recordAnswer(attemptId, resultId, { ...record, durationMs: performance.now() - startedAt });
+    await this.recordAnswer(attemptId, resultId, { ...record, durationMs });
     if (record.outcome !== 'accepted') await this.afterAttempt(context, attempt, record);
   }
 

@@ -16,7 +16,7 @@ export interface FairClaim {
   until: string;
 }
 
-export type ClaimedRow = { id: string; kind: string; payload: string; attempts: number; organization_name: string };
+export type ClaimedRow = { id: string; kind: string; payload: string; attempts: number; organization_name: string; last_error: string | null };
 
 /** An organization with due, free jobs in the lane, and when its oldest one became due. */
 interface Waiting {
@@ -94,7 +94,7 @@ export class FairClaims {
             order by candidate.slot, candidate.run_at
             limit ${p.limit} ${lockClause}
           )
-          returning id, kind, payload, attempts, organization_name`,
+          returning id, kind, payload, attempts, organization_name, last_error`,
       );
     },
   );

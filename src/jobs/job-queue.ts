@@ -36,6 +36,8 @@ export interface ClaimedJob {
   attempts: number;
   /** '' when the job works for no organization in particular. */
   organizationName: string;
+  /** Why its last attempt failed; null when none failed (a second attempt without one was taken over). */
+  lastError: string | null;
 }
 
 /** A lane's share per organization, and what each organization runs on this node now (fair-claim.ts). */
@@ -210,6 +212,7 @@ export class JobQueue {
       payload: JSON.parse(row.payload),
       attempts: Number(row.attempts),
       organizationName: row.organization_name,
+      lastError: row.last_error,
     }));
   }
 
@@ -224,7 +227,7 @@ export class JobQueue {
           where lane = ${p.lane} and run_at <= ${p.now} and (locked_until is null or locked_until < ${p.now})
           order by run_at limit ${p.limit} ${this.dialect === 'postgres' ? sql`for update skip locked` : sql``}
         )
-        returning id, kind, payload, attempts, organization_name`,
+        returning id, kind, payload, attempts, organization_name, last_error`,
     ),
   );
 

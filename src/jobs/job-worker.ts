@@ -127,19 +127,41 @@ export class JobWorker {
     }
   }
 
+  private readonly failureListeners: Array<(kind: string) => void> = [];
+
+  /** Tells `listener` of every failed attempt (its kind), for metrics. */
+  onFailure(listener: (kind: string) => void): void {
+    this.failureListeners.push(listener);
+  }
+
   /** Runs the job's handler; answers when the job is due again if the handler failed. */
   private async run(job: ClaimedJob): Promise<Date | void> {
     const handler = this.handlers.get(job.kind);
+    // A claim past the first whose predecessor recorded no failure: that claim's lease ran out unfinished,
+    // so its node died, hung or was stopped mid-job. Worth an operator's look (issue 31).
+    if (job.attempts > 1 && job.lastError === null) {
+      this.options.log.warn(
+        { jobId: job.id, kind: job.kind, attempts: job.attempts, organization: job.organizationName || undefined, ...payloadIds(job.payload) },
+        'job taken over: an earlier claim ended unfinished (its node stopped or died)',
+      );
+    }
     try {
       if (!handler) throw new Error(`no handler registered for job kind '${job.kind}'`);
       await handler(job.payload);
       this.completed.push(job.id);
       this.scheduleFlush();
     } catch (error) {
-      this.options.log.error({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts }, 'job failed; will retry');
+      this.options.log.error({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts, organization: job.organizationName || undefined, ...payloadIds(job.payload) }, 'job failed; will retry');
+      for (const listener of this.failureListeners) listener(job.kind);
       const delayMs = retryDelayMs(job.attempts);
       await this.queue.retryLater(this.nodeId, job.id, delayMs, String(error)).catch(() => {});
       return new Date(Date.now() + delayMs);
     }
   }
+}
+
+/** The ids a job's payload names (runId, resultId, stageId, …), for log lines: never anything else of it. */
+function payloadIds(payload: unknown): Record<string, string> {
+  if (!payload || typeof payload !== 'object') return {};
+  return Object.fromEntries(Object.entries(payload).filter(([key, value]) => key.endsWith('Id') && typeof value === 'string')) as Record<string, string>;
 }

@@ -75,7 +75,7 @@ test('every README section referred to from the README, docs, examples, the CLI 
 
 test('the operating sections an operator needs are in the README', () => {
   const headings = headingsOf(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
-  for (const section of ['Operating it', 'Backups', 'Upgrades', 'Security', 'Running several nodes', 'Run it in a container']) {
+  for (const section of ['Operating it', 'Backups', 'Upgrades', 'Monitoring', 'Security', 'Running several nodes', 'Run it in a container']) {
     assert.ok(headings.has(section), `README.md lacks the section "${section}"`);
   }
 });
