@@ -140,6 +140,8 @@ export const Errors = {
   auditTrailTokenReadsOnlyAuditTrail: () => new Unauthorized('an audit trail token reads only the audit trail'),
   tokenExpiryNotATimestamp: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp'),
   tokenExpiryInThePast: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be in the future'),
+  unknownTeamTokenSort: (sort: string) =>
+    new BadRequest(`cannot sort team tokens by '${sort}': use created-at, expired-at or last-used-at, with - before it for descending`, 'sort'),
   unknownTokenType: () => new BadRequest("the token parameter must be 'organization' or 'audit-trails'", 'token'),
   organizationsPerUserReached: (limit: number) =>
     new InvalidAttribute('/data', `you have created ${limit} organizations, the most one user may have (TEAMSTAGE_ORGANIZATIONS_PER_USER); delete one first`),

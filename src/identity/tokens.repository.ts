@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { containsText } from '../db/like.js';
 import { compiledOnce } from '../db/compiled-query.js';
 import type { Database, TokensTable } from '../db/schema.js';
 
@@ -57,6 +58,32 @@ export class TokensRepository {
   listForTeam(teamId: string): Promise<TokenRow[]> {
     return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('kind', '=', 'team').where('team_id', '=', teamId)
       .orderBy('created_at').orderBy('id').execute();
+  }
+
+  /**
+   * The team tokens of an organization's teams (both kinds), `q` a case-insensitive part of the team's name
+   * (lower-cased by the caller), ordered by `order` and then by id.
+   */
+  async listTeamTokensInOrganization(
+    organizationName: string,
+    options: { q?: string; order: { column: 'created_at' | 'expired_at' | 'last_used_at'; descending: boolean }; offset: number; limit: number },
+  ): Promise<{ rows: TokenRow[]; total: number }> {
+    let query = this.db
+      .selectFrom('tokens')
+      .innerJoin('teams', 'teams.id', 'tokens.team_id')
+      .where('tokens.kind', '=', 'team')
+      .where('teams.organization_name', '=', organizationName);
+    if (options.q) query = query.where(containsText(sql.ref('teams.name_lower'), options.q));
+    const direction = options.order.descending ? 'desc' : 'asc';
+    const rows = await query
+      .select(TOKEN_COLUMNS.map((column) => `tokens.${column}` as const))
+      .orderBy(`tokens.${options.order.column}`, direction)
+      .orderBy('tokens.id', direction)
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
   }
 
   /**

@@ -3,6 +3,7 @@ import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import { Errors, InvalidAttribute } from '../core/errors.js';
 import { tokenExpiry } from './token-expiry.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -44,6 +45,13 @@ function ownedOrganization({ organization, standing }: OrganizationContext): Org
   requireAccess(standing, 'organization', 'administer', { name: organization.name });
   return organization;
 }
+
+/** The orders an organization's team token list takes (`sort`), by the attribute they are named after. */
+const TEAM_TOKEN_SORTS: Record<string, 'created_at' | 'expired_at' | 'last_used_at'> = {
+  'created-at': 'created_at',
+  'expired-at': 'expired_at',
+  'last-used-at': 'last_used_at',
+};
 
 /** Issuing and revoking user, organization and team tokens. Each secret is returned once and stored hashed. */
 export class TokensService {
@@ -117,6 +125,24 @@ export class TokensService {
     const row = await this.tokens.findOrganizationToken(organization.name, kind);
     if (!row) throw Errors.tokenNotFound();
     return row;
+  }
+
+  /**
+   * Every team token of the organization's teams (go-tfe's `TeamTokens.List`), for its owners: `q` filters
+   * on the team's name, `sort` is `created-at`, `expired-at` or `last-used-at`, `-` first for descending.
+   */
+  async listOrganizationTeamTokens(found: OrganizationContext, options: { q?: string; sort?: string; page: PageRequest }): Promise<Page<TokenRow>> {
+    const organization = ownedOrganization(found);
+    const sort = options.sort ?? 'created-at';
+    const column = TEAM_TOKEN_SORTS[sort.replace(/^-/, '')];
+    if (!column) throw Errors.unknownTeamTokenSort(sort);
+    const { rows, total } = await this.tokens.listTeamTokensInOrganization(organization.name, {
+      q: options.q?.toLowerCase(),
+      order: { column, descending: sort.startsWith('-') },
+      offset: options.page.offset,
+      limit: options.page.size,
+    });
+    return pageOf(options.page, rows, total);
   }
 
   /** Revokes the token of that kind only (404 when there is none); the other kind stays. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../helpers/api-client.js';
 import { assertError, assertStatus } from '../helpers/assertions.js';
-import { createOrganization, createTeam, createUser, siteAdmin, type TestOrganization } from '../helpers/fixtures.js';
+import { addMember, createOrganization, createTeam, createUser, siteAdmin, type TestOrganization } from '../helpers/fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const AUDIT = '?token=audit-trails';
@@ -184,6 +184,41 @@ for (const dialect of testDialects()) {
       assertError(await org.owner.api.delete(`/teams/${team.id}/authentication-token`), 404);
       // The several-per-team token is untouched.
       assert.equal((await org.owner.api.get(`/teams/${team.id}/authentication-tokens`)).body.data.length, 1);
+    });
+
+    it("an organization's team tokens: every team's, both kinds, filtered by team name, sorted by expiry, for owners only", async () => {
+      const org = await createOrganization(ctx);
+      const alpha = await createTeam(ctx, org, { name: `alpha-${Date.now()}` });
+      const beta = await createTeam(ctx, org, { name: `beta-${Date.now()}` });
+      const inOneDay = new Date(Date.now() + 86_400_000).toISOString();
+      const inTwoDays = new Date(Date.now() + 2 * 86_400_000).toISOString();
+      const legacy = await org.owner.api.post(`/teams/${alpha.id}/authentication-token`, { data: { type: '', attributes: { 'expired-at': inOneDay } } });
+      const described = await org.owner.api.post(`/teams/${beta.id}/authentication-tokens`, { data: { attributes: { description: 'ci', 'expired-at': inTwoDays } } });
+      // Not team tokens: the organization's own, and another organization's team token.
+      assertStatus(await org.owner.api.post(`/organizations/${org.name}/authentication-token`), 201);
+      const other = await createOrganization(ctx);
+      assertStatus(await other.owner.api.post(`/teams/${(await createTeam(ctx, other)).id}/authentication-token`), 201);
+
+      const all = await org.owner.api.get(`/organizations/${org.name}/team-tokens`);
+      assertStatus(all, 200);
+      assert.deepEqual(all.body.data.map((token: any) => token.id).sort(), [legacy.body.data.id, described.body.data.id].sort());
+      assert.ok(all.body.data.every((token: any) => token.attributes.token === undefined && token.relationships.team.data.id));
+      assert.equal(all.body.meta.pagination['total-count'], 2);
+
+      const byName = await org.owner.api.get(`/organizations/${org.name}/team-tokens?q=${alpha.name.toUpperCase()}`);
+      assert.deepEqual(byName.body.data.map((token: any) => token.id), [legacy.body.data.id]);
+      const soonest = await org.owner.api.get(`/organizations/${org.name}/team-tokens?sort=expired-at`);
+      assert.deepEqual(soonest.body.data.map((token: any) => token.id), [legacy.body.data.id, described.body.data.id]);
+      const latest = await org.owner.api.get(`/organizations/${org.name}/team-tokens?sort=-expired-at`);
+      assert.deepEqual(latest.body.data.map((token: any) => token.id), [described.body.data.id, legacy.body.data.id]);
+      const paged = await org.owner.api.get(`/organizations/${org.name}/team-tokens?sort=expired-at&page%5Bsize%5D=1&page%5Bnumber%5D=2`);
+      assert.deepEqual(paged.body.data.map((token: any) => token.id), [described.body.data.id]);
+      assertError(await org.owner.api.get(`/organizations/${org.name}/team-tokens?sort=name`), 400, /cannot sort team tokens/);
+
+      // Not for members who are not owners, nor for outsiders (the organization is hidden from them).
+      const member = await addMember(ctx, org);
+      assertError(await member.api.get(`/organizations/${org.name}/team-tokens`), 404);
+      assertError(await other.owner.api.get(`/organizations/${org.name}/team-tokens`), 404);
     });
   });
 }

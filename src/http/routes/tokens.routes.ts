@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Errors } from '../../core/errors.js';
 import { callerOf } from '../caller.js';
+import { listDocument } from '../list-document.js';
+import { parsePage } from '../pagination.js';
 import { proofOf } from '../find-and-authorize.js';
 import { sendDocument, sendNoContent } from '../reply.js';
 import { IdParam, JsonApiQuery, NullableString } from '../schemas.js';
@@ -74,6 +76,12 @@ export async function tokensRoutes(app: TypedApp, services: Services): Promise<v
   app.delete('/organizations/:organization_name/authentication-token', { ...byOrganization, schema: organizationToken }, async (request, reply) => {
     await tokens.deleteOrganizationToken(proofOf(request, 'organization'), organizationTokenKind(request.query));
     return sendNoContent(reply);
+  });
+
+  app.get('/organizations/:organization_name/team-tokens', { ...byOrganization, schema: organizationToken }, async (request, reply) => {
+    const query = request.query;
+    const page = await tokens.listOrganizationTeamTokens(proofOf(request, 'organization'), { q: query.q || undefined, sort: query.sort || undefined, page: parsePage(query) });
+    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, page, (row) => tokenResource(row)));
   });
 
   const byTeam = { config: { lookup: 'team' as const } };
