@@ -62,7 +62,7 @@ node --input-type=module -e "import { buildIfStale } from './scripts/build-if-st
 echo "== staging /app: the bundle and better-sqlite3 (the one dependency left outside it)"
 app="$work/app"
 mkdir -p "$app/dist/bundle" "$app/node_modules"
-cp dist/bundle/teamstage.mjs "$app/dist/bundle/"
+cp dist/bundle/teamstage.mjs dist/bundle/plan-json-check.worker.mjs "$app/dist/bundle/"
 cp package.json "$app/"
 stage_module() { # name, then the paths inside it to copy
   local name=$1; shift

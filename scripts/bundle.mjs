@@ -19,9 +19,13 @@ import { assertSelfContained, bundleOptions, pipelineBundleOptions } from './bun
 export const BUNDLE = path.join('dist', 'bundle', 'teamstage.mjs');
 /** The standalone pipeline client the server serves (src/http/routes/pipeline-client.routes.ts). */
 export const PIPELINE_BUNDLE = path.join('dist', 'bundle', 'teamstage-pipeline.mjs');
+/** The plan JSON check's worker thread (src/runs/plan-json-checker.ts finds it beside the bundle). */
+export const WORKER_BUNDLE = path.join('dist', 'bundle', 'plan-json-check.worker.mjs');
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+// The worker before the server: build-if-stale.mjs dates the build by the server's bundle.
+await build(bundleOptions(path.join(root, 'dist', 'src', 'runs', 'plan-json-check.worker.js'), path.join(root, WORKER_BUNDLE)));
 await build(bundleOptions(path.join(root, 'dist', 'src', 'cli.js'), path.join(root, BUNDLE)));
 
 const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));

@@ -68,6 +68,10 @@ export interface Config {
     phaseTimeoutSeconds: number;
     /** TEAMSTAGE_PLAN_JSON_MAX_BYTES: the largest plan JSON accepted (422 beyond). */
     planJsonMaxBytes: number;
+    /** TEAMSTAGE_PLAN_JSON_MAX_DEPTH: how deep arrays and objects may nest in a plan JSON (422 beyond). */
+    planJsonMaxDepth: number;
+    /** TEAMSTAGE_PLAN_JSON_MAX_VALUES: how many values (objects, arrays, strings, numbers, literals) a plan JSON may hold (422 beyond). */
+    planJsonMaxValues: number;
     /** TEAMSTAGE_LOG_MAX_BYTES: the largest plan or apply log accepted (422 beyond). */
     logMaxBytes: number;
   };
@@ -282,6 +286,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agent: {
       phaseTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_PHASE_TIMEOUT', env.TEAMSTAGE_AGENT_PHASE_TIMEOUT, 3600),
       planJsonMaxBytes: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_BYTES', env.TEAMSTAGE_PLAN_JSON_MAX_BYTES, 50 * 1024 * 1024),
+      // Real plans nest about 10 levels (the fixtures: 7-11) and take 16-21 bytes per value, so a plan of the
+      // largest size holds some 3 million values: both defaults leave room, and refuse what only an attack makes.
+      planJsonMaxDepth: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_DEPTH', env.TEAMSTAGE_PLAN_JSON_MAX_DEPTH, 128),
+      planJsonMaxValues: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_VALUES', env.TEAMSTAGE_PLAN_JSON_MAX_VALUES, 10_000_000),
       logMaxBytes: wholeCount('TEAMSTAGE_LOG_MAX_BYTES', env.TEAMSTAGE_LOG_MAX_BYTES, 10 * 1024 * 1024),
     },
     pipeline: {

@@ -36,6 +36,8 @@ import { PhaseLookup } from './runs/phase-lookup.js';
 import { RunProgress } from './runs/run-progress.js';
 import { RunTransitions } from './runs/run-transitions.js';
 import { RunsRepository } from './runs/runs.repository.js';
+import { PhaseUploadsRepository } from './runs/phase-uploads.repository.js';
+import { PlanJsonChecker } from './runs/plan-json-checker.js';
 import { RunsService } from './runs/runs.service.js';
 import { TaskVerifier } from './runtasks/task-verification.js';
 import { TaskDestinations } from './outbound/task-destinations.js';
@@ -92,11 +94,15 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const taskAccessTokens = new TaskResultTokens(deliveries);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks);
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
-  const runTransitions = new RunTransitions(runs, jobs);
+  const phaseUploads = new PhaseUploadsRepository(db);
+  const runTransitions = new RunTransitions(runs, jobs, phaseUploads);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.
-  const agentPhasesService = new AgentPhasesService(db, runs, runTransitions, jobs, config.agent, log);
+  // Plan JSON uploads are checked in worker threads, at most two at once (plan-json-checker.ts).
+  const planJsonChecker = new PlanJsonChecker({ maxDepth: config.agent.planJsonMaxDepth, maxValues: config.agent.planJsonMaxValues });
+  stopFunctions.push(() => planJsonChecker.close());
+  const agentPhasesService = new AgentPhasesService(db, runs, phaseUploads, planJsonChecker, runTransitions, jobs, config.agent, log);
   agentPhasesService.registerJobs();
   // Where run task requests may go: the operator's rules and this server's own listener.
   const taskDestinations = new TaskDestinations({ allow: config.tasks.urlAllow, deny: config.tasks.urlDeny }, [{ address: config.host, port: config.port }]);
@@ -140,7 +146,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     taskDelivery,
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),
-    phasesService: new PhasesService(runs, workspaces, artifactAccess),
+    phasesService: new PhasesService(runs, phaseUploads, workspaces, artifactAccess),
     phaseLookup: new PhaseLookup(runs, workspaces, workspaceGate),
     agentPhasesService,
     /** Workers first (they finish in-flight jobs with everything still up), then the rest in reverse order. */

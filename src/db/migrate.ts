@@ -13,6 +13,7 @@ import * as m009 from './migrations/009-service-account-owner.js';
 import * as m010 from './migrations/010-configuration-archive-chunks.js';
 import * as m011 from './migrations/011-job-lanes.js';
 import * as m012 from './migrations/012-agent-execution.js';
+import * as m013 from './migrations/013-phase-upload-chunks.js';
 import * as m014 from './migrations/014-organization-creator.js';
 import * as m021 from './migrations/021-run-change-notify.js';
 
@@ -30,6 +31,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '010-configuration-archive-chunks': m010 as Migration,
   '011-job-lanes': m011 as Migration,
   '012-agent-execution': m012 as Migration,
+  '013-phase-upload-chunks': m013 as Migration,
   '014-organization-creator': m014 as Migration,
   '021-run-change-notify': m021 as Migration,
 };

@@ -169,6 +169,14 @@ export interface ConfigurationArchiveChunksTable {
   data: Buffer;
 }
 
+/** A piece of a plan JSON or log (migration 013); a phase points at its upload's id. */
+export interface PhaseUploadChunksTable {
+  upload_id: string;
+  position: number;
+  run_id: string;
+  data: Buffer;
+}
+
 export interface RunsTable {
   id: string;
   workspace_id: string;
@@ -189,7 +197,7 @@ export interface RunsTable {
   updated_at: string;
 }
 
-/** Plans and applies share one shape; `json_output` is used by plans only. */
+/** Plans and applies share one shape; the plan JSON (`json_*`) is used by plans only. */
 export interface PhasesTable {
   id: string;
   run_id: string;
@@ -201,11 +209,14 @@ export interface PhasesTable {
   resource_destructions: number;
   /** Derived from `change.importing` in the uploaded plan JSON (migration 012). */
   resource_imports: number;
-  json_output: string | null;
+  /** The upload (phase_upload_chunks) the plan JSON is in, and its size; null before one (migration 013). */
+  json_upload_id: string | null;
+  json_bytes: number | null;
   /** Its run's execution mode, kept here so a plan or apply document needs no run (migration 012). */
   execution_mode: string;
-  /** The log a pipeline uploaded (agent mode), as sent. */
-  log: Buffer | null;
+  /** The log a pipeline uploaded (agent mode), as sent: its upload and size (migration 013). */
+  log_upload_id: string | null;
+  log_bytes: number | null;
   /** The report the pipeline made: `{"status":"finished"}` or `{"status":"errored","message":"…"}`. */
   agent_report: string | null;
   created_at: string;
@@ -312,6 +323,7 @@ export interface Database {
   configuration_versions: ConfigurationVersionsTable;
   configuration_archive_chunks: ConfigurationArchiveChunksTable;
   runs: RunsTable;
+  phase_upload_chunks: PhaseUploadChunksTable;
   plans: PhasesTable;
   applies: PhasesTable;
   task_stages: TaskStagesTable;

@@ -9,6 +9,8 @@ import { ApiError, PayloadTooLarge } from '../core/errors.js';
 /** A request body written to a temporary file, read back in pieces; `dispose()` removes the file. */
 export interface SpooledBody {
   size: number;
+  /** The temporary file (mode 0600), for a reader in another thread. */
+  path: string;
   /** The bytes in pieces of at most `pieceBytes`. */
   read(pieceBytes?: number): AsyncIterable<Buffer>;
   dispose(): Promise<void>;
@@ -17,9 +19,9 @@ export interface SpooledBody {
 /**
  * Writes a request body to a temporary file while counting its bytes, so that a body of any size costs a
  * few stream buffers of memory, never its size: over `limit` bytes (declared or received) it stops with a
- * 413 and the file is gone. A client that disconnects midway gets a 400 that nobody reads.
+ * 413 (or what `tooLarge` makes) and the file is gone. A client that disconnects midway gets a 400 that nobody reads.
  */
-export async function spoolBody(body: Readable, limit: number, declaredLength: string | undefined): Promise<SpooledBody> {
+export async function spoolBody(body: Readable, limit: number, declaredLength: string | undefined, tooLarge: (limit: number) => ApiError = payloadTooLarge): Promise<SpooledBody> {
   if (declaredLength !== undefined && Number(declaredLength) > limit) throw tooLarge(limit);
   const file = path.join(os.tmpdir(), `teamstage-body-${randomUUID()}`);
   let size = 0;
@@ -41,11 +43,12 @@ export async function spoolBody(body: Readable, limit: number, declaredLength: s
   }
   return {
     size,
+    path: file,
     read: (pieceBytes = 64 * 1024) => fs.createReadStream(file, { highWaterMark: pieceBytes }),
     dispose,
   };
 }
 
-function tooLarge(limit: number): PayloadTooLarge {
+function payloadTooLarge(limit: number): PayloadTooLarge {
   return new PayloadTooLarge(`request body is larger than allowed (${Math.round(limit / (1024 * 1024))} MiB)`);
 }

@@ -6,13 +6,17 @@ import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { AGENT_PHASE_TIMEOUT_JOB, agentPhaseTimeoutJob, isAgentPhaseTimeoutPayload, type AgentPhaseTimeoutPayload } from './agent-phase-timeout.js';
 import { storedReport, type AgentReport } from './agent-report.js';
-import { checkPlanJson } from './plan-summary.js';
+import { newId } from '../core/ids.js';
+import type { PlanJsonChecker } from './plan-json-checker.js';
+import type { PlanJsonProblem } from './plan-json-scanner.js';
+import { UPLOAD_CHUNK_BYTES, type PhaseUploadsRepository, type StoredUpload } from './phase-uploads.repository.js';
+import type { PlanSummary } from './plan-summary.js';
 import { runFactsOf } from './run-facts.js';
 import type { RunJobs } from './run-progress.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import { runAdvanceJob } from './run-advance-job.js';
 import type { RunTransitions } from './run-transitions.js';
-import type { PhaseRow, RunsRepository } from './runs.repository.js';
+import { UPLOAD_COLUMNS, type PhaseChanges, type PhaseRow, type PhaseUploadKind, type RunsRepository } from './runs.repository.js';
 import { PHASE_TABLE as TABLE, phaseNotFound as notFound, type DrivablePhase, type PhaseKind, type VisiblePhase } from './phase-lookup.js';
 
 export type { PhaseKind };
@@ -20,7 +24,17 @@ export type { PhaseKind };
 export interface AgentSettings {
   phaseTimeoutSeconds: number;
   planJsonMaxBytes: number;
+  planJsonMaxDepth: number;
+  planJsonMaxValues: number;
   logMaxBytes: number;
+}
+
+/** An upload as it arrived, kept outside memory (a spooled request body: http/spooled-body.ts). */
+export interface UploadedFile {
+  size: number;
+  /** The file that holds it, for a check in another thread. */
+  path: string;
+  read(pieceBytes?: number): AsyncIterable<Buffer>;
 }
 
 /** The run's status while the phase is claimed, and the events that start and end it. */
@@ -45,6 +59,8 @@ export class AgentPhasesService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly runs: RunsRepository,
+    private readonly uploads: PhaseUploadsRepository,
+    private readonly planJsonChecker: PlanJsonChecker,
     private readonly transitions: RunTransitions,
     private readonly jobs: RunJobs,
     private readonly settings: AgentSettings,
@@ -85,35 +101,57 @@ export class AgentPhasesService {
   }
 
   /**
-   * Stores the plan JSON byte for byte with the counts derived from it (plan-summary.ts). Checked first:
-   * a body that is no plan JSON changes nothing. Replaces an earlier upload until the report.
+   * Stores the plan JSON byte for byte with the counts derived from it, both read from the spooled upload
+   * piece by piece: the check (JSON, a plan, within the bounds; plan-json-scanner.ts) runs in a worker
+   * thread, never on the event loop. A body that fails it changes nothing. Replaces an earlier upload
+   * until the report.
    */
-  async uploadPlanJson(found: DrivablePhase, body: Buffer): Promise<PhaseRow> {
-    const planId = found.phase.id;
-    if (body.length > this.settings.planJsonMaxBytes) throw Errors.uploadTooLarge('plan JSON', this.settings.planJsonMaxBytes);
-    const check = checkPlanJson(body);
-    if (!check.ok) throw Errors.invalidPlanJson(check.problem);
-    const { summary } = check;
-    const written = await this.runs.writeUpload('plans', planId, {
-      json_output: check.text,
-      has_changes: summary.hasChanges ? 1 : 0,
-      resource_additions: summary.resourceAdditions,
-      resource_changes: summary.resourceChanges,
-      resource_destructions: summary.resourceDestructions,
-      resource_imports: summary.resourceImports,
-      updated_at: nowIso(),
+  async uploadPlanJson(found: DrivablePhase, body: UploadedFile): Promise<PhaseRow> {
+    if (body.size > this.settings.planJsonMaxBytes) throw Errors.uploadTooLarge('plan JSON', this.settings.planJsonMaxBytes);
+    const check = await this.planJsonChecker.check(body.path).catch((error: unknown) => {
+      // A worker past its heap cap: only a document the bounds should have refused gets there.
+      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw Errors.planJsonUncheckable();
+      throw error;
     });
-    if (!written) throw await this.notRunning('plan', planId);
-    return this.current('plan', planId);
+    if (!check.ok) throw problemError(check.problem);
+    return this.store(found, 'json', body, summaryColumns(check.summary));
   }
 
-  /** Stores the phase's log as sent (any bytes); replaces an earlier one until the report. */
-  async uploadLog(found: DrivablePhase, body: Buffer): Promise<PhaseRow> {
-    const { kind } = found;
+  /** Stores the phase's log as sent (any bytes), piece by piece; replaces an earlier one until the report. */
+  async uploadLog(found: DrivablePhase, body: UploadedFile): Promise<PhaseRow> {
+    if (body.size > this.settings.logMaxBytes) throw Errors.uploadTooLarge('log', this.settings.logMaxBytes);
+    return this.store(found, 'log', body, {});
+  }
+
+  /**
+   * Writes the upload's pieces one statement at a time (no transaction holds the database while they go
+   * in), then points the phase at it in one statement, if the phase still takes uploads; else the pieces
+   * go again. The upload it replaced goes once it is replaced (a crash in between leaves unreferenced
+   * pieces, which go with their run). Two uploads at once: the one that attaches second replaces the first.
+   */
+  private async store(found: DrivablePhase, uploadKind: PhaseUploadKind, body: UploadedFile, changes: Pick<PhaseChanges, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports'>): Promise<PhaseRow> {
+    const { kind, run } = found;
     const id = found.phase.id;
-    if (body.length > this.settings.logMaxBytes) throw Errors.uploadTooLarge('log', this.settings.logMaxBytes);
-    if (!(await this.runs.writeUpload(TABLE[kind], id, { log: body, updated_at: nowIso() }))) throw await this.notRunning(kind, id);
-    return this.current(kind, id);
+    const uploadId = newId('upload');
+    let replacing = found.phase[UPLOAD_COLUMNS[uploadKind].id];
+    let attached: PhaseRow | undefined;
+    try {
+      const bytes = await this.uploads.write(run.id, uploadId, body.read(UPLOAD_CHUNK_BYTES));
+      for (let attempt = 0; attempt < ATTEMPTS && !attached; attempt++) {
+        attached = await this.runs.attachUpload(TABLE[kind], id, uploadKind, { id: uploadId, bytes, replacing }, { ...changes, updated_at: nowIso() });
+        if (attached) break;
+        // Refused: the phase no longer takes uploads, or another upload was attached since it was read.
+        const current = await this.runs.findPhase(TABLE[kind], id);
+        if (!current || current.status !== 'running' || current.agent_report !== null) throw await this.notRunning(kind, id);
+        replacing = current[UPLOAD_COLUMNS[uploadKind].id];
+      }
+      if (!attached) throw Errors.phaseBusy(kind);
+    } catch (error) {
+      await this.uploads.remove(uploadId).catch(() => {});
+      throw error;
+    }
+    if (replacing) await this.uploads.remove(replacing);
+    return attached;
   }
 
   /**
@@ -153,12 +191,11 @@ export class AgentPhasesService {
     throw Errors.phaseBusy(kind);
   }
 
-  /** The log as uploaded (empty until then), for whoever may read the run. */
-  async readLog(found: VisiblePhase): Promise<Buffer> {
-    const { kind } = found;
-    const stored = await this.runs.logOf(TABLE[kind], found.phase.id);
-    if (!stored) throw notFound(kind);
-    return stored.log ?? Buffer.alloc(0);
+  /** The log as uploaded (empty until then), for whoever may read the run: its size and its pieces, read as they are sent. */
+  async readLog(found: VisiblePhase): Promise<StoredUpload> {
+    const { phase } = found;
+    if (!phase.log_upload_id) return { size: 0, pieces: [] };
+    return { size: phase.log_bytes ?? 0, pieces: this.uploads.read(phase.log_upload_id) };
   }
 
   /** The timeout job: errors the run if the phase is still claimed and unreported. */
@@ -211,3 +248,24 @@ function describeReport(stored: string): string {
   }
 }
 
+
+function problemError(problem: PlanJsonProblem) {
+  switch (problem.kind) {
+    case 'too-deep':
+      return Errors.planJsonTooDeep(problem.limit);
+    case 'too-many-values':
+      return Errors.planJsonTooManyValues(problem.limit);
+    default:
+      return Errors.invalidPlanJson(problem.detail);
+  }
+}
+
+function summaryColumns(summary: PlanSummary) {
+  return {
+    has_changes: summary.hasChanges ? 1 : 0,
+    resource_additions: summary.resourceAdditions,
+    resource_changes: summary.resourceChanges,
+    resource_destructions: summary.resourceDestructions,
+    resource_imports: summary.resourceImports,
+  } as const;
+}

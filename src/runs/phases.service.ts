@@ -1,25 +1,26 @@
 import { Errors } from '../core/errors.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { ArtifactAccess } from '../access/artifact-access.js';
+import type { PhaseUploadsRepository, StoredUpload } from './phase-uploads.repository.js';
 import type { RunsRepository } from './runs.repository.js';
 
-/** Plans and applies of runs, and the plan JSON run tasks download. */
+/** The plan JSON run tasks download (read piece by piece as it is sent). */
 export class PhasesService {
   constructor(
     private readonly runs: RunsRepository,
+    private readonly uploads: PhaseUploadsRepository,
     private readonly workspaces: WorkspacesRepository,
     private readonly artifactAccess: ArtifactAccess,
   ) {}
 
   /** For a reader's API token, or the access token a run task got for a result of this plan's run. */
-  async planJson(token: string | undefined, planId: string): Promise<string> {
+  async planJson(token: string | undefined, planId: string): Promise<StoredUpload> {
     const plan = await this.runs.findPhase('plans', planId);
     const organizationName = plan ? await this.organizationOfRun(plan.run_id) : undefined;
     const target = plan && organizationName ? { organizationName, runIds: async () => [plan.run_id] } : undefined;
     await this.artifactAccess.authorize(token, target, 'plan');
-    const stored = await this.runs.planJsonOf(plan!.id);
-    if (!stored?.json) throw Errors.planHasNoJson();
-    return stored.json;
+    if (!plan!.json_upload_id) throw Errors.planHasNoJson();
+    return { size: plan!.json_bytes ?? 0, pieces: this.uploads.read(plan!.json_upload_id) };
   }
 
   private async organizationOfRun(runId: string): Promise<string | undefined> {

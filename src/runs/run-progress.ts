@@ -248,7 +248,7 @@ export class RunProgress {
       resource_additions: outcome.resourceAdditions,
       resource_changes: outcome.resourceChanges,
       resource_destructions: outcome.resourceDestructions,
-      ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { json_output: outcome.jsonOutput } : {}),
+      ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { planJson: outcome.jsonOutput } : {}),
     };
     const to = transition(run.status as RunStatus, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
     return { to, details: phase === 'plan' ? { plans: details } : { applies: details } };

@@ -1,14 +1,19 @@
 import { nowIso } from '../core/clock.js';
+import { newId } from '../core/ids.js';
 import { withTimestamps } from '../core/status-timestamps.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';
 import { mayReleaseTurn, queueNextJob, takesTurns } from './run-queue.js';
 import type { NewJob } from '../jobs/job-queue.js';
+import type { PhaseUploadsRepository } from './phase-uploads.repository.js';
 import type { PhaseChanges, PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 
 /** What a phase's outcome writes on the plan or apply with the status change. */
-export type PhaseDetails = Pick<PhaseChanges, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'json_output' | 'agent_report'>;
+export type PhaseDetails = Pick<PhaseChanges, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'agent_report'> & {
+  /** The executor's plan JSON (small: the built-in executor's), stored as an upload of the plan. */
+  planJson?: string;
+};
 
 /**
  * The run's plan and apply rows as last read or written in the current transaction. Several moves in one
@@ -28,6 +33,7 @@ export class RunTransitions {
   constructor(
     private readonly runs: RunsRepository,
     private readonly jobs: { enqueue(executor: Executor, job: NewJob): Promise<void> },
+    private readonly uploads: PhaseUploadsRepository,
   ) {}
 
   /**
@@ -87,9 +93,13 @@ export class RunTransitions {
   private async writePhase(executor: Executor, table: PhaseTable, row: PhaseRow, passed: readonly PhaseStatus[], details: PhaseDetails | undefined, now: string): Promise<PhaseRow> {
     const status = passed[passed.length - 1];
     if (!status && !details) return row;
-    const { json_output: _uploaded, ...shown } = details ?? {};
-    const changes: PhaseChanges = { ...details, updated_at: now };
-    const written: Partial<PhaseRow> = { ...shown, updated_at: now };
+    const { planJson, ...columns } = details ?? {};
+    const written: Partial<PhaseRow> = { ...columns, updated_at: now };
+    if (planJson !== undefined) {
+      written.json_upload_id = newId('upload');
+      written.json_bytes = await this.uploads.write(row.run_id, written.json_upload_id, [Buffer.from(planJson, 'utf8')], executor);
+    }
+    const changes: PhaseChanges = { ...written };
     if (status) {
       changes.status = written.status = status;
       changes.status_timestamps = written.status_timestamps = withTimestamps(row.status_timestamps, passed, now);

@@ -10,8 +10,8 @@ import type { NewRunStagesWriter } from './new-run-stages.js';
 import { TURNLESS_STATUSES } from './run-queue.js';
 
 export type RunRow = RunsTable;
-/** A plan or apply as read with its run: without the uploads (plan JSON, log), which are read on their own. */
-export type PhaseRow = Omit<PhasesTable, 'json_output' | 'log'>;
+/** A plan or apply as read with its run; the uploads it points at (plan JSON, log) are read piece by piece (phase-uploads.repository.ts). */
+export type PhaseRow = PhasesTable;
 /** What a write may change on a plan or apply, uploads included. */
 export type PhaseChanges = Partial<Omit<PhasesTable, 'id' | 'run_id' | 'created_at'>>;
 export type PhaseTable = 'plans' | 'applies';
@@ -30,11 +30,17 @@ const RUN_COLUMNS = [
   'runs.created_at', 'runs.updated_at',
 ] as const;
 
-/** Not the plan JSON nor the log: up to tens of MiB each, read only where served (planJsonOf, logOf). */
 const PHASE_COLUMNS = [
   'id', 'run_id', 'status', 'status_timestamps', 'has_changes', 'resource_additions', 'resource_changes', 'resource_destructions',
-  'resource_imports', 'execution_mode', 'agent_report', 'created_at', 'updated_at',
+  'resource_imports', 'json_upload_id', 'json_bytes', 'execution_mode', 'log_upload_id', 'log_bytes', 'agent_report', 'created_at', 'updated_at',
 ] as const;
+
+/** Which upload of a phase: the plan JSON or the log, and the columns that point at it. */
+export type PhaseUploadKind = 'json' | 'log';
+export const UPLOAD_COLUMNS = {
+  json: { id: 'json_upload_id', bytes: 'json_bytes' },
+  log: { id: 'log_upload_id', bytes: 'log_bytes' },
+} as const satisfies Record<PhaseUploadKind, { id: keyof PhasesTable; bytes: keyof PhasesTable }>;
 
 /** Runs with their plan, apply and the task stage rows created with them. */
 export class RunsRepository {
@@ -200,42 +206,36 @@ export class RunsRepository {
     return executor.selectFrom(table).select(PHASE_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  /** The uploaded (or executor-made) plan JSON, as stored; undefined for an unknown plan. */
-  async planJsonOf(planId: string): Promise<{ json: string | null } | undefined> {
-    const row = await this.db.selectFrom('plans').select('json_output').where('id', '=', planId).executeTakeFirst();
-    return row && { json: row.json_output };
-  }
-
-  /** The log a pipeline uploaded; undefined for an unknown plan or apply. */
-  async logOf(table: PhaseTable, id: string): Promise<{ log: Buffer | null } | undefined> {
-    const row = await this.db.selectFrom(table).select('log').where('id', '=', id).executeTakeFirst();
-    return row && { log: row.log === null ? null : Buffer.from(row.log) };
-  }
-
   /** Whether the plan holds a plan JSON, without reading it. */
   async planHasJson(planId: string, executor: Executor = this.db): Promise<boolean> {
-    const row = await executor
-      .selectFrom('plans')
-      .select(sql<number>`case when json_output is null then 0 else 1 end`.as('present'))
-      .where('id', '=', planId)
-      .executeTakeFirst();
-    return Number(row?.present ?? 0) === 1;
+    const row = await executor.selectFrom('plans').select('json_upload_id').where('id', '=', planId).executeTakeFirst();
+    return Boolean(row?.json_upload_id);
   }
 
   /**
-   * An upload of the pipeline (agent mode): written only while the phase is running and unreported, in
-   * the same statement that checks it, so an upload racing the report either lands before it or not at
-   * all (the report's status change holds the row). Answers whether it was written.
+   * Points the phase at a new upload (agent mode), whose pieces are already written, with what was derived
+   * from it, in one statement that checks the phase: only while it is running and unreported, so an upload
+   * racing the report either lands before it or not at all (the report's status change holds the row), and
+   * only while it still points at `replacing` (what the caller read), so that the caller knows which upload
+   * it replaced when two race. Answers the phase as written, or undefined when a condition failed.
    */
-  async writeUpload(table: PhaseTable, id: string, changes: Pick<PhaseChanges, 'json_output' | 'log' | 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'updated_at'>): Promise<boolean> {
-    const result = await this.db
+  async attachUpload(
+    table: PhaseTable,
+    id: string,
+    kind: PhaseUploadKind,
+    upload: { id: string; bytes: number; replacing: string | null },
+    changes: Pick<PhaseChanges, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'updated_at'>,
+  ): Promise<PhaseRow | undefined> {
+    const columns = UPLOAD_COLUMNS[kind];
+    return this.db
       .updateTable(table)
-      .set(changes)
+      .set({ ...changes, [columns.id]: upload.id, [columns.bytes]: upload.bytes })
       .where('id', '=', id)
       .where('status', '=', 'running')
       .where('agent_report', 'is', null)
+      .where(columns.id, upload.replacing === null ? 'is' : '=', upload.replacing)
+      .returning(PHASE_COLUMNS)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
   }
 
   /**

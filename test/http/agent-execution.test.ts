@@ -70,7 +70,12 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let mock: MockTaskService;
     before(async () => {
-      ctx = await createTestApp(dialect, { TEAMSTAGE_PLAN_JSON_MAX_BYTES: String(64 * 1024), TEAMSTAGE_LOG_MAX_BYTES: '4096' });
+      ctx = await createTestApp(dialect, {
+        TEAMSTAGE_PLAN_JSON_MAX_BYTES: String(64 * 1024),
+        TEAMSTAGE_LOG_MAX_BYTES: '4096',
+        TEAMSTAGE_PLAN_JSON_MAX_DEPTH: '32',
+        TEAMSTAGE_PLAN_JSON_MAX_VALUES: '5000',
+      });
       mock = await MockTaskService.start();
     });
     after(async () => {
@@ -241,6 +246,9 @@ for (const dialect of testDialects()) {
         ['["format_version"]', /JSON object/],
         ['', /not valid JSON/],
         [big, /larger than the limit of 65536 bytes/],
+        // The bounds (README "Agent execution"): a document that nests deeper or holds more values than allowed.
+        [`{"format_version":"1.2","x":${'['.repeat(40)}${']'.repeat(40)}}`, /deeper than the limit of 32 levels \(TEAMSTAGE_PLAN_JSON_MAX_DEPTH\)/],
+        [`{"format_version":"1.2","x":[${'[],'.repeat(5000)}[]]}`, /more values than the limit of 5000 \(TEAMSTAGE_PLAN_JSON_MAX_VALUES\)/],
       ];
       for (const [body, detail] of refusals) {
         assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, body), 422, detail);
@@ -411,6 +419,49 @@ for (const dialect of testDialects()) {
       const [postApply] = (await mock.waitForRequests(seen + 2)).slice(seen + 1);
       assert.equal(postApply!.json.stage, 'post_apply');
       await waitForRunStatus(org.owner.api, run.runId, 'post_apply_running');
+    });
+  });
+
+  describe(`agent uploads larger than one stored piece (${dialect})`, { timeout: 120_000 }, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestApp(dialect);
+    });
+    after(() => ctx.close());
+
+    it('a plan JSON and a log of several MiB are stored in pieces and served back byte for byte; a replaced upload leaves no pieces', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      assertStatus(await org.owner.api.post(`/plans/${run.planId}/actions/claim`), 200);
+      // Multi-byte characters across piece boundaries, and an escaped address that equals its previous one.
+      const plan = Buffer.from(JSON.stringify({
+        format_version: '1.2',
+        resource_changes: [{ address: 'a.b', previous_address: 'a.b', change: { actions: ['create'], after: { text: 'grüße ✓ '.repeat(300_000) } } }],
+      }));
+      assert.ok(plan.length > 3 * 1024 * 1024);
+      const log = Buffer.from(Array.from({ length: 2 * 1024 * 1024 }, (_, i) => i % 251));
+      assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('numerics')), 200);
+      assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/log`, 'first', 'text/plain'), 200);
+      const uploaded = await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, plan);
+      assertStatus(uploaded, 200);
+      assert.equal(uploaded.body.data.attributes['resource-additions'], 1);
+      assertStatus(await put(ctx, org.owner.token, `/plans/${run.planId}/log`, log, 'application/octet-stream'), 200);
+
+      const auth = { authorization: `Bearer ${org.owner.token}` };
+      const json = await ctx.app.inject({ method: 'GET', url: `/api/v2/plans/${run.planId}/json-output`, headers: auth });
+      assert.equal(json.statusCode, 200);
+      assert.equal(json.headers['content-length'], String(plan.length));
+      assert.ok(json.rawPayload.equals(plan), 'the plan JSON is served byte for byte');
+      const servedLog = await ctx.app.inject({ method: 'GET', url: `/api/v2/plans/${run.planId}/log`, headers: auth });
+      assert.equal(servedLog.headers['content-length'], String(log.length));
+      assert.ok(servedLog.rawPayload.equals(log), 'the log is served byte for byte');
+
+      // Only the pieces of the two current uploads remain: 256 KiB each, the last one partial.
+      const pieces = await ctx.handle.db.selectFrom('phase_upload_chunks').select(({ fn }) => fn.countAll<number>().as('count')).where('run_id', '=', run.runId).executeTakeFirstOrThrow();
+      const expected = Math.ceil(plan.length / (256 * 1024)) + Math.ceil(log.length / (256 * 1024));
+      assert.equal(Number(pieces.count), expected);
     });
   });
 

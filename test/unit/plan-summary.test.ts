@@ -9,7 +9,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { checkPlanJson, summarizePlan, type PlanSummary } from '../../src/runs/plan-summary.js';
+import { checkPlanJsonBytes, PlanJsonScanner, type PlanJsonCheck } from '../../src/runs/plan-json-scanner.js';
+import type { PlanSummary } from '../../src/runs/plan-summary.js';
+
+const BOUNDS = { maxDepth: 128, maxValues: 10_000_000 };
+const checkPlanJson = (body: Buffer): PlanJsonCheck => checkPlanJsonBytes(body, BOUNDS);
+const summarizePlan = (plan: unknown): PlanSummary => {
+  const checked = checkPlanJson(Buffer.from(JSON.stringify(plan)));
+  assert.ok(checked.ok, checked.ok ? '' : JSON.stringify(checked.problem));
+  return checked.summary;
+};
+/** The problem's detail, or undefined when the body passes. */
+const problemOf = (checked: PlanJsonCheck) => (checked.ok ? undefined : checked.problem.kind === 'invalid' ? checked.problem.detail : checked.problem.kind);
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans');
 
@@ -45,12 +56,26 @@ describe('plan summary (HCP plan counts) of real Terraform plans', () => {
     it(`${folder}: counts and has-changes as its resource_changes say`, () => {
       const body = fs.readFileSync(path.join(FIXTURES, folder, 'plan.json'));
       const checked = checkPlanJson(body);
-      assert.ok(checked.ok, checked.ok ? '' : checked.problem);
+      assert.ok(checked.ok, problemOf(checked));
       assert.deepEqual(checked.summary, EXPECTED[folder]);
-      assert.equal(Buffer.from(checked.text, 'utf8').equals(body), true, 'the text stored is the bytes uploaded');
+    });
+
+    it(`${folder}: the same when the bytes arrive one at a time (the stream splits tokens and characters anywhere)`, () => {
+      const body = fs.readFileSync(path.join(FIXTURES, folder, 'plan.json'));
+      const scanner = new PlanJsonScanner(BOUNDS);
+      for (let i = 0; i < body.length; i++) scanner.write(body.subarray(i, i + 1));
+      const checked = scanner.end();
+      assert.ok(checked.ok, problemOf(checked));
+      assert.deepEqual(checked.summary, EXPECTED[folder]);
     });
   }
 });
+
+function summarizePlanText(text: string): PlanSummary {
+  const checked = checkPlanJson(Buffer.from(text));
+  assert.ok(checked.ok, problemOf(checked));
+  return checked.summary;
+}
 
 describe('plan summary rules', () => {
   const change = (actions: string[], extra: Record<string, unknown> = {}) => ({ address: 'a.b', change: { actions, ...extra } });
@@ -71,15 +96,46 @@ describe('plan summary rules', () => {
   });
 
   it('refuses what is not a plan JSON document', () => {
-    const problem = (body: string | Buffer) => {
-      const checked = checkPlanJson(Buffer.isBuffer(body) ? body : Buffer.from(body));
-      return checked.ok ? undefined : checked.problem;
-    };
+    const problem = (body: string | Buffer) => problemOf(checkPlanJson(Buffer.isBuffer(body) ? body : Buffer.from(body)));
     assert.match(problem('not json')!, /not valid JSON/);
     assert.match(problem('[]')!, /JSON object/);
     assert.match(problem('{"resource_changes":[]}')!, /format_version/);
     assert.match(problem('{"format_version":1.2}')!, /format_version/);
     assert.match(problem(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]))!, /UTF-8/);
+    assert.match(problem('')!, /not valid JSON/);
+    assert.match(problem('{"format_version":"1.2"} {}')!, /not valid JSON/);
+    assert.match(problem('{"format_version":"1.2"')!, /not valid JSON/);
+    assert.match(problem('\ufeff{"format_version":"1.2"}')!, /not valid JSON/);
     assert.equal(problem('{"format_version":"1.2"}'), undefined);
+    assert.equal(problem(' {"format_version":"1.2"}\n'), undefined);
+  });
+
+  it('the last of duplicate keys counts, as JSON.parse has it', () => {
+    const body = (text: string) => checkPlanJson(Buffer.from(text));
+    const summary = (text: string) => {
+      const checked = body(text);
+      assert.ok(checked.ok, problemOf(checked));
+      return checked.summary;
+    };
+    assert.equal(problemOf(body('{"format_version":"1.2","format_version":1}')), problemOf(body('{"format_version":1}')));
+    assert.equal(summary('{"format_version":1,"format_version":"1.2"}').hasChanges, false);
+    const create = '{"address":"a","change":{"actions":["create"]}}';
+    assert.equal(summary(`{"format_version":"1","resource_changes":[${create}],"resource_changes":[]}`).resourceAdditions, 0);
+    assert.equal(summary(`{"format_version":"1","resource_changes":[],"resource_changes":[${create},${create}]}`).resourceAdditions, 2);
+    assert.equal(summary('{"format_version":"1","resource_changes":[{"change":{"actions":["create"]},"change":5}]}').resourceAdditions, 0);
+    assert.deepEqual(
+      summary('{"format_version":"1","resource_changes":[{"change":{"actions":["delete"],"actions":["update"],"importing":{},"importing":null}}]}'),
+      { hasChanges: true, resourceAdditions: 0, resourceChanges: 1, resourceDestructions: 0, resourceImports: 0 },
+    );
+  });
+
+  it('a move is a previous_address that differs from the address, however the strings are written', () => {
+    const moved = (entry: string) => summarizePlanText(`{"format_version":"1","resource_changes":[${entry}]}`).hasChanges;
+    assert.equal(moved('{"address":"a.b","previous_address":"a.b","change":{"actions":["no-op"]}}'), false);
+    assert.equal(moved('{"address":"a.b","previous_address":"a\\u002eb","change":{"actions":["no-op"]}}'), false);
+    assert.equal(moved('{"address":"a.b","previous_address":"a.c","change":{"actions":["no-op"]}}'), true);
+    assert.equal(moved('{"previous_address":"a.b","change":{"actions":["no-op"]}}'), true);
+    assert.equal(moved('{"address":"a.b","previous_address":null,"change":{"actions":["no-op"]}}'), false);
+    assert.equal(moved('{"address":"a.b","previous_address":"a.c"}'), false, 'an entry without a change object counts nothing');
   });
 });

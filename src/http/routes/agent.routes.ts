@@ -2,13 +2,15 @@ import { Type } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { proofOf } from '../find-and-authorize.js';
-import { sendDocument } from '../reply.js';
+import { sendDocument, sendStored } from '../reply.js';
+import { spoolBody } from '../spooled-body.js';
 import { IdParam } from '../schemas.js';
 import { applyResource, planResource } from '../serializers/phases.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 import { Errors } from '../../core/errors.js';
 import { parseAgentReport } from '../../runs/agent-report.js';
 import type { PhaseKind } from '../../runs/phase-lookup.js';
+import type { UploadedFile } from '../../runs/agent-phases.service.js';
 import type { PhaseRow } from '../../runs/runs.repository.js';
 import type { DrivablePhase } from '../../runs/phase-lookup.js';
 import type { Services } from '../../services.js';
@@ -25,27 +27,8 @@ const PATHS = {
   apply: { collection: 'applies', param: 'apply_id', read: 'apply', drive: 'apply-execution' },
 } as const satisfies Record<PhaseKind, { collection: string; param: string; read: string; drive: string }>;
 
-/**
- * Reads a request body into memory, up to `limit` bytes: a body announced or found to be larger is refused
- * (422, as issue 16 asks of an oversize upload) without reading the rest, so nothing is stored. The
- * uploads here are parsed whole (the plan JSON is checked and counted), so they are read whole.
- */
-async function readLimited(payload: IncomingMessage, limit: number, declaredLength: string | undefined, what: string): Promise<Buffer> {
-  if (declaredLength !== undefined && Number(declaredLength) > limit) throw Errors.uploadTooLarge(what, limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of payload) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw Errors.uploadTooLarge(what, limit);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
-}
-
-/** The body a route's parser read; a PUT without one reaches no parser and is empty. */
-function bodyOf(request: FastifyRequest): Buffer {
-  return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-}
+/** A PUT without a body (Fastify calls no parser for it): an empty upload. */
+const EMPTY_UPLOAD: UploadedFile = { size: 0, path: '/dev/null', read: async function* () {} };
 
 /**
  * The agent protocol (docs/agent-protocol.md; src/runs/agent-phases.service.ts): a pipeline claims a
@@ -78,13 +61,15 @@ export async function agentRoutes(app: TypedApp, services: Services): Promise<vo
     app.get(
       `/${collection}/:${param}/log`,
       { config: { lookup: read }, schema: { params: Params, tags: ['agent'], summary: `The ${kind}'s log as the pipeline uploaded it (text)` } },
-      async (request, reply) => reply.code(200).type('text/plain').send(await agent.readLog(proofOf(request, read))),
+      async (request, reply) => sendStored(reply, 'text/plain', await agent.readLog(proofOf(request, read))),
     );
   }
 
   // The uploads take raw bytes of any content type, in their own scope so the API's JSON parsers do not
-  // apply. The caller's right to drive the phase is checked before a byte of the body is read (its lookup).
-  const uploads: Array<{ kind: PhaseKind; path: string; what: string; limit: number; store: (found: DrivablePhase, body: Buffer) => Promise<PhaseRow> }> = [
+  // apply. The caller's right to drive the phase is checked before a byte of the body is read (its lookup);
+  // the body then goes to a temporary file as it arrives (never into memory; over the limit: 422 and the
+  // file is gone), and from there into the database in pieces.
+  const uploads: Array<{ kind: PhaseKind; path: string; what: string; limit: number; store: (found: DrivablePhase, body: UploadedFile) => Promise<PhaseRow> }> = [
     {
       kind: 'plan',
       path: '/plans/:plan_id/json-output',
@@ -98,14 +83,28 @@ export async function agentRoutes(app: TypedApp, services: Services): Promise<vo
   for (const upload of uploads) {
     const { param, drive } = PATHS[upload.kind];
     await app.register(async (scope: TypedApp) => {
+      scope.decorateRequest('spooledUpload', undefined);
       scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) =>
-        readLimited(payload, upload.limit, request.headers['content-length'], upload.what),
-      );
+      scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
+        request.spooledUpload = await spoolBody(payload, upload.limit, request.headers['content-length'], (limit) => Errors.uploadTooLarge(upload.what, limit));
+        return request.spooledUpload;
+      });
+      // However the request ends (answered, refused after the body was read, or abandoned), the file goes.
+      const disposeSpooled = async (request: FastifyRequest) => {
+        await request.spooledUpload?.dispose();
+      };
+      scope.addHook('onResponse', disposeSpooled);
+      scope.addHook('onRequestAbort', disposeSpooled);
       scope.put(
         upload.path,
         { config: { lookup: drive }, schema: { params: IdParam(param), tags: ['agent'], summary: `Upload the ${upload.kind}'s ${upload.what} (agent execution mode)` } },
-        async (request, reply) => sendDocument(reply, 200, document(upload.kind, await upload.store(proofOf(request, drive), bodyOf(request)))),
+        async (request, reply) => {
+          try {
+            return sendDocument(reply, 200, document(upload.kind, await upload.store(proofOf(request, drive), request.spooledUpload ?? EMPTY_UPLOAD)));
+          } finally {
+            await request.spooledUpload?.dispose();
+          }
+        },
       );
     });
   }

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../caller.js';
 import { proofOf } from '../find-and-authorize.js';
-import { sendDocument } from '../reply.js';
+import { sendDocument, sendStored } from '../reply.js';
 import { IdParam, resourceBody } from '../schemas.js';
 import { spoolBody } from '../spooled-body.js';
 import { bearerToken } from '../../identity/authenticate.js';
@@ -52,7 +51,7 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
     },
     async (request, reply) => {
       const archive = await versions.download(bearerToken(request), request.params.configuration_version_id);
-      return reply.code(200).type('application/octet-stream').header('content-length', archive.size).send(Readable.from(archive.chunks));
+      return sendStored(reply, 'application/octet-stream', { size: archive.size, pieces: archive.chunks });
     },
   );
 

@@ -1,5 +1,5 @@
 import { proofOf } from '../find-and-authorize.js';
-import { sendDocument } from '../reply.js';
+import { sendDocument, sendStored } from '../reply.js';
 import { IdParam } from '../schemas.js';
 import { applyResource, planResource } from '../serializers/phases.serializer.js';
 import type { TypedApp } from '../typed-app.js';
@@ -23,8 +23,7 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
     '/plans/:plan_id/json-output',
     { config: { public: true }, schema: { params: IdParam('plan_id'), tags: ['runs'], summary: 'The JSON plan (API token or run task access token)' } },
     async (request, reply) => {
-      const json = await phases.planJson(bearerToken(request), request.params.plan_id);
-      return reply.code(200).type('application/json').send(json);
+      return sendStored(reply, 'application/json', await phases.planJson(bearerToken(request), request.params.plan_id));
     },
   );
 
