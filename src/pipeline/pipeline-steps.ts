@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { applyCountsOf, type ApplyCounts } from './apply-counts.js';
 import { packConfiguration } from './config-archive.js';
 import { EXIT, PipelineError, runFailed, usageError } from './exit-codes.js';
 import { follow, readRun, type FollowContext } from './run-follower.js';
@@ -209,9 +210,17 @@ export async function applyFinish(context: FollowContext, args: FinishArgs): Pro
     // A re-run of the CI step after the report landed: only wait.
     out.info(`the apply was reported already (run is ${run.status}): waiting for the post-apply stage`);
   } else {
+    // The apply's counts, from terraform's own output, go with the report (docs/agent-protocol.md).
+    const counts = log && !args.error ? applyCountsOf(log.toString('utf8')) : undefined;
+    if (counts) {
+      out.info(
+        `apply: ${counts['resource-additions']} added, ${counts['resource-changes']} changed, ${counts['resource-destructions']} destroyed` +
+          (counts['resource-imports'] > 0 ? `, ${counts['resource-imports']} imported` : ''),
+      );
+    }
     await handOver(context, run.id, async () => {
       if (log) await client.request('PUT', `${phase}/log`, { body: log, contentType: 'text/plain', retry: true });
-      return reportPhase(context, phase, args.error);
+      return reportPhase(context, phase, args.error, counts);
     });
   }
   if (args.error) return reportedErrored(context, run.id);
@@ -250,8 +259,8 @@ export async function waitForRun(context: FollowContext, args: { run: string }):
 }
 
 /** PUT /…/actions/report: idempotent on the server, so retried like the uploads. */
-function reportPhase(context: FollowContext, phase: string, error: string | undefined) {
-  const body = error ? { status: 'errored', message: error } : { status: 'finished' };
+function reportPhase(context: FollowContext, phase: string, error: string | undefined, counts?: ApplyCounts) {
+  const body = error ? { status: 'errored', message: error } : { status: 'finished', ...counts };
   return context.client.request('POST', `${phase}/actions/report`, { body, contentType: 'application/json', retry: true });
 }
 

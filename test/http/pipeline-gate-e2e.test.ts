@@ -146,6 +146,8 @@ for (const dialect of testDialects()) {
       const applyFinish = await cli('apply-finish', '--run', runId, '--log', path.join(workDir, 'apply.log'));
       assert.equal(applyFinish.code, 0, applyFinish.stderr);
       assert.equal(applyFinish.stdout, 'applied');
+      // The counts from terraform's own 'Apply complete!' line, sent with the report.
+      assert.match(applyFinish.stderr, /apply: 1 added, 0 changed, 1 destroyed/);
       const applied = await waitForRunStatus(org.owner.api, runId, 'applied');
       const applyId = applied.relationships.apply.data.id;
       const applyLog = await ctx.app.inject({ method: 'GET', url: `/api/v2/applies/${applyId}/log`, headers: { authorization: `Bearer ${org.owner.token}` } });
