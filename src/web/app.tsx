@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, createApiClient } from './api/api-client';
 import type { Document, ListDocument } from './api/jsonapi-types';
 import { toApiError } from './api/use-api';
@@ -31,7 +31,18 @@ export function App() {
         const account = await api.get<Document<AccountAttributes>>('/account/details');
         const organizations = await api.get<ListDocument<OrganizationAttributes>>('/organizations', { 'page[size]': '100' });
         saveToken(token);
-        setState({ kind: 'signed-in', session: { api, account: account.data, organizations: organizations.data, signOut: () => signOut() } });
+        const session: Session = {
+          api,
+          account: account.data,
+          organizations: organizations.data,
+          signOut: () => signOut(),
+          reloadOrganizations: async () => {
+            const again = await api.get<ListDocument<OrganizationAttributes>>('/organizations', { 'page[size]': '100' });
+            setState({ kind: 'signed-in', session: { ...session, organizations: again.data } });
+          },
+          signInAs: (other: string) => signInRef.current(other),
+        };
+        setState({ kind: 'signed-in', session });
       } catch (error) {
         clearToken();
         setState({ kind: 'signed-out', error: toApiError(error) });
@@ -39,6 +50,9 @@ export function App() {
     },
     [signOut],
   );
+
+  const signInRef = useRef(signIn);
+  signInRef.current = signIn;
 
   useEffect(() => {
     const token = readToken();

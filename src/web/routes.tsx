@@ -1,5 +1,7 @@
 import type { FunctionComponent } from 'preact';
 import { AccountPage } from './pages/account-page';
+import { InvitationPage } from './pages/invitation-page';
+import { PeoplePage } from './pages/people-page';
 import { TeamsListPage } from './pages/teams-list-page';
 import { TeamPage } from './pages/team-page';
 import { RunPage } from './pages/run-page';
@@ -23,6 +25,8 @@ export const ROUTES: Route[] = [
   { pattern: '/~/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
   { pattern: '/~/teams/:id', page: ({ params }) => <TeamPage teamId={params.id!} /> },
   { pattern: '/~/workspaces/:id', page: ({ params }) => <WorkspacePage lookup={{ id: params.id! }} /> },
+  { pattern: '/invitations/:id', page: ({ params }) => <InvitationPage membershipId={params.id!} /> },
+  { pattern: '/:org/people', page: ({ params }) => <PeoplePage organization={params.org!} /> },
   { pattern: '/:org/teams', page: ({ params }) => <TeamsListPage organization={params.org!} /> },
   { pattern: '/:org/teams/:id', page: ({ params }) => <TeamPage teamId={params.id!} /> },
   { pattern: '/:org/workspaces', page: ({ params }) => <WorkspacesListPage organization={params.org!} /> },
@@ -37,6 +41,7 @@ export const ROUTES: Route[] = [
 /** Per-organization navigation: label and path pattern (":org" is replaced by the organization's name). */
 export const ORG_NAV: { label: string; pattern: string }[] = [
   { label: 'Teams', pattern: '/:org/teams' },
+  { label: 'People', pattern: '/:org/people' },
   { label: 'Workspaces', pattern: '/:org/workspaces' },
   { label: 'Run tasks', pattern: '/:org/tasks' },
 ];

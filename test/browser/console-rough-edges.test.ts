@@ -106,14 +106,12 @@ test('run task cards take the full width; at 390 px no table breaks a word, and 
     assert.equal(await page.locator('table.list tr').first().evaluate((row) => getComputedStyle(row).display), 'block');
     const statusCell = page.getByRole('table', { name: /^Runs of / }).locator('tbody tr').first().locator('td').nth(1);
     assert.equal(await statusCell.evaluate((cell) => getComputedStyle(cell, '::before').content), '"Status: "');
-    if (process.env.CONSOLE_SHOTS) await page.screenshot({ path: `${process.env.CONSOLE_SHOTS}/workspace-390.png`, fullPage: true });
   });
 
   await page.goto(`${url}/app/${org.name}/teams/${team.id}`);
   await page.getByRole('cell', { name: 'deployment pipeline', exact: true }).waitFor();
   await atPhoneWidth(page, 'the team page', async () => {
     assert.deepEqual(await brokenWords(page, 'table.list'), []);
-    if (process.env.CONSOLE_SHOTS) await page.screenshot({ path: `${process.env.CONSOLE_SHOTS}/team-390.png`, fullPage: true });
   });
   await page.goto(`${url}/app/${org.name}/teams`);
   await page.getByRole('link', { name: 'reviewers-of-infrastructure' }).waitFor();

@@ -5,14 +5,12 @@
  * severity tags); a member who may read runs but not override sees no Override button; the owner
  * overrides with a comment and watches the stage go `running` then `passed` without reloading, and the
  * run move on to be applied. Also the workspace list and page (attached tasks, runs) and the run tasks
- * page. axe on every page; a screenshot of the run page awaiting override for the README.
+ * page. axe on every page; a screenshot of the run page awaiting override for the README (when scripts/console-screenshots.mjs runs it).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertAccessible, assertFitsPhoneWidth, launchBrowser, SCREENSHOTS, signIn, type TestBrowser } from '../helpers/browser.js';
+import { assertAccessible, assertFitsPhoneWidth, launchBrowser, saveScreenshot, signIn, type TestBrowser } from '../helpers/browser.js';
 import { createOrganization, createUser, type TestOrganization } from '../helpers/fixtures.js';
 import { memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, ScriptedTaskService, stagesOf, startListeningApp, startRun, waitForStageStatus, type GatedWorkspace } from '../helpers/task-stage-scenario.js';
@@ -34,7 +32,6 @@ before(async () => {
   service = await ScriptedTaskService.start();
   browser = await launchBrowser();
   org = await createOrganization(ctx, 'acme-runs', await createUser(ctx, 'alice'));
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 after(async () => {
@@ -125,7 +122,7 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   assert.equal(await page.getByRole('button', { name: 'Discard' }).count(), 1);
   assert.equal(await page.getByRole('button', { name: 'Apply' }).count(), 0);
   await assertAccessible(page, 'the run page awaiting an override');
-  await page.screenshot({ path: path.join(SCREENSHOTS, 'run-awaiting-override.png'), fullPage: true });
+  await saveScreenshot(page, 'run-awaiting-override', { fullPage: true });
 
   // A member who reads runs but may not override: the results, and no Override button (nor Discard).
   const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
@@ -198,7 +195,7 @@ test('the decision first: on a run with 150 outcomes the banner with Override an
     await page.goto(runPath(gated, runId));
     const banner = page.getByRole('region', { name: 'Your decision is needed' });
     await banner.getByRole('button', { name: 'Override' }).waitFor();
-    await banner.getByText(/Post-plan tasks:.*failed\./).waitFor();
+    await banner.getByText(/Post-plan tasks:.*failed: 150 findings\./).waitFor();
     for (const name of ['Override', 'Discard']) {
       const box = await banner.getByRole('button', { name }).boundingBox();
       assert.ok(box && box.y + box.height <= viewport.height, `${name} ends at ${box && box.y + box.height} px, below the first screen of ${viewport.height} px`);
@@ -318,7 +315,7 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   const page = await browser.newPage();
   await signIn(page, url, org.owner.token);
 
-  await page.getByRole('link', { name: 'Workspaces' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workspaces' }).click();
   await page.getByRole('heading', { name: `Workspaces of ${org.name}` }).waitFor();
   await assertAccessible(page, 'the workspace list');
   await page.getByRole('link', { name: gated.workspace.name }).click();
@@ -342,7 +339,7 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   assert.equal(await page.getByRole('button', { name: /Apply|Discard|Cancel run/ }).count(), 0);
   await assertAccessible(page, 'a finished run page');
 
-  await page.getByRole('link', { name: 'Run tasks' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Run tasks' }).click();
   await page.getByRole('heading', { name: `Run tasks of ${org.name}` }).waitFor();
   const workspaces = page.getByRole('table', { name: /^Workspaces using / });
   await workspaces.getByRole('link', { name: gated.workspace.name }).first().waitFor();
@@ -435,7 +432,7 @@ test('a refresh that fails keeps the run on screen, says so, and recovers by its
   await page.route(`**/api/v2/runs/${runId}?**`, (route) => route.abort());
   await page.getByText('Could not refresh the run').waitFor();
   assert.equal(await page.getByRole('button', { name: 'Override' }).count(), 1);
-  assert.equal(await page.getByText('two findings').count(), 1);
+  assert.equal(await postPlanStep(page).locator('.message', { hasText: 'two findings' }).count(), 1);
   await assertAccessible(page, 'a run page whose refresh failed');
   await page.unroute(`**/api/v2/runs/${runId}?**`);
   await page.getByText('Could not refresh the run').waitFor({ state: 'detached' });

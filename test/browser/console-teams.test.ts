@@ -6,11 +6,9 @@
  * team list and team page for the README.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertAccessible, assertFitsPhoneWidth, launchBrowser, SCREENSHOTS, signIn, type TestBrowser } from '../helpers/browser.js';
+import { assertAccessible, assertFitsPhoneWidth, launchBrowser, saveScreenshot, signIn, type TestBrowser } from '../helpers/browser.js';
 import { startConsoleServer } from '../helpers/console-server.js';
 import { addMember, addToTeam, createOrganization, createTeam, createUser, type TestOrganization } from '../helpers/fixtures.js';
 
@@ -23,7 +21,6 @@ before(async () => {
   browser = await launchBrowser();
   // Fixed names where the screenshots show them, so a rerun does not change the committed images needlessly.
   org = await createOrganization(server.ctx, 'acme', await createUser(server.ctx, 'alice'));
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
 after(async () => {
@@ -120,9 +117,9 @@ test('an owner adds and removes a member; the list counts leave out the team tok
   assert.match(await row.innerText(), /Visible to the organization\s+1$/);
   await page.getByText(/Member counts leave out the api-team_ service accounts/).waitFor();
   await assertAccessible(page, 'the team list');
-  await page.screenshot({ path: path.join(SCREENSHOTS, 'team-list.png'), fullPage: true });
+  await saveScreenshot(page, 'team-list', { fullPage: true });
 
-  await page.getByRole('link', { name: 'people' }).click();
+  await page.getByRole('link', { name: 'people', exact: true }).click();
   await page.getByRole('button', { name: `Remove ${member.username}` }).click();
   await page.getByRole('button', { name: `Remove ${member.username} now` }).click();
   await page.getByText(`${member.username} removed from the team.`).waitFor();
@@ -224,7 +221,7 @@ test('the team page at phone width, and its screenshot', async () => {
   await page.getByRole('cell', { name: member.username, exact: true }).waitFor();
   await page.getByText('This team has no tokens.').waitFor();
   await page.locator('#add-member option', { hasText: 'Choose a member' }).waitFor({ state: 'attached' });
-  await page.screenshot({ path: path.join(SCREENSHOTS, 'team-page.png'), fullPage: true });
+  await saveScreenshot(page, 'team-page', { fullPage: true });
 
   await assertFitsPhoneWidth(page, 'the team page');
 

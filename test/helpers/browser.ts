@@ -112,5 +112,13 @@ export async function signIn(page: Page, baseUrl: string, token: string): Promis
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
-/** Where the tests write the screenshots the README shows. */
-export const SCREENSHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/screenshots');
+/**
+ * The README's screenshots are taken by the browser tests only when `scripts/console-screenshots.mjs` runs
+ * them (it sets TEAMSTAGE_SCREENSHOTS to docs/screenshots): `npm test` never rewrites tracked files.
+ */
+export async function saveScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  const dir = process.env.TEAMSTAGE_SCREENSHOTS;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: options.fullPage ?? false });
+}

@@ -6,7 +6,11 @@ import { PageTitle } from '../components/page-title';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
-import { relatedId, stageLabel, type RunTaskAttributes, type WorkspaceAttributes, type WorkspaceTaskAttributes } from '../workspaces/workspace-types';
+import { RunTaskControls } from '../runtasks/run-task-controls';
+import { RunTaskForm } from '../runtasks/run-task-form';
+import type { Document } from '../api/jsonapi-types';
+import type { OrganizationAttributes } from '../session/session-context';
+import { relatedId, stageLabel, type RunTask, type RunTaskAttributes, type WorkspaceAttributes, type WorkspaceTaskAttributes } from '../workspaces/workspace-types';
 
 /** An organization's run tasks, and for each the workspaces it is attached to, at which stages and how strictly. */
 export function RunTasksPage(props: { organization: string }) {
@@ -19,6 +23,8 @@ export function RunTasksPage(props: { organization: string }) {
       }),
     [props.organization],
   );
+  const organization = useApi(() => api.get<Document<OrganizationAttributes>>(`/organizations/${segment(props.organization)}`), [props.organization]);
+  const canManage = organization.data?.data.attributes.permissions?.['can-manage-run-tasks'] === true;
   return (
     <>
       <PageTitle>{`Run tasks of ${props.organization}`}</PageTitle>
@@ -27,8 +33,8 @@ export function RunTasksPage(props: { organization: string }) {
           if (document.data.length === 0) {
             return (
               <EmptyState>
-                This organization has no run task. Register one through the API (POST /organizations/{props.organization}/tasks), then attach it to
-                workspaces.
+                This organization has no run task.{' '}
+                {canManage ? 'Register one below, then attach it to workspaces on their pages.' : 'Someone who manages run tasks can register one.'}
               </EmptyState>
             );
           }
@@ -86,6 +92,7 @@ export function RunTasksPage(props: { organization: string }) {
                         </tbody>
                       </table>
                     )}
+                    {canManage && <RunTaskControls organization={props.organization} task={task as RunTask} attached={attachments.length} onChanged={tasks.reload} />}
                   </li>
                 );
               })}
@@ -93,6 +100,12 @@ export function RunTasksPage(props: { organization: string }) {
           );
         }}
       </Loader>
+      {canManage && (
+        <section aria-labelledby="register-task-heading">
+          <h2 id="register-task-heading">Register a run task</h2>
+          <RunTaskForm organization={props.organization} onSaved={tasks.reload} />
+        </section>
+      )}
     </>
   );
 }

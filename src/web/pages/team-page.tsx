@@ -7,6 +7,7 @@ import { PageTitle } from '../components/page-title';
 import { paths } from '../router/console-paths';
 import { href, showCanonicalPath } from '../router/history-router';
 import { useSession } from '../session/session-context';
+import { DeleteTeamSection } from '../teams/delete-team-section';
 import { OrganizationAccessForm } from '../teams/organization-access-form';
 import { TeamMembersSection } from '../teams/team-members-section';
 import { TeamSettingsForm } from '../teams/team-settings-form';
@@ -49,6 +50,7 @@ export function TeamPage(props: { teamId: string }) {
       <OrganizationAccessForm team={data} onSaved={team.reload} />
       <TeamMembersSection team={data} included={team.data.included ?? []} onChanged={team.reload} />
       <TeamTokensSection team={data} />
+      <DeleteTeamSection team={data} organization={organization} />
     </>
   );
 }

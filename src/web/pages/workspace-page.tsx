@@ -7,6 +7,7 @@ import { PageTitle } from '../components/page-title';
 import { paths } from '../router/console-paths';
 import { href, showCanonicalPath } from '../router/history-router';
 import { useSession } from '../session/session-context';
+import { WorkspaceForm } from '../workspaces/workspace-form';
 import { WorkspaceRunsSection } from '../workspaces/workspace-runs-section';
 import { WorkspaceTasksSection } from '../workspaces/workspace-tasks-section';
 import { relatedId, type Workspace, type WorkspaceAttributes } from '../workspaces/workspace-types';
@@ -60,6 +61,12 @@ export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
           </>
         )}
       </dl>
+      {data.attributes.permissions?.['can-update'] && (
+        <details class="edit">
+          <summary>Change settings</summary>
+          <WorkspaceForm organization={organization} workspace={data} onSaved={workspace.reload} />
+        </details>
+      )}
       <WorkspaceTasksSection workspace={data} organization={organization} />
       <WorkspaceRunsSection workspace={data} />
     </>

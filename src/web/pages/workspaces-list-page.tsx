@@ -6,6 +6,9 @@ import { PageTitle } from '../components/page-title';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
+import type { Document } from '../api/jsonapi-types';
+import type { OrganizationAttributes } from '../session/session-context';
+import { WorkspaceForm } from '../workspaces/workspace-form';
 import type { WorkspaceAttributes } from '../workspaces/workspace-types';
 
 /** An organization's workspaces (those the caller may read), each leading to its run tasks and runs. */
@@ -15,13 +18,17 @@ export function WorkspacesListPage(props: { organization: string }) {
     () => api.get<ListDocument<WorkspaceAttributes>>(`/organizations/${segment(props.organization)}/workspaces`, { 'page[size]': '100' }),
     [props.organization],
   );
+  const organization = useApi(() => api.get<Document<OrganizationAttributes>>(`/organizations/${segment(props.organization)}`), [props.organization]);
+  const canCreate = organization.data?.data.attributes.permissions?.['can-create-workspace'] === true;
   return (
     <>
       <PageTitle>{`Workspaces of ${props.organization}`}</PageTitle>
       <Loader result={workspaces} what="workspaces">
         {(document) =>
           document.data.length === 0 ? (
-            <EmptyState>No workspace you can see in this organization. Workspaces are created through the API (POST /organizations/…/workspaces).</EmptyState>
+            <EmptyState>
+              No workspace you can see in this organization.{canCreate ? ' Create one below.' : ' Someone who manages workspaces can create one.'}
+            </EmptyState>
           ) : (
             <>
               <table class="list">
@@ -54,6 +61,12 @@ export function WorkspacesListPage(props: { organization: string }) {
           )
         }
       </Loader>
+      {canCreate && (
+        <section aria-labelledby="create-workspace-heading">
+          <h2 id="create-workspace-heading">Create a workspace</h2>
+          <WorkspaceForm organization={props.organization} />
+        </section>
+      )}
     </>
   );
 }

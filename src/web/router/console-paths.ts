@@ -13,6 +13,9 @@ export const paths = {
   workspace: (org: string, workspace: string) => link`/${org}/workspaces/${workspace}`,
   run: (org: string, workspace: string, runId: string) => link`/${org}/workspaces/${workspace}/runs/${runId}`,
   tasks: (org: string) => link`/${org}/tasks`,
+  people: (org: string) => link`/${org}/people`,
+  /** An invitation to an organization, the link its owner sends (accepted by the invited user). */
+  invitation: (membershipId: string) => link`/invitations/${membershipId}`,
   /** Pages found by id alone (old links): each shows its full path once it has read the thing. */
   runById: (runId: string) => link`/~/runs/${runId}`,
   teamById: (teamId: string) => link`/~/teams/${teamId}`,

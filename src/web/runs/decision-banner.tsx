@@ -66,8 +66,15 @@ export function DecisionBanner(props: {
         <p class="decision-why">
           <strong>{stageTitle(waiting.attributes.stage)}:</strong>{' '}
           {failed.length > 0
-            ? `${failed.length === 1 ? 'the mandatory task' : 'the mandatory tasks'} ${failed.map((result) => result.attributes['task-name']).join(', ')} failed.`
-            : 'a mandatory task failed.'}{' '}
+            ? `${failed.length === 1 ? 'the mandatory task' : 'the mandatory tasks'} ${failed.map((result) => result.attributes['task-name']).join(', ')} failed`
+            : 'a mandatory task failed'}
+          {failed[0]?.attributes.message ? (
+            <>
+              : <q class="task-message">{firstLine(failed[0].attributes.message)}</q>.
+            </>
+          ) : (
+            '.'
+          )}{' '}
           The run goes on only when {approvals && approvals.required > 1 ? `${approvals.required} people override it` : 'someone overrides it'}, or it is discarded.{' '}
           <a href={`#step-${waiting.attributes.stage}`} onClick={(event) => jumpTo(event, `step-${waiting.attributes.stage}`)}>
             Read the results
@@ -131,6 +138,12 @@ function approvalsOf(stage: TaskStage): { given: number; required: number } | nu
   const required = attributes['required-approvals'];
   if (typeof required !== 'number') return null;
   return { required, given: typeof attributes['approvals-count'] === 'number' ? attributes['approvals-count'] : 0 };
+}
+
+/** A task's message, shortened to its first line for the banner (the results below show it whole). */
+function firstLine(message: string): string {
+  const line = message.split('\n')[0]!.trim();
+  return line.length > 140 ? `${line.slice(0, 139)}…` : line;
 }
 
 /** Moves focus (and the view) to a step without a history entry for the fragment. */

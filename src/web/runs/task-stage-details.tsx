@@ -21,8 +21,8 @@ export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[
       )}
       {overridable && (
         <p class="notice">
-          A mandatory task failed: the run waits until {mayOverride ? 'you or another person who may override' : 'someone who manages run tasks'}{' '}
-          overrides this stage, or the run is discarded.{' '}
+          A mandatory task failed: the run waits until {mayOverride ? 'someone overrides' : 'someone who manages run tasks overrides'} this
+          stage, or the run is discarded.{' '}
           {mayOverride && (
             <a href="#decision" onClick={(event) => jumpToDecision(event)}>
               Decide at the top of the page

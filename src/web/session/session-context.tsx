@@ -22,6 +22,10 @@ export interface Session {
   account: Resource<AccountAttributes>;
   organizations: Resource<OrganizationAttributes>[];
   signOut(): void;
+  /** Reads the organizations again (after one is created or an invitation accepted). */
+  reloadOrganizations(): Promise<void>;
+  /** Signs in with another token in this tab (the site admin hands over to the first user they made). */
+  signInAs(token: string): Promise<void>;
 }
 
 export const SessionContext = createContext<Session | null>(null);

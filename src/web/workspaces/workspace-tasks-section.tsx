@@ -1,15 +1,23 @@
+import { useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import type { ListDocument } from '../api/jsonapi-types';
+import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { EmptyState, Loader } from '../components/page-states';
+import { ConfirmAction } from '../components/confirm-action';
+import { EmptyState, ErrorNotice, Loader } from '../components/page-states';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
+import { AttachTaskForm } from '../runtasks/attach-task-form';
 import { useSession } from '../session/session-context';
-import { relatedId, stageLabel, type RunTaskAttributes, type Workspace, type WorkspaceTaskAttributes } from './workspace-types';
+import { relatedId, stageLabel, type RunTask, type RunTaskAttributes, type Workspace, type WorkspaceTaskAttributes } from './workspace-types';
 
-/** The run tasks attached to a workspace: which task, at which stages, advisory or mandatory. */
+/**
+ * The run tasks attached to a workspace: which task, at which stages, advisory or mandatory; with
+ * `can-manage-run-tasks`, attach another and detach one (confirmed).
+ */
 export function WorkspaceTasksSection(props: { workspace: Workspace; organization: string }) {
   const { api } = useSession();
+  const canManage = props.workspace.attributes.permissions?.['can-manage-run-tasks'] === true;
   const attachments = useApi(
     () => api.get<ListDocument<WorkspaceTaskAttributes>>(`/workspaces/${segment(props.workspace.id)}/tasks`, { 'page[size]': '100' }),
     [props.workspace.id],
@@ -19,7 +27,18 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
     () => api.get<ListDocument<RunTaskAttributes>>(`/organizations/${segment(props.organization)}/tasks`, { 'page[size]': '100' }),
     [props.organization],
   );
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const detach = useAction();
   const names = new Map((tasks.data?.data ?? []).map((task) => [task.id, task.attributes.name]));
+  const attachedTaskIds = new Set((attachments.data?.data ?? []).map((attachment) => relatedId(attachment, 'task')));
+  const unattached = ((tasks.data?.data ?? []) as RunTask[]).filter((task) => !attachedTaskIds.has(task.id));
+
+  async function remove(id: string, name: string) {
+    setConfirming(null);
+    const done = await detach.run(() => api.delete(`/workspaces/${segment(props.workspace.id)}/tasks/${segment(id)}`), `${name} detached.`);
+    if (done) attachments.reload();
+  }
+
   return (
     <section aria-labelledby="workspace-tasks-heading">
       <h2 id="workspace-tasks-heading">Run tasks</h2>
@@ -27,9 +46,9 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
         {(document) =>
           document.data.length === 0 ? (
             <EmptyState>
-              No run task is attached to this workspace, so its runs go through no task stage. Attach one through the API (POST
-              /workspaces/…/tasks); the organization's run tasks are listed on its <a href={href(paths.tasks(props.organization))}>run tasks</a>{' '}
-              page.
+              No run task is attached to this workspace, so its runs go through no task stage.{' '}
+              {canManage ? 'Attach one below; ' : ''}the organization's run tasks are listed on its{' '}
+              <a href={href(paths.tasks(props.organization))}>run tasks</a> page.
             </EmptyState>
           ) : (
             <table class="list">
@@ -39,21 +58,44 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
                   <th scope="col">Run task</th>
                   <th scope="col">Stages</th>
                   <th scope="col">Enforcement</th>
+                  {canManage && (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  )}
                 </tr>
               </thead>
               <tbody>
                 {document.data.map((attachment) => {
                   const taskId = relatedId(attachment, 'task') ?? '';
+                  const name = names.get(taskId) ?? taskId;
                   const stages = attachment.attributes.stages?.length ? attachment.attributes.stages : attachment.attributes.stage ? [attachment.attributes.stage] : [];
                   return (
                     <tr key={attachment.id}>
-                      <td data-label="Run task">{names.get(taskId) ?? taskId}</td>
+                      <td data-label="Run task">{name}</td>
                       <td data-label="Stages">{stages.map(stageLabel).join(', ') || '—'}</td>
                       <td data-label="Enforcement">
                         {attachment.attributes['enforcement-level'] === 'mandatory'
                           ? 'Mandatory: a failure waits for an override'
                           : 'Advisory: a failure is only reported'}
                       </td>
+                      {canManage && (
+                        <td>
+                          {confirming === attachment.id ? (
+                            <ConfirmAction
+                              question={`Detach ${name} from ${props.workspace.attributes.name}?`}
+                              confirmLabel={`Detach ${name} now`}
+                              busy={detach.busy}
+                              onConfirm={() => void remove(attachment.id, name)}
+                              onCancel={() => setConfirming(null)}
+                            />
+                          ) : (
+                            <button type="button" class="danger" onClick={() => setConfirming(attachment.id)} aria-label={`Detach ${name}`}>
+                              Detach
+                            </button>
+                          )}
+                        </td>
+                      )}
                     </tr>
                   );
                 })}
@@ -62,6 +104,13 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
           )
         }
       </Loader>
+      {detach.error && <ErrorNotice error={detach.error} />}
+      {detach.message && (
+        <p role="status" class="notice notice-ok">
+          {detach.message}
+        </p>
+      )}
+      {canManage && tasks.state === 'ok' && <AttachTaskForm workspaceId={props.workspace.id} tasks={unattached} onAttached={attachments.reload} />}
     </section>
   );
 }

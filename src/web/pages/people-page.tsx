@@ -1,0 +1,206 @@
+import { useState } from 'preact/hooks';
+import { segment } from '../api/api-client';
+import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
+import { useAction } from '../api/use-action';
+import { useApi } from '../api/use-api';
+import { ConfirmAction } from '../components/confirm-action';
+import { EmptyState, ErrorNotice, FieldErrors, Loader } from '../components/page-states';
+import { PageTitle } from '../components/page-title';
+import { paths } from '../router/console-paths';
+import { href } from '../router/history-router';
+import { useSession, type OrganizationAttributes } from '../session/session-context';
+import type { TeamAttributes } from '../teams/team-types';
+
+interface MembershipAttributes {
+  status: 'invited' | 'active';
+  email: string | null;
+}
+
+/**
+ * An organization's people (`organization-memberships`): who is active, who is invited; an owner invites
+ * by email (optionally into teams) and gets the invitation link to send, and removes people (which also
+ * takes them out of every team), after a confirmation naming them.
+ */
+export function PeoplePage(props: { organization: string }) {
+  const { api } = useSession();
+  const org = segment(props.organization);
+  const organization = useApi(() => api.get<Document<OrganizationAttributes>>(`/organizations/${org}`), [props.organization]);
+  const memberships = useApi(
+    () => api.get<ListDocument<MembershipAttributes>>(`/organizations/${org}/organization-memberships`, { include: 'user', 'page[size]': '100' }),
+    [props.organization],
+  );
+  // Inviting and removing people is the owners' (the API's organization `permissions` name no finer right for it).
+  const mayManage = organization.data?.data.attributes.permissions?.['can-update'] === true;
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const remove = useAction();
+
+  async function removeMembership(id: string, name: string) {
+    setConfirming(null);
+    const done = await remove.run(() => api.delete(`/organization-memberships/${segment(id)}`), `${name} removed from ${props.organization}.`);
+    if (done) memberships.reload();
+  }
+
+  return (
+    <>
+      <PageTitle>{`People of ${props.organization}`}</PageTitle>
+      <Loader result={memberships} what="people">
+        {(document) => {
+          const users = new Map((document.included ?? []).filter((resource) => resource.type === 'users').map((user) => [user.id, user]));
+          return document.data.length === 0 ? (
+            <EmptyState>Nobody you can see belongs to this organization.</EmptyState>
+          ) : (
+            <table class="list">
+              <caption class="visually-hidden">People of {props.organization}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">User</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Status</th>
+                  {mayManage && (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  )}
+                </tr>
+              </thead>
+              <tbody>
+                {document.data.map((membership) => {
+                  const name = userName(membership, users);
+                  return (
+                    <tr key={membership.id}>
+                      <td data-label="User">{name}</td>
+                      <td data-label="Email">{membership.attributes.email ?? <span class="muted">hidden</span>}</td>
+                      <td data-label="Status">
+                        {membership.attributes.status === 'invited' ? (
+                          <>
+                            Invited · <a href={href(paths.invitation(membership.id))}>invitation link</a>
+                          </>
+                        ) : (
+                          'Active'
+                        )}
+                      </td>
+                      {mayManage && (
+                        <td>
+                          {confirming === membership.id ? (
+                            <ConfirmAction
+                              question={`Remove ${name} from ${props.organization} and all its teams?`}
+                              confirmLabel={`Remove ${name} now`}
+                              busy={remove.busy}
+                              onConfirm={() => void removeMembership(membership.id, name)}
+                              onCancel={() => setConfirming(null)}
+                            />
+                          ) : (
+                            <button type="button" class="danger" onClick={() => setConfirming(membership.id)} aria-label={`Remove ${name} from the organization`}>
+                              Remove
+                            </button>
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          );
+        }}
+      </Loader>
+      {remove.error && <ErrorNotice error={remove.error} />}
+      {remove.message && (
+        <p role="status" class="notice notice-ok">
+          {remove.message}
+        </p>
+      )}
+      {mayManage && <InviteForm organization={props.organization} onInvited={memberships.reload} />}
+    </>
+  );
+}
+
+function userName(membership: Resource<MembershipAttributes>, users: Map<string, Resource>): string {
+  const userId = (membership.relationships?.user?.data as { id: string } | undefined)?.id;
+  const user = userId ? users.get(userId) : undefined;
+  return (user?.attributes.username as string | undefined) ?? membership.attributes.email ?? userId ?? membership.id;
+}
+
+/** Invites by email, optionally into teams; shows the link to send (the invited person accepts there). */
+function InviteForm(props: { organization: string; onInvited: () => void }) {
+  const { api } = useSession();
+  const teams = useApi(
+    () => api.get<ListDocument<TeamAttributes>>(`/organizations/${segment(props.organization)}/teams`, { 'page[size]': '100' }),
+    [props.organization],
+  );
+  const [email, setEmail] = useState('');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [sent, setSent] = useState<{ email: string; id: string } | null>(null);
+  const invite = useAction();
+  async function submit(event: Event) {
+    event.preventDefault();
+    let created: Document<MembershipAttributes> | undefined;
+    const address = email.trim();
+    const done = await invite.run(async () => {
+      created = await api.post<Document<MembershipAttributes>>(`/organizations/${segment(props.organization)}/organization-memberships`, {
+        data: {
+          type: 'organization-memberships',
+          attributes: { email: address },
+          relationships: { teams: { data: chosen.map((id) => ({ type: 'teams', id })) } },
+        },
+      });
+    });
+    if (done && created) {
+      setSent({ email: address, id: created.data.id });
+      setEmail('');
+      setChosen([]);
+      props.onInvited();
+    }
+  }
+  const emailError = (invite.error?.forField('email').length ?? 0) > 0;
+  const link = sent ? `${window.location.origin}${href(paths.invitation(sent.id))}` : '';
+  return (
+    <section aria-labelledby="invite-heading">
+      <h2 id="invite-heading">Invite someone</h2>
+      {sent && (
+        <div class="notice notice-ok" role="status">
+          <p>
+            <strong>{sent.email} is invited.</strong> Send them this link; they accept it signed in with their own token:
+          </p>
+          <p class="secret-box">
+            <a href={href(paths.invitation(sent.id))}>{link}</a>
+          </p>
+        </div>
+      )}
+      <form class="stacked" onSubmit={submit}>
+        <label for="invite-email">Email</label>
+        <input
+          id="invite-email"
+          type="email"
+          required
+          value={email}
+          onInput={(event) => setEmail((event.target as HTMLInputElement).value)}
+          aria-invalid={emailError ? 'true' : undefined}
+          aria-describedby={emailError ? 'invite-email-error' : undefined}
+        />
+        <FieldErrors id="invite-email-error" error={invite.error} field="email" />
+        {(teams.data?.data.length ?? 0) > 0 && (
+          <fieldset>
+            <legend>Teams to join on accepting (optional)</legend>
+            {teams.data!.data.map((team) => (
+              <label class="choice" key={team.id}>
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(team.id)}
+                  onChange={(event) =>
+                    setChosen((event.target as HTMLInputElement).checked ? [...chosen, team.id] : chosen.filter((id) => id !== team.id))
+                  }
+                />
+                {team.attributes.name}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        {invite.error && !emailError && <ErrorNotice error={invite.error} />}
+        <button type="submit" disabled={invite.busy}>
+          {invite.busy ? 'Inviting…' : 'Invite'}
+        </button>
+      </form>
+    </section>
+  );
+}

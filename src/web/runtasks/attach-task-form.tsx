@@ -1,0 +1,92 @@
+import { useState } from 'preact/hooks';
+import { segment } from '../api/api-client';
+import { useAction } from '../api/use-action';
+import { ErrorNotice, FieldErrors } from '../components/page-states';
+import { useSession } from '../session/session-context';
+import type { RunTask } from '../workspaces/workspace-types';
+
+const STAGES = [
+  { value: 'pre_plan', label: 'Pre-plan: before terraform plans' },
+  { value: 'post_plan', label: 'Post-plan: on the plan, before anyone applies it' },
+  { value: 'pre_apply', label: 'Pre-apply: just before the apply' },
+  { value: 'post_apply', label: 'Post-apply: after the apply' },
+];
+
+/** Attaches one of the organization's run tasks to the workspace (`POST /workspaces/:id/tasks`) at chosen stages, advisory or mandatory. */
+export function AttachTaskForm(props: { workspaceId: string; tasks: RunTask[]; onAttached: () => void }) {
+  const { api } = useSession();
+  const [taskId, setTaskId] = useState('');
+  const [stages, setStages] = useState<string[]>(['post_plan']);
+  const [level, setLevel] = useState<'advisory' | 'mandatory'>('mandatory');
+  const attach = useAction();
+  async function submit(event: Event) {
+    event.preventDefault();
+    const done = await attach.run(
+      () =>
+        api.post(`/workspaces/${segment(props.workspaceId)}/tasks`, {
+          data: {
+            type: 'workspace-tasks',
+            attributes: { 'enforcement-level': level, stages },
+            relationships: { task: { data: { type: 'tasks', id: taskId } } },
+          },
+        }),
+      'Run task attached.',
+    );
+    if (done) {
+      setTaskId('');
+      props.onAttached();
+    }
+  }
+  if (props.tasks.length === 0) return <p class="muted">Every run task of the organization is attached here, or it has none yet (see its run tasks page).</p>;
+  const stagesError = (attach.error?.forField('stages').length ?? 0) > 0;
+  return (
+    <form class="stacked" onSubmit={submit} aria-labelledby="attach-task-heading">
+      <h3 id="attach-task-heading">Attach a run task</h3>
+      <label for="attach-task">Run task</label>
+      <select id="attach-task" required value={taskId} onChange={(event) => setTaskId((event.target as HTMLSelectElement).value)}>
+        <option value="">Choose a run task</option>
+        {props.tasks.map((task) => (
+          <option key={task.id} value={task.id}>
+            {task.attributes.name}
+          </option>
+        ))}
+      </select>
+      <fieldset aria-describedby={stagesError ? 'attach-stages-error' : undefined}>
+        <legend>Stages</legend>
+        {STAGES.map((stage) => (
+          <label class="choice" key={stage.value}>
+            <input
+              type="checkbox"
+              checked={stages.includes(stage.value)}
+              onChange={(event) =>
+                setStages((event.target as HTMLInputElement).checked ? [...stages, stage.value] : stages.filter((value) => value !== stage.value))
+              }
+            />
+            {stage.label}
+          </label>
+        ))}
+        <FieldErrors id="attach-stages-error" error={attach.error} field="stages" />
+      </fieldset>
+      <fieldset>
+        <legend>Enforcement</legend>
+        <label class="choice">
+          <input type="radio" name="attach-level" checked={level === 'mandatory'} onChange={() => setLevel('mandatory')} />
+          Mandatory: a failure stops the run until someone overrides it
+        </label>
+        <label class="choice">
+          <input type="radio" name="attach-level" checked={level === 'advisory'} onChange={() => setLevel('advisory')} />
+          Advisory: a failure is reported and the run goes on
+        </label>
+      </fieldset>
+      {attach.error && !stagesError && <ErrorNotice error={attach.error} />}
+      {attach.message && (
+        <p role="status" class="notice notice-ok">
+          {attach.message}
+        </p>
+      )}
+      <button type="submit" disabled={attach.busy || !taskId || stages.length === 0}>
+        Attach
+      </button>
+    </form>
+  );
+}
