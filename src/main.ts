@@ -31,7 +31,10 @@ export async function serve(config: Config): Promise<void> {
   const siteToken = await inStartTransaction(handle, (db) =>
     ensureSiteToken(new TokensRepository(db), { configured: config.siteToken, dataDir: config.dataDir }),
   );
-  const { app } = await buildApp({ config, handle });
+  const { app, services } = await buildApp({ config, handle });
+  // Said at every start: whether this node can judge policies (issue 29), and with what.
+  if (services.policyEngine.available) app.log.info({ engine: services.policyEngine.description }, 'policy engine ready');
+  else app.log.warn({ reason: services.policyEngine.description }, 'no policy engine: policies and policy sets are refused, and runs whose workspace has policy sets get errored evaluations');
   let address: string;
   try {
     address = await app.listen({ host: config.host, port: config.port });

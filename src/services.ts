@@ -26,6 +26,7 @@ import { DeliveryRepository } from './delivery/delivery.repository.js';
 import { TaskDelivery } from './delivery/task-delivery.js';
 import { TaskStageRunner } from './taskstages/task-stage-runner.js';
 import { TaskStagesRepository } from './taskstages/task-stages.repository.js';
+import { PolicyEvaluationsRepository } from './taskstages/policy-evaluations.repository.js';
 import { newRunStagesWriter } from './taskstages/new-run-stages.js';
 import { TaskStagesService } from './taskstages/task-stages.service.js';
 import { ArtifactAccess } from './access/artifact-access.js';
@@ -52,6 +53,10 @@ import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { RunChangeSignals } from './db/run-change-signals.js';
 import { RunWaits } from './runs/run-waits.js';
+import { PoliciesRepository } from './policies/policies.repository.js';
+import { PoliciesService } from './policies/policies.service.js';
+import { policyEngineFor } from './policies/opa-engine.js';
+import { PolicyEvaluationJob } from './taskstages/policy-evaluation-job.js';
 
 /**
  * The object graph, wired by hand in one place: every repository gets the database, every service
@@ -87,12 +92,14 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const workspaceTasks = new WorkspaceTasksRepository(db, handle.dialect);
   const configurationVersions = new ConfigurationVersionsRepository(db);
   const runs = new RunsRepository(db, handle.dialect, jobs, newRunStagesWriter);
+  const policies = new PoliciesRepository(db);
   const workspaceGate = new WorkspaceGate(workspaces, gate);
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);
+  const policyEvaluations = new PolicyEvaluationsRepository(db);
   const deliveries = new DeliveryRepository(db, handle.dialect);
   const taskAccessTokens = new TaskResultTokens(deliveries);
-  const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks);
+  const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations);
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
   const runTransitions = new RunTransitions(runs, jobs, phaseUploads);
@@ -114,14 +121,18 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   runChangeSignals.start();
   stopFunctions.push(() => runChangeSignals.stop());
   const runWaits = new RunWaits(runChangeSignals, { maxSeconds: config.pipeline.runWaitMaxSeconds, perPrincipal: config.pipeline.runWaitsPerPrincipal });
-  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress);
-  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner);
+  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies);
+  // Policies (issue 29): the engine is the real OPA, found at start; without it no policy is taken.
+  const policyEngine = policyEngineFor(config.policies);
+  const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, workspaces, policyEngine, jobs, log);
+  policyEvaluationJob.register();
+  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations);
 
   return {
     config,
     handle,
     log,
-    repositories: { tokens, users, organizations, memberships, teams, standings, workspaces, tasks, workspaceTasks, configurationVersions, runs, taskStages, deliveries },
+    repositories: { tokens, users, organizations, memberships, teams, standings, workspaces, tasks, workspaceTasks, configurationVersions, runs, taskStages, deliveries, policies, policyEvaluations },
     gate,
     jobs,
     authenticator,
@@ -143,6 +154,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     runsService,
     runWaits,
     taskStagesService,
+    policyEngine,
+    policiesService: new PoliciesService(policies, gate, policyEngine),
     taskDelivery,
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),

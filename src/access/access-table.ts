@@ -2,7 +2,7 @@ import { Errors, type ApiError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { editionHasTeam } from './editions.js';
 import type { OrganizationStanding } from './organization-standing.js';
-import { canReadRuns, taskStagePermissions } from './task-stage-permissions.js';
+import { canManagePolicies, canReadRuns, taskStagePermissions, type StageHolds } from './task-stage-permissions.js';
 import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, teamPermissions, type TeamFacts } from './team-permissions.js';
 import { canManageRunTasks, canManageWorkspaces, canQueueRuns, canReadRunTasks, canReadWorkspaces } from './workspace-permissions.js';
 import { allow, allowOrDeny, allowOrHide, deny, hide, type Verdict } from './verdict.js';
@@ -35,8 +35,14 @@ export interface ThingFacts {
   run: { action?: string };
   plan: Record<string, never>;
   apply: Record<string, never>;
-  'task-stage': Record<string, never>;
+  /** What holds the stage (who may override depends on it); a stage of run tasks only when not given. */
+  'task-stage': { holds?: StageHolds };
   'task-result': Record<string, never>;
+  /** Whether the organization's edition has policies (writes are refused without). */
+  policy: { policiesEntitled: boolean };
+  'policy-set': { policiesEntitled: boolean };
+  'policy-evaluation': Record<string, never>;
+  'policy-set-outcome': Record<string, never>;
 }
 export type Thing = keyof ThingFacts;
 
@@ -56,7 +62,15 @@ export const HIDDEN_AS: { [T in Thing]: (facts: ThingFacts[T]) => ApiError } = {
   apply: () => Errors.applyNotFound(),
   'task-stage': () => Errors.taskStageNotFound(),
   'task-result': () => Errors.taskResultNotFound(),
+  policy: () => Errors.policyNotFound(),
+  'policy-set': () => Errors.policySetNotFound(),
+  'policy-evaluation': () => Errors.policyEvaluationNotFound(),
+  'policy-set-outcome': () => Errors.policySetOutcomeNotFound(),
 };
+
+/** Writing policies and policy sets: members see them; only owners and `manage-policies` change them, if the edition has them. */
+const policyWrite = (s: OrganizationStanding, facts: { policiesEntitled: boolean }): Verdict =>
+  !canManagePolicies(s) ? deny(Errors.managePoliciesNeeded()) : !facts.policiesEntitled ? deny(Errors.editionLacksPolicies()) : allow;
 
 const manageMembers = (s: OrganizationStanding) => s.isOwner || s.access['manage-membership'];
 /** A team's refusals are 403 only where the owners-team rule is the sole reason (the caller may change teams like it). */
@@ -157,9 +171,15 @@ export const ACCESS_TABLE = {
   },
   'task-stage': {
     read: (s) => allowOrHide(canReadRuns(s)),
-    override: (s) => allowOrDeny(taskStagePermissions(s)['can-override'], canReadRuns(s), Errors.overrideNotAllowed),
+    override: (s, stage) => allowOrDeny(taskStagePermissions(s, stage.holds)['can-override'], canReadRuns(s), Errors.overrideNotAllowed),
   },
   'task-result': { read: (s) => allowOrHide(canReadRuns(s)) },
+  /** Any member of the organization reads its policies and policy sets (HCP: they are the organization's rules). */
+  policy: { read: () => allow, manage: policyWrite },
+  'policy-set': { read: () => allow, manage: policyWrite },
+  /** Policy results are read with the run they judged. */
+  'policy-evaluation': { read: (s) => allowOrHide(canReadRuns(s)) },
+  'policy-set-outcome': { read: (s) => allowOrHide(canReadRuns(s)) },
 } satisfies { [T in Thing]: Record<string, Rule<ThingFacts[T]>> };
 
 export type ActionOn<T extends Thing> = keyof (typeof ACCESS_TABLE)[T] & string;

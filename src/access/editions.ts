@@ -12,12 +12,14 @@ export interface FeatureSet {
   /** null: no limit. */
   runTaskLimit: number | null;
   runTaskWorkspaceLimit: number | null;
+  /** OPA policies and policy sets (issue 29); HCP's entitlement for policy enforcement is called `sentinel`. */
+  policies: boolean;
 }
 
 export const FEATURE_SETS: readonly FeatureSet[] = [
-  { id: 'fs-free', name: 'Free', teams: false, runTasks: true, runTaskLimit: 1, runTaskWorkspaceLimit: 10 },
-  { id: 'fs-standard', name: 'Standard', teams: true, runTasks: true, runTaskLimit: null, runTaskWorkspaceLimit: null },
-  { id: 'fs-business', name: 'Business', teams: true, runTasks: true, runTaskLimit: null, runTaskWorkspaceLimit: null },
+  { id: 'fs-free', name: 'Free', teams: false, runTasks: true, runTaskLimit: 1, runTaskWorkspaceLimit: 10, policies: false },
+  { id: 'fs-standard', name: 'Standard', teams: true, runTasks: true, runTaskLimit: null, runTaskWorkspaceLimit: null, policies: true },
+  { id: 'fs-business', name: 'Business', teams: true, runTasks: true, runTaskLimit: null, runTaskWorkspaceLimit: null, policies: true },
 ];
 
 export function featureSetByName(name: string): FeatureSet | undefined {
@@ -40,3 +42,6 @@ export function editionHasTeam(featureSet: Pick<FeatureSet, 'teams'>, team: { is
 export function featureSetOf(organization: { feature_set: string }): FeatureSet {
   return featureSetByName(organization.feature_set) ?? FEATURE_SETS[0]!;
 }
+
+/** The stored feature-set names whose organizations have policies (their policy sets apply to runs). */
+export const FEATURE_SETS_WITH_POLICIES: readonly string[] = FEATURE_SETS.filter((set) => set.policies).map((set) => set.name);

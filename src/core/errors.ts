@@ -100,6 +100,11 @@ export const Errors = {
   planHasNoJson: () => new NotFound('the plan has no JSON output yet'),
   taskStageNotFound: () => new NotFound('task stage not found'),
   taskResultNotFound: () => new NotFound('task result not found'),
+  policyNotFound: () => new NotFound('policy not found'),
+  policySetNotFound: () => new NotFound('policy set not found'),
+  policyEvaluationNotFound: () => new NotFound('policy evaluation not found'),
+  policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
+  policyNotUploaded: () => new NotFound('the policy has not been uploaded yet'),
 
   // Refused to a caller who may see the thing.
   editionLacksTeams: () => new Forbidden("the organization's edition does not include teams other than owners"),
@@ -118,6 +123,8 @@ export const Errors = {
   notAPersonForRunActions: () => new Forbidden('the organization token, and the tokens it minted, cannot act on runs'),
   runActionNeedsQueueRight: (action: string) => new Forbidden(`only people who may queue runs can ${action} them`),
   overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
+  managePoliciesNeeded: () => new Forbidden('managing policies needs the manage-policies permission'),
+  editionLacksPolicies: () => new Forbidden("the organization's edition does not include policies"),
 
   // Bad input and state.
   localExecutionQueuesNoRuns: () =>
@@ -148,6 +155,12 @@ export const Errors = {
   unknownTokenType: () => new BadRequest("the token parameter must be 'organization' or 'audit-trails'", 'token'),
   organizationsPerUserReached: (limit: number) =>
     new InvalidAttribute('/data', `you have created ${limit} organizations, the most one user may have (TEAMSTAGE_ORGANIZATIONS_PER_USER); delete one first`),
+  /** Policies (src/policies): the server cannot judge policies, so it takes none. */
+  noPolicyEngine: (why: string) => new Unprocessable(`this server has no policy engine (OPA), so it takes no policies: ${why}`),
+  policyDoesNotCompile: (message: string) => new Unprocessable(`the policy does not compile: ${message}`),
+  onlyOpaPolicies: (pointer: string) => new InvalidAttribute(pointer, 'only kind opa is supported: Teamstage evaluates policies with OPA, not Sentinel'),
+  policyNameTaken: () => new InvalidAttribute('/data/attributes/name', 'Name has already been taken'),
+  invalidPolicyAttribute: (pointer: string, detail: string) => new InvalidAttribute(pointer, detail),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
   /** The standalone pipeline client names its version in every request; it must be the server's own. */
   pipelineClientVersionMismatch: (client: string, server: string, clientUrl: string) =>

@@ -16,6 +16,7 @@ import { callbacksRoutes } from './routes/callbacks.routes.js';
 import { taskStagesRoutes } from './routes/task-stages.routes.js';
 import { configurationVersionsRoutes } from './routes/configuration-versions.routes.js';
 import { workspacesRoutes } from './routes/workspaces.routes.js';
+import { policiesRoutes } from './routes/policies.routes.js';
 
 /** Every /api/v2 route, by area. */
 export async function registerApiRoutes(api: TypedApp, services: Services): Promise<void> {
@@ -33,6 +34,7 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await configurationVersionsRoutes(api, services);
   await runsRoutes(api, services);
   await phasesRoutes(api, services);
+  await policiesRoutes(api, services);
   await taskStagesRoutes(api, services);
   await callbacksRoutes(api, services);
 }

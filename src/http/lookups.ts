@@ -20,6 +20,7 @@ export interface LookupRequest {
 export function createLookups(services: Services) {
   const { gate, teamsService, tokensService, membershipsService, organizationsService, workspacesService, tasksService } = services;
   const { workspaceTasksService, configurationVersionsService, runsService, phaseLookup, taskStagesService, taskCallbacks } = services;
+  const { policiesService } = services;
   return {
     organization: (request) => gate.enter(request.caller(), request.param('organization_name')),
     'subscribed-organization': (request) => organizationsService.forSiteAdmin(request.caller(), request.param('organization_name')),
@@ -43,6 +44,12 @@ export function createLookups(services: Services) {
     'apply-execution': (request) => phaseLookup.drivable(request.caller(), 'apply', request.param('apply_id')),
     'task-stage': (request) => taskStagesService.visibleStage(request.caller(), request.param('task_stage_id')),
     'task-result': (request) => taskStagesService.visibleResult(request.caller(), request.param('task_result_id')),
+    policy: (request) => policiesService.visiblePolicy(request.caller(), request.param('policy_id')),
+    // The upload's: the caller must be able to change the policy before a byte of the Rego is read.
+    'writable-policy': (request) => policiesService.writablePolicy(request.caller(), request.param('policy_id')),
+    'policy-set': (request) => policiesService.visibleSet(request.caller(), request.param('policy_set_id')),
+    'policy-evaluation': (request) => taskStagesService.visibleEvaluation(request.caller(), request.param('policy_evaluation_id')),
+    'policy-set-outcome': (request) => taskStagesService.visibleSetOutcome(request.caller(), request.param('policy_set_outcome_id')),
     // Public: the run task's access token for this result, not an API token.
     'task-result-callback': (request) => taskCallbacks.authorize(request.bearerToken(), request.param('task_result_id')),
   } satisfies Record<string, (request: LookupRequest) => Promise<unknown>>;

@@ -1,4 +1,4 @@
-import type { PhasesTable as PhaseRow, RunsTable as RunRow, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
+import type { PhasesTable as PhaseRow, PolicyEvaluationsTable, RunsTable as RunRow, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 import { newId } from '../core/ids.js';
 import { planTaskStages, type AttachedTask } from './task-stage-plan.js';
 import type { ExecutionMode } from '../workspaces/execution-mode.js';
@@ -11,6 +11,8 @@ export interface NewRunRows {
   /** In run order, each pending with one pending result per task. */
   stages: TaskStagesTable[];
   results: TaskResultsTable[];
+  /** One pending evaluation on the post-plan stage when a policy set applies to the workspace. */
+  policyEvaluations: PolicyEvaluationsTable[];
 }
 
 export interface NewRunInput {
@@ -25,6 +27,8 @@ export interface NewRunInput {
   creator: { userId: string | null; name: string };
   /** The workspace's enabled tasks, in attachment order. */
   tasks: readonly AttachedTask[];
+  /** Whether a policy set applies to the workspace now. */
+  policiesApply: boolean;
   now: string;
 }
 
@@ -72,9 +76,16 @@ export function newRunRows(input: NewRunInput): NewRunRows {
   });
   const stages: TaskStagesTable[] = [];
   const results: TaskResultsTable[] = [];
-  for (const planned of planTaskStages(input.tasks, input.planOnly)) {
+  const policyEvaluations: PolicyEvaluationsTable[] = [];
+  for (const planned of planTaskStages(input.tasks, input.planOnly, input.policiesApply)) {
     const stageId = newId('ts');
     stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending', status_timestamps: JSON.stringify({}), created_at: now, updated_at: now });
+    if (planned.policies) {
+      policyEvaluations.push({
+        id: newId('poleval'), task_stage_id: stageId, run_id: run.id, status: 'pending', status_timestamps: JSON.stringify({}),
+        result_count: JSON.stringify({ 'advisory-failed': 0, 'mandatory-failed': 0, passed: 0, errored: 0 }), hold: 'none', created_at: now, updated_at: now,
+      });
+    }
     for (const task of planned.tasks) {
       results.push({
         id: newId('taskrs'),
@@ -97,5 +108,5 @@ export function newRunRows(input: NewRunInput): NewRunRows {
       });
     }
   }
-  return { run, plan: phase('plan'), apply: phase('apply'), stages, results };
+  return { run, plan: phase('plan'), apply: phase('apply'), stages, results, policyEvaluations };
 }

@@ -1,11 +1,13 @@
 import type { TableRows } from '../db/multi-table-insert.js';
-import type { TaskResultsTable, TaskStagesTable } from '../db/schema.js';
+import type { PolicyEvaluationsTable, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 
 /** A new run's task stages, each with one pending result per task (new-run-rows.ts). */
 export interface NewRunStages {
   stages: TaskStagesTable[];
   results: TaskResultsTable[];
+  /** A pending policy evaluation for the post-plan stage when policy sets apply (issue 29). */
+  policyEvaluations: PolicyEvaluationsTable[];
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../access/organization-gate.js';
 import { compareStages } from '../shared/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
+import type { PoliciesRepository } from '../policies/policies.repository.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
@@ -72,6 +73,7 @@ export class RunsService {
     private readonly workspaceGate: WorkspaceGate,
     private readonly transitions: RunTransitions,
     private readonly progress: RunProgress,
+    private readonly policies: Pick<PoliciesRepository, 'anySetApplies'>,
   ) {}
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
@@ -132,6 +134,7 @@ export class RunsService {
       message: attributes.message ?? DEFAULT_MESSAGE,
       creator,
       tasks,
+      policiesApply: await this.policies.anySetApplies(executor, workspace.id),
       now: nowIso(),
     });
     await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id));

@@ -8,8 +8,10 @@ import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
 import { parseTimestamps, timestampKey, withTimestamp } from '../core/status-timestamps.js';
 import {
-  OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus, type EnforcementLevel, type ResultStatus,
+  OPEN_POLICY_EVALUATION_STATUSES, OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus,
+  type EnforcementLevel, type PolicyFacts, type ResultStatus,
 } from './stage-status.js';
+import type { PolicyEvaluationRow, PolicyEvaluationsRepository, PolicySetOutcomeRow } from './policy-evaluations.repository.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 
 /** Durable job kinds of task stages and delivery; payloads are plain JSON. */
@@ -19,7 +21,16 @@ export const JOB_KINDS = {
   maxDuration: 'task-result.max-duration',
   completeOverride: 'task-stage.complete-override',
   settle: 'task-stage.settle',
+  evaluatePolicies: 'policy-evaluation.evaluate',
 } as const;
+
+/** What an evaluation job found, written with the evaluation's final status (policy-evaluation-job.ts). */
+export interface EvaluationReport {
+  status: 'passed' | 'failed' | 'errored';
+  hold: PolicyFacts['hold'];
+  resultCount: string;
+  outcomes: PolicySetOutcomeRow[];
+}
 
 /**
  * The job that sends attempt `attempt` of a result, in the delivery lane (jobs/job-lanes.ts): it waits
@@ -72,6 +83,7 @@ export class TaskStageRunner implements TaskStagePort {
     private readonly stages: TaskStagesRepository,
     private readonly jobs: Jobs,
     private readonly tasks: StageTimeLimits,
+    private readonly evaluations: PolicyEvaluationsRepository,
   ) {}
 
   /** Run progress entered the stage: `running` (with `running-at`) and a delivery per result, in the caller's transaction. */
@@ -95,8 +107,21 @@ export class TaskStageRunner implements TaskStagePort {
         { kind: JOB_KINDS.maxDuration, payload: { resultId: result.id }, runAt: maxDurationAt, dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}` },
       ]),
     );
+    // The stage's policy evaluation runs as a job: a node that dies mid-evaluation leaves it to another.
+    const evaluations = await this.evaluations.ofStages([stage.id], executor);
+    if (evaluations.length > 0) {
+      await this.jobs.enqueueAll(
+        executor,
+        evaluations.map((evaluation) => ({
+          kind: JOB_KINDS.evaluatePolicies,
+          payload: { evaluationId: evaluation.id },
+          dedupeKey: `${JOB_KINDS.evaluatePolicies}:${evaluation.id}`,
+          organizationName,
+        })),
+      );
+    }
     // Nothing to wait for; settle from a job rather than re-entering run progress from inside it.
-    if (results.length === 0) {
+    if (results.length === 0 && evaluations.length === 0) {
       await this.jobs.enqueue(executor, { kind: JOB_KINDS.settle, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.settle}:${stage.id}` });
     }
     return true;
@@ -115,6 +140,13 @@ export class TaskStageRunner implements TaskStagePort {
         status: 'canceled',
         status_timestamps: withTimestamp(result.status_timestamps, 'canceled', now),
         message: result.message ?? `the run was ${reason === 'cancel' ? 'canceled' : 'discarded'}`,
+        updated_at: now,
+      });
+    }
+    for (const evaluation of await this.evaluations.ofRunWithStatus(executor, runId, OPEN_POLICY_EVALUATION_STATUSES)) {
+      await this.evaluations.update(executor, evaluation.id, OPEN_POLICY_EVALUATION_STATUSES, {
+        status: 'canceled',
+        status_timestamps: withTimestamp(evaluation.status_timestamps, 'canceled', now),
         updated_at: now,
       });
     }
@@ -220,6 +252,46 @@ export class TaskStageRunner implements TaskStagePort {
     };
   }
 
+  /** The evaluation job began: `running` (once; a job run again after a crash finds it running and goes on). */
+  async startEvaluation(evaluationId: string): Promise<PolicyEvaluationRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const evaluation = await this.evaluations.find(evaluationId, trx);
+      if (!evaluation || !OPEN_POLICY_EVALUATION_STATUSES.includes(evaluation.status as 'pending')) return undefined;
+      if (evaluation.status === 'running') return evaluation;
+      await this.stages.lockStage(trx, evaluation.task_stage_id);
+      const now = nowIso();
+      const changes = { status: 'running', status_timestamps: withTimestamp(evaluation.status_timestamps, 'running', now), updated_at: now };
+      if (!(await this.evaluations.update(trx, evaluation.id, ['pending'], changes))) return undefined;
+      return { ...evaluation, ...changes };
+    });
+  }
+
+  /**
+   * An evaluation finished: its outcomes and final status are written and its stage settles with its results,
+   * under the stage lock, once. Answers whether this call wrote it (false: it was final or canceled meanwhile).
+   */
+  async finishEvaluation(evaluationId: string, report: EvaluationReport): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const first = await this.evaluations.find(evaluationId, trx);
+      if (!first) return false;
+      const stage = await this.stages.lockedStage(trx, first.task_stage_id);
+      const evaluation = await this.evaluations.find(evaluationId, trx);
+      if (!stage || !evaluation || !OPEN_POLICY_EVALUATION_STATUSES.includes(evaluation.status as 'pending')) return false;
+      const now = nowIso();
+      const written = await this.evaluations.update(trx, evaluation.id, OPEN_POLICY_EVALUATION_STATUSES, {
+        status: report.status,
+        status_timestamps: withTimestamp(evaluation.status_timestamps, report.status, now),
+        result_count: report.resultCount,
+        hold: report.hold,
+        updated_at: now,
+      });
+      if (!written) return false;
+      await this.evaluations.replaceOutcomes(trx, evaluation.id, report.outcomes);
+      await this.settleStage(trx, stage, await this.stages.resultsOfStages([stage.id], trx));
+      return true;
+    });
+  }
+
   /**
    * Overrides a stage awaiting it: `running` now (a fresh `running-at`, `awaiting-override-at`
    * kept), the override recorded, and a job that completes the stage as `passed`. Answers the updated
@@ -235,6 +307,15 @@ export class TaskStageRunner implements TaskStagePort {
       await this.stages.insertOverride(trx, {
         id: newId('tso'), task_stage_id: stage.id, run_id: stage.run_id, overridden_by: overriddenBy, comment, created_at: now,
       });
+      // HCP shows a policy evaluation that held the stage as `overridden` once released.
+      for (const evaluation of await this.evaluations.ofStages([stage.id], trx)) {
+        if (evaluation.hold !== 'override') continue;
+        await this.evaluations.update(trx, evaluation.id, ['failed'], {
+          status: 'overridden',
+          status_timestamps: withTimestamp(evaluation.status_timestamps, 'overridden', now),
+          updated_at: now,
+        });
+      }
       await this.jobs.enqueue(trx, {
         kind: JOB_KINDS.completeOverride,
         payload: { stageId: stage.id },
@@ -273,8 +354,10 @@ export class TaskStageRunner implements TaskStagePort {
    */
   private async settleStage(executor: Executor, stage: TaskStageRow, results: readonly TaskResultRow[]): Promise<void> {
     if (stage.status !== 'running') return;
+    const evaluations = await this.evaluations.ofStages([stage.id], executor);
     const derived = deriveStageStatus(
       results.map((result) => ({ status: result.status as ResultStatus, enforcementLevel: result.enforcement_level as EnforcementLevel })),
+      evaluations.map((evaluation) => ({ status: evaluation.status as PolicyFacts['status'], hold: evaluation.hold as PolicyFacts['hold'] })),
     );
     if (derived === 'running') return;
     // An overridden stage is finished by completeOverride alone; its failed results must not send it back.

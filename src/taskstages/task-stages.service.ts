@@ -4,7 +4,8 @@ import { requireAccess } from '../access/require-access.js';
 import { HIDDEN_AS } from '../access/access-table.js';
 import { Conflict, Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
-import type { TaskStagePermissions } from '../access/task-stage-permissions.js';
+import type { StageHolds, TaskStagePermissions } from '../access/task-stage-permissions.js';
+import type { PolicyEvaluationRow, PolicyEvaluationsRepository, PolicySetOutcomeRow } from './policy-evaluations.repository.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
 import type { VisibleRun } from '../runs/runs.service.js';
@@ -14,11 +15,32 @@ import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } fr
 export type TaskStageInclude = 'run' | 'run.workspace' | 'task-results' | 'policy-evaluations';
 export const TASK_STAGE_INCLUDES: readonly TaskStageInclude[] = ['run', 'run.workspace', 'task-results', 'policy-evaluations'];
 
-/** A task stage with the ids of its results and what the caller may do to it. */
+/** A task stage with the ids of its results and policy evaluations, and what the caller may do to it. */
 export interface TaskStageView {
   stage: TaskStageRow;
   resultIds: string[];
+  evaluationIds: string[];
   permissions: TaskStagePermissions;
+}
+
+/**
+ * What holds a stage, which decides who may override it: awaiting an override, the failed mandatory run tasks
+ * and the policy evaluations that asked for one; before that, whatever the stage holds.
+ */
+export function stageHolds(stage: TaskStageRow, results: readonly TaskResultRow[], evaluations: readonly PolicyEvaluationRow[]): StageHolds {
+  if (stage.status === 'awaiting_override') {
+    return {
+      tasks: results.some((result) => result.enforcement_level === 'mandatory' && result.status === 'failed'),
+      policies: evaluations.some((evaluation) => evaluation.hold === 'override'),
+    };
+  }
+  return { tasks: results.length > 0, policies: evaluations.length > 0 };
+}
+
+/** `filter[n][status]` and `filter[n][enforcement_level]` of the policy set outcomes list: each pair narrows the outcomes shown. */
+export interface OutcomeFilter {
+  status?: string;
+  enforcementLevel?: string;
 }
 
 /** A task stage the caller may see, with the caller's standing in its organization. */
@@ -31,6 +53,7 @@ export interface VisibleStage {
 export interface TaskStageDetails {
   stage: TaskStageView;
   results: TaskResultRow[];
+  evaluations: PolicyEvaluationRow[];
 }
 
 /** Who overrode, as recorded with the override. */
@@ -57,6 +80,7 @@ export class TaskStagesService {
     private readonly stages: TaskStagesRepository,
     private readonly gate: OrganizationGate,
     private readonly runner: TaskStageRunner,
+    private readonly evaluations: PolicyEvaluationsRepository,
   ) {}
 
   async listForRun(found: VisibleRun, page: PageRequest): Promise<Page<TaskStageView>> {
@@ -67,7 +91,38 @@ export class TaskStagesService {
   async show(found: VisibleStage): Promise<TaskStageDetails> {
     const { stage, standing } = found;
     const results = await this.stages.resultsOfStages([stage.id]);
-    return { stage: { stage, resultIds: results.map((r) => r.id), permissions: taskStagePermissions(standing) }, results };
+    const evaluations = await this.evaluations.ofStages([stage.id]);
+    const permissions = taskStagePermissions(standing, stageHolds(stage, results, evaluations));
+    return { stage: { stage, resultIds: results.map((r) => r.id), evaluationIds: evaluations.map((e) => e.id), permissions }, results, evaluations };
+  }
+
+  /** `GET /task-stages/:id/policy-evaluations`. */
+  async policyEvaluations(found: VisibleStage, page: PageRequest): Promise<Page<PolicyEvaluationRow>> {
+    const all = await this.evaluations.ofStages([found.stage.id]);
+    return pageOf(page, all.slice(page.offset, page.offset + page.size), all.length);
+  }
+
+  /** `GET /policy-evaluations/:id/policy-set-outcomes`: with filters, each set shows only the outcomes they match. */
+  async policySetOutcomes(evaluation: PolicyEvaluationRow, page: PageRequest, filters: OutcomeFilter[]): Promise<Page<PolicySetOutcomeRow>> {
+    const all = (await this.evaluations.outcomesOf(evaluation.id)).map((row) => filterOutcomes(row, filters));
+    return pageOf(page, all.slice(page.offset, page.offset + page.size), all.length);
+  }
+
+  /** The lookup of a policy evaluation: 404 when missing or when the caller may not read its run. */
+  async visibleEvaluation(principal: Principal, evaluationId: string): Promise<PolicyEvaluationRow> {
+    const evaluation = await this.evaluations.find(evaluationId);
+    if (!evaluation) throw Errors.policyEvaluationNotFound();
+    await this.standingForRun(principal, evaluation.run_id, 'policy-evaluation');
+    return evaluation;
+  }
+
+  /** The lookup of a policy set outcome, likewise. */
+  async visibleSetOutcome(principal: Principal, outcomeId: string): Promise<PolicySetOutcomeRow> {
+    const outcome = await this.evaluations.findOutcome(outcomeId);
+    const evaluation = outcome ? await this.evaluations.find(outcome.policy_evaluation_id) : undefined;
+    if (!outcome || !evaluation) throw Errors.policySetOutcomeNotFound();
+    await this.standingForRun(principal, evaluation.run_id, 'policy-set-outcome');
+    return outcome;
   }
 
   async outcomes(result: TaskResultRow, page: PageRequest): Promise<Page<OutcomeRow>> {
@@ -78,8 +133,10 @@ export class TaskStagesService {
   /** `found` is the route's `task-stage` lookup. */
   async override(principal: Principal, found: VisibleStage, comment: string | null): Promise<TaskStageView> {
     const { stage, standing } = found;
-    requireAccess(standing, 'task-stage', 'override', {});
-    const permissions = taskStagePermissions(standing);
+    const evaluations = await this.evaluations.ofStages([stage.id]);
+    const holds = stageHolds(stage, await this.stages.resultsOfStages([stage.id]), evaluations);
+    requireAccess(standing, 'task-stage', 'override', { holds });
+    const permissions = taskStagePermissions(standing, holds);
     if (stage.status !== 'awaiting_override') throw new Conflict(`the task stage is ${stage.status}, not awaiting_override`);
     const updated = await this.runner.override(stage.id, principalLabel(principal), comment);
     if (!updated) {
@@ -87,7 +144,7 @@ export class TaskStagesService {
       throw new Conflict(`the task stage is ${now?.status ?? 'gone'}, not awaiting_override`);
     }
     const results = await this.stages.resultsOfStages([stage.id]);
-    return { stage: updated, resultIds: results.map((r) => r.id), permissions };
+    return { stage: updated, resultIds: results.map((r) => r.id), evaluationIds: evaluations.map((e) => e.id), permissions };
   }
 
   /** For `GET /runs/:id?include=task_stages`: the stages of these runs in run then stage order, as `standing` sees them. */
@@ -96,13 +153,19 @@ export class TaskStagesService {
   }
 
   private async stageViews(standing: OrganizationStanding, rows: TaskStageRow[]): Promise<TaskStageView[]> {
-    const results = await this.stages.resultsOfStages(rows.map((row) => row.id));
-    const permissions = taskStagePermissions(standing);
-    return rows.map((row) => ({
-      stage: row,
-      resultIds: results.filter((result) => result.task_stage_id === row.id).map((result) => result.id),
-      permissions,
-    }));
+    const ids = rows.map((row) => row.id);
+    const results = await this.stages.resultsOfStages(ids);
+    const evaluations = await this.evaluations.ofStages(ids);
+    return rows.map((row) => {
+      const own = results.filter((result) => result.task_stage_id === row.id);
+      const ownEvaluations = evaluations.filter((evaluation) => evaluation.task_stage_id === row.id);
+      return {
+        stage: row,
+        resultIds: own.map((result) => result.id),
+        evaluationIds: ownEvaluations.map((evaluation) => evaluation.id),
+        permissions: taskStagePermissions(standing, stageHolds(row, own, ownEvaluations)),
+      };
+    });
   }
 
   /** The `task-stage` lookup: the stage and the caller's standing, or 404. */
@@ -121,9 +184,23 @@ export class TaskStagesService {
   }
 
   /** The caller's standing in the run's organization, or 404 when the run is missing or not theirs to read. */
-  private async standingForRun(principal: Principal, runId: string, thing: 'run' | 'task-stage' | 'task-result'): Promise<OrganizationStanding> {
+  private async standingForRun(
+    principal: Principal,
+    runId: string,
+    thing: 'run' | 'task-stage' | 'task-result' | 'policy-evaluation' | 'policy-set-outcome',
+  ): Promise<OrganizationStanding> {
     const place = await this.stages.placeOfRun(runId);
     if (!place) throw HIDDEN_AS[thing]({});
     return (await this.gate.enterFor(principal, place.organizationName, thing, 'read', {})).standing;
   }
+}
+
+/** The set outcome with only the policy outcomes that match any filter (all of them without filters). */
+function filterOutcomes(row: PolicySetOutcomeRow, filters: readonly OutcomeFilter[]): PolicySetOutcomeRow {
+  if (filters.length === 0) return row;
+  const outcomes = JSON.parse(row.outcomes) as Array<{ status: string; enforcement_level: string }>;
+  const kept = outcomes.filter((outcome) =>
+    filters.some((filter) => (!filter.status || filter.status === outcome.status) && (!filter.enforcementLevel || filter.enforcementLevel === outcome.enforcement_level)),
+  );
+  return { ...row, outcomes: JSON.stringify(kept) };
 }

@@ -9,6 +9,8 @@ import { sendDocument } from '../reply.js';
 import { IdParam, JsonApiQuery } from '../schemas.js';
 import { runIncluded, runResource } from '../serializers/runs.serializer.js';
 import { outcomeResource, taskResultResource, taskStageViewResource } from '../serializers/task-stages.serializer.js';
+import { policyEvaluationResource, policySetOutcomeResource } from '../serializers/policies.serializer.js';
+import type { OutcomeFilter } from '../../taskstages/task-stages.service.js';
 import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
 import { TASK_STAGE_INCLUDES } from '../../taskstages/task-stages.service.js';
@@ -37,7 +39,7 @@ export async function taskStagesRoutes(app: TypedApp, services: Services): Promi
     },
     async (request, reply) => {
       const include = parseInclude(request.query, TASK_STAGE_INCLUDES);
-      const { stage, results } = await taskStagesService.show(proofOf(request, 'task-stage'));
+      const { stage, results, evaluations } = await taskStagesService.show(proofOf(request, 'task-stage'));
       const included: Resource[] = [];
       if (include.has('run') || include.has('run.workspace')) {
         // The included run is another resource: found and authorized by its own lookup.
@@ -47,7 +49,7 @@ export async function taskStagesRoutes(app: TypedApp, services: Services): Promi
         included.push(runResource(run.run, run.standing), ...runIncluded(run.related, run.standing, services.config.baseUrl));
       }
       if (include.has('task-results')) included.push(...results.map(taskResultResource));
-      // include=policy-evaluations is accepted and adds nothing: there are none.
+      if (include.has('policy-evaluations')) included.push(...evaluations.map(policyEvaluationResource));
       return sendDocument(reply, 200, resourceDocument({ data: taskStageViewResource(stage), included }));
     },
   );
@@ -62,6 +64,45 @@ export async function taskStagesRoutes(app: TypedApp, services: Services): Promi
       const stage = await taskStagesService.override(callerOf(request), proofOf(request, 'task-stage'), request.body.comment ?? null);
       return sendDocument(reply, 200, { data: taskStageViewResource(stage) });
     },
+  );
+
+  app.get(
+    '/task-stages/:task_stage_id/policy-evaluations',
+    {
+      config: { lookup: 'task-stage' },
+      schema: { params: IdParam('task_stage_id'), querystring: JsonApiQuery, tags: ['task-stages'], summary: 'List the policy evaluations of a task stage' },
+    },
+    async (request, reply) => {
+      const result = await taskStagesService.policyEvaluations(proofOf(request, 'task-stage'), parsePage(request.query));
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policyEvaluationResource));
+    },
+  );
+
+  app.get(
+    '/policy-evaluations/:policy_evaluation_id/policy-set-outcomes',
+    {
+      config: { lookup: 'policy-evaluation' },
+      schema: {
+        params: IdParam('policy_evaluation_id'),
+        querystring: JsonApiQuery,
+        tags: ['task-stages'],
+        summary: 'List the policy set outcomes of a policy evaluation (filter[n][status], filter[n][enforcement_level])',
+      },
+    },
+    async (request, reply) => {
+      const page = parsePage(request.query);
+      const result = await taskStagesService.policySetOutcomes(proofOf(request, 'policy-evaluation'), page, outcomeFilters(request.query));
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetOutcomeResource));
+    },
+  );
+
+  app.get(
+    '/policy-set-outcomes/:policy_set_outcome_id',
+    {
+      config: { lookup: 'policy-set-outcome' },
+      schema: { params: IdParam('policy_set_outcome_id'), tags: ['task-stages'], summary: 'Show a policy set outcome' },
+    },
+    async (request, reply) => sendDocument(reply, 200, { data: policySetOutcomeResource(proofOf(request, 'policy-set-outcome')) }),
   );
 
   app.get(
@@ -82,4 +123,18 @@ export async function taskStagesRoutes(app: TypedApp, services: Services): Promi
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, outcomeResource));
     },
   );
+}
+
+/** `filter[0][status]=failed&filter[0][enforcement_level]=mandatory&filter[1]…`: one filter per index. */
+function outcomeFilters(query: Record<string, string>): OutcomeFilter[] {
+  const byIndex = new Map<string, OutcomeFilter>();
+  for (const [key, value] of Object.entries(query)) {
+    const match = /^filter\[([^\]]+)\]\[(status|enforcement_level)\]$/.exec(key);
+    if (!match) continue;
+    const filter = byIndex.get(match[1]!) ?? {};
+    if (match[2] === 'status') filter.status = value;
+    else filter.enforcementLevel = value;
+    byIndex.set(match[1]!, filter);
+  }
+  return [...byIndex.values()];
 }

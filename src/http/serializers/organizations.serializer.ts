@@ -44,7 +44,8 @@ export function entitlementSetResource(row: OrganizationRow, featureSet: Feature
       operations: true,
       'state-storage': true,
       'vcs-integrations': false,
-      sentinel: false,
+      // HCP's entitlement for policy enforcement (OPA included) keeps its historic name.
+      sentinel: featureSet.policies,
       'private-module-registry': false,
       sso: featureSet.teams,
       'audit-logging': false,

@@ -5,7 +5,7 @@ import type { OutcomeRow, TaskResultRow, TaskStageRow } from '../../taskstages/t
 import type { TaskStageView } from '../../taskstages/task-stages.service.js';
 
 /** `permissions` and `actions` on every stage document, so clients know whether they may override. */
-export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions): Resource {
+export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions, evaluationIds: string[] = []): Resource {
   return {
     id: stage.id,
     type: 'task-stages',
@@ -21,8 +21,7 @@ export function taskStageResource(stage: TaskStageRow, resultIds: string[], perm
     relationships: {
       run: { data: { id: stage.run_id, type: 'runs' } },
       'task-results': { data: resultIds.map((id) => ({ id, type: 'task-results' })) },
-      // Policy evaluations are not part of Teamstage; the relationship is always empty.
-      'policy-evaluations': { data: [] },
+      'policy-evaluations': { data: evaluationIds.map((id) => ({ id, type: 'policy-evaluations' })) },
     },
     links: { self: `/api/v2/task-stages/${stage.id}` },
   };
@@ -83,5 +82,5 @@ function safeJson(text: string): unknown {
 }
 
 export function taskStageViewResource(view: TaskStageView): Resource {
-  return taskStageResource(view.stage, view.resultIds, view.permissions);
+  return taskStageResource(view.stage, view.resultIds, view.permissions, view.evaluationIds);
 }

@@ -1,0 +1,212 @@
+import { Type } from '@sinclair/typebox';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyRequest } from 'fastify';
+import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
+import { listDocument } from '../list-document.js';
+import { parsePage } from '../pagination.js';
+import { sendDocument, sendNoContent } from '../reply.js';
+import { IdParam, JsonApiQuery, NullableString, identifierListBody, resourceBody } from '../schemas.js';
+import { policyResource, policySetResource } from '../serializers/policies.serializer.js';
+import type { TypedApp } from '../typed-app.js';
+import { Errors } from '../../core/errors.js';
+import { MAX_REGO_BYTES } from '../../policies/policies.service.js';
+import type { PolicySetRelations } from '../../policies/policies.repository.js';
+import type { Services } from '../../services.js';
+
+const Enforce = Type.Optional(
+  Type.Array(Type.Object({ path: NullableString(1000), mode: NullableString(100) }), { maxItems: 10 }),
+);
+const policyAttributes = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 1000 })),
+  description: NullableString(10_000),
+  kind: Type.Optional(Type.String({ maxLength: 100 })),
+  query: Type.Optional(Type.String({ maxLength: 10_000 })),
+  'enforcement-level': Type.Optional(Type.String({ maxLength: 100 })),
+  enforce: Enforce,
+});
+const CreatePolicyBody = resourceBody('policies', policyAttributes);
+const UpdatePolicyBody = resourceBody('policies', policyAttributes, { attributesRequired: false });
+
+const identifiers = (type: string) =>
+  Type.Optional(Type.Object({ data: Type.Array(Type.Object({ id: Type.String({ maxLength: 255 }), type: Type.Literal(type) }), { maxItems: 500 }) }));
+const setAttributes = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 1000 })),
+  description: NullableString(10_000),
+  kind: Type.Optional(Type.String({ maxLength: 100 })),
+  global: Type.Optional(Type.Boolean()),
+  overridable: Type.Optional(Type.Boolean()),
+});
+const CreateSetBody = resourceBody('policy-sets', setAttributes, {
+  relationships: Type.Object({
+    policies: identifiers('policies'),
+    workspaces: identifiers('workspaces'),
+    'workspace-exclusions': identifiers('workspaces'),
+  }),
+});
+const UpdateSetBody = resourceBody('policy-sets', setAttributes, { attributesRequired: false });
+
+const OrgParams = IdParam('organization_name');
+const PolicyParams = IdParam('policy_id');
+const SetParams = IdParam('policy_set_id');
+
+/** The relationship endpoints of a policy set and the relation each one changes. */
+const SET_RELATIONS = [
+  { path: 'policies', type: 'policies', key: 'policyIds' },
+  { path: 'workspaces', type: 'workspaces', key: 'workspaceIds' },
+  { path: 'workspace-exclusions', type: 'workspaces', key: 'excludedWorkspaceIds' },
+] as const satisfies ReadonlyArray<{ path: string; type: string; key: keyof PolicySetRelations }>;
+
+async function readRego(payload: IncomingMessage, declaredLength: string | undefined): Promise<Buffer> {
+  if (declaredLength !== undefined && Number(declaredLength) > MAX_REGO_BYTES) throw Errors.uploadTooLarge('policy', MAX_REGO_BYTES);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of payload) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REGO_BYTES) throw Errors.uploadTooLarge('policy', MAX_REGO_BYTES);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** HCP's OPA policy API: policies (with upload and download of the Rego text) and policy sets with their relationships. */
+export async function policiesRoutes(app: TypedApp, services: Services): Promise<void> {
+  const { policiesService, config } = services;
+
+  app.get(
+    '/organizations/:organization_name/policies',
+    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policies of an organization' } },
+    async (request, reply) => {
+      const page = parsePage(request.query);
+      const result = await policiesService.listPolicies(callerOf(request), request.params.organization_name, page, request.query['search[name]'] || undefined);
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policyResource));
+    },
+  );
+
+  app.post(
+    '/organizations/:organization_name/policies',
+    { schema: { params: OrgParams, body: CreatePolicyBody, tags: ['policies'], summary: 'Create an OPA policy (upload its Rego next)' } },
+    async (request, reply) => {
+      const policy = await policiesService.createPolicy(callerOf(request), request.params.organization_name, request.body.data.attributes);
+      return sendDocument(reply, 201, { data: policyResource(policy) });
+    },
+  );
+
+  app.get(
+    '/policies/:policy_id',
+    { config: { lookup: 'policy' }, schema: { params: PolicyParams, tags: ['policies'], summary: 'Show a policy' } },
+    async (request, reply) => sendDocument(reply, 200, { data: policyResource(proofOf(request, 'policy').row) }),
+  );
+
+  app.patch(
+    '/policies/:policy_id',
+    { config: { lookup: 'policy' }, schema: { params: PolicyParams, body: UpdatePolicyBody, tags: ['policies'], summary: 'Update a policy' } },
+    async (request, reply) =>
+      sendDocument(reply, 200, { data: policyResource(await policiesService.updatePolicy(proofOf(request, 'policy'), request.body.data.attributes ?? {})) }),
+  );
+
+  app.delete(
+    '/policies/:policy_id',
+    { config: { lookup: 'policy' }, schema: { params: PolicyParams, tags: ['policies'], summary: 'Delete a policy' } },
+    async (request, reply) => {
+      await policiesService.deletePolicy(proofOf(request, 'policy'));
+      return sendNoContent(reply);
+    },
+  );
+
+  app.get(
+    '/policies/:policy_id/download',
+    { config: { lookup: 'policy' }, schema: { params: PolicyParams, tags: ['policies'], summary: "Download a policy's Rego text" } },
+    async (request, reply) => reply.code(200).type('application/octet-stream').send(await policiesService.download(proofOf(request, 'policy'))),
+  );
+
+  // The upload takes raw bytes of any content type (go-tfe sends application/octet-stream), in its own scope so
+  // the JSON parsers do not apply; the caller's right to change the policy is checked before the body is read.
+  await app.register(async (scope: TypedApp) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => readRego(payload, request.headers['content-length']));
+    scope.put(
+      '/policies/:policy_id/upload',
+      {
+        config: { lookup: 'writable-policy' },
+        schema: { params: PolicyParams, tags: ['policies'], summary: "Upload a policy's Rego text (compiled by OPA first; 422 with OPA's message when it does not compile)" },
+      },
+      async (request, reply) => {
+        const found = proofOf(request, 'writable-policy');
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        await policiesService.upload(found, body.toString('utf8'));
+        return sendNoContent(reply);
+      },
+    );
+  });
+
+  app.get(
+    '/organizations/:organization_name/policy-sets',
+    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policy sets of an organization' } },
+    async (request, reply) => {
+      const page = parsePage(request.query);
+      const result = await policiesService.listSets(callerOf(request), request.params.organization_name, page, request.query['search[name]'] || undefined);
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetResource));
+    },
+  );
+
+  app.post(
+    '/organizations/:organization_name/policy-sets',
+    { schema: { params: OrgParams, body: CreateSetBody, tags: ['policies'], summary: 'Create an OPA policy set' } },
+    async (request, reply) => {
+      const { attributes, relationships } = request.body.data;
+      const ids = (relation: { data: Array<{ id: string }> } | undefined) => relation?.data.map((item) => item.id) ?? [];
+      const view = await policiesService.createSet(callerOf(request), request.params.organization_name, attributes, {
+        policyIds: ids(relationships?.policies),
+        workspaceIds: ids(relationships?.workspaces),
+        excludedWorkspaceIds: ids(relationships?.['workspace-exclusions']),
+      });
+      return sendDocument(reply, 201, { data: policySetResource(view) });
+    },
+  );
+
+  app.get(
+    '/policy-sets/:policy_set_id',
+    { config: { lookup: 'policy-set' }, schema: { params: SetParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'Show a policy set' } },
+    async (request, reply) => sendDocument(reply, 200, { data: policySetResource(await policiesService.showSet(proofOf(request, 'policy-set'))) }),
+  );
+
+  app.patch(
+    '/policy-sets/:policy_set_id',
+    { config: { lookup: 'policy-set' }, schema: { params: SetParams, body: UpdateSetBody, tags: ['policies'], summary: 'Update a policy set' } },
+    async (request, reply) =>
+      sendDocument(reply, 200, { data: policySetResource(await policiesService.updateSet(proofOf(request, 'policy-set'), request.body.data.attributes ?? {})) }),
+  );
+
+  app.delete(
+    '/policy-sets/:policy_set_id',
+    { config: { lookup: 'policy-set' }, schema: { params: SetParams, tags: ['policies'], summary: 'Delete a policy set' } },
+    async (request, reply) => {
+      await policiesService.deleteSet(proofOf(request, 'policy-set'));
+      return sendNoContent(reply);
+    },
+  );
+
+  for (const relation of SET_RELATIONS) {
+    for (const [method, change] of [['post', 'add'], ['delete', 'remove']] as const) {
+      app[method](
+        `/policy-sets/:policy_set_id/relationships/${relation.path}`,
+        {
+          config: { lookup: 'policy-set' },
+          schema: {
+            params: SetParams,
+            body: identifierListBody(relation.type),
+            tags: ['policies'],
+            summary: `${change === 'add' ? 'Add' : 'Remove'} ${relation.path} ${change === 'add' ? 'to' : 'from'} a policy set`,
+          },
+        },
+        async (request, reply) => {
+          const found = proofOf(request, 'policy-set');
+          const ids = (request.body as { data: Array<{ id: string }> }).data.map((item) => item.id);
+          await policiesService.changeRelations(found, change, { [relation.key]: ids });
+          return sendNoContent(reply);
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,224 @@
+import { requireAccess } from '../access/require-access.js';
+import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
+import { nowIso } from '../core/clock.js';
+import { Errors } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
+import type { Principal } from '../core/principal.js';
+import { isUniqueViolation } from '../db/database.js';
+import type { PolicyEngine } from './opa-engine.js';
+import { enforcementLevelOf, policyNameProblem, type PolicyInput } from './policy-input.js';
+import type { PoliciesRepository, PolicySetRelations, PolicySetRow, PolicySummary } from './policies.repository.js';
+
+/** A thing found for the caller before its request body is read (404 first), with the caller's context. */
+export interface Found<T> {
+  row: T;
+  context: OrganizationContext;
+}
+
+export interface PolicySetView {
+  set: PolicySetRow;
+  relations: PolicySetRelations;
+}
+
+export interface PolicySetInput {
+  name?: string;
+  description?: string | null;
+  kind?: string;
+  overridable?: boolean;
+  global?: boolean;
+}
+
+/** The largest Rego text taken (a policy is source code, not data). */
+export const MAX_REGO_BYTES = 512 * 1024;
+
+const ATTR = '/data/attributes';
+
+/**
+ * Policies and policy sets of an organization (HCP's OPA policy API). Any member reads them; owners and
+ * `manage-policies` write them, when the edition has policies (access-table.ts). A server without an engine
+ * takes no policies: it could not judge them (`noPolicyEngine`).
+ */
+export class PoliciesService {
+  constructor(
+    private readonly policies: PoliciesRepository,
+    private readonly gate: OrganizationGate,
+    private readonly engine: PolicyEngine,
+  ) {}
+
+  async listPolicies(principal: Principal, organizationName: string, page: PageRequest, search?: string): Promise<Page<PolicySummary>> {
+    const { organization } = await this.gate.enter(principal, organizationName);
+    const { rows, total } = await this.policies.policiesOf(organization.name, page.offset, page.size, search);
+    return pageOf(page, rows, total);
+  }
+
+  async createPolicy(principal: Principal, organizationName: string, input: PolicyInput): Promise<PolicySummary> {
+    const context = await this.gate.enter(principal, organizationName);
+    this.requireWrite(context, 'policy');
+    const name = input.name ?? '';
+    const problem = policyNameProblem(name);
+    if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+    if ((input.kind ?? 'sentinel') !== 'opa') throw Errors.onlyOpaPolicies(`${ATTR}/kind`);
+    if (!input.query || input.query.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'an OPA policy needs its query (e.g. data.terraform.deny)');
+    const level = enforcementLevelOf(input, true)!;
+    const now = nowIso();
+    const row = {
+      id: newId('pol'), organization_name: context.organization.name, name, description: input.description ?? null, kind: 'opa', query: input.query,
+      enforcement_level: level, rego: null, rego_version: null, created_at: now, updated_at: now,
+    };
+    try {
+      await this.policies.insertPolicy(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      throw error;
+    }
+    return { ...row, uploaded: false, policy_set_count: 0 } as PolicySummary;
+  }
+
+  /** The policy, for a caller who may see it (any member of its organization); else 404. */
+  async visiblePolicy(principal: Principal, policyId: string): Promise<Found<PolicySummary>> {
+    const row = await this.policies.findPolicy(policyId);
+    if (!row) throw Errors.policyNotFound();
+    const context = await this.gate.enterFor(principal, row.organization_name, 'policy', 'read', { policiesEntitled: true });
+    return { row, context };
+  }
+
+  /** visiblePolicy, and the caller may change it (403 otherwise); for routes that check before the body is read. */
+  async writablePolicy(principal: Principal, policyId: string): Promise<Found<PolicySummary>> {
+    const found = await this.visiblePolicy(principal, policyId);
+    this.requireWrite(found.context, 'policy');
+    return found;
+  }
+
+  async updatePolicy(found: Found<PolicySummary>, input: PolicyInput): Promise<PolicySummary> {
+    this.requireWrite(found.context, 'policy');
+    if (input.query !== undefined && input.query.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'the query cannot be empty');
+    const level = enforcementLevelOf(input, false);
+    const changes = {
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.query !== undefined ? { query: input.query } : {}),
+      ...(level !== undefined ? { enforcement_level: level } : {}),
+      updated_at: nowIso(),
+    };
+    await this.policies.updatePolicy(found.row.id, changes);
+    return { ...found.row, ...changes };
+  }
+
+  async deletePolicy(found: Found<PolicySummary>): Promise<void> {
+    this.requireWrite(found.context, 'policy');
+    await this.policies.deletePolicy(found.row.id);
+  }
+
+  /** The Rego text: compiled by OPA first, so a policy that does not compile is refused with OPA's own message. */
+  async upload(found: Found<PolicySummary>, rego: string): Promise<void> {
+    this.requireWrite(found.context, 'policy');
+    const checked = await this.engine.check(rego);
+    if (!checked.ok) throw Errors.policyDoesNotCompile(checked.message);
+    await this.policies.updatePolicy(found.row.id, { rego, rego_version: checked.regoVersion, updated_at: nowIso() });
+  }
+
+  async download(found: Found<PolicySummary>): Promise<string> {
+    const rego = await this.policies.regoOf(found.row.id);
+    if (rego === null || rego === undefined) throw Errors.policyNotUploaded();
+    return rego;
+  }
+
+  // Policy sets.
+
+  async listSets(principal: Principal, organizationName: string, page: PageRequest, search?: string): Promise<Page<PolicySetView>> {
+    const { organization } = await this.gate.enter(principal, organizationName);
+    const { rows, total } = await this.policies.setsOf(organization.name, page.offset, page.size, search);
+    const relations = await this.policies.relationsOf(rows.map((row) => row.id));
+    return pageOf(page, rows.map((set) => ({ set, relations: relations.get(set.id)! })), total);
+  }
+
+  async createSet(principal: Principal, organizationName: string, input: PolicySetInput, relations: PolicySetRelations): Promise<PolicySetView> {
+    const context = await this.gate.enter(principal, organizationName);
+    this.requireWrite(context, 'policy-set');
+    const name = input.name ?? '';
+    const problem = policyNameProblem(name);
+    if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+    if ((input.kind ?? 'sentinel') !== 'opa') throw Errors.onlyOpaPolicies(`${ATTR}/kind`);
+    await this.checkRelations(context, relations);
+    const now = nowIso();
+    const set: PolicySetRow = {
+      id: newId('polset'), organization_name: context.organization.name, name, description: input.description ?? null, kind: 'opa',
+      overridable: input.overridable ? 1 : 0, global: input.global ? 1 : 0, created_at: now, updated_at: now,
+    };
+    try {
+      await this.policies.insertSet(set, relations);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      throw error;
+    }
+    return { set, relations: (await this.policies.relationsOf([set.id])).get(set.id)! };
+  }
+
+  async visibleSet(principal: Principal, setId: string): Promise<Found<PolicySetRow>> {
+    const row = await this.policies.findSet(setId);
+    if (!row) throw Errors.policySetNotFound();
+    const context = await this.gate.enterFor(principal, row.organization_name, 'policy-set', 'read', { policiesEntitled: true });
+    return { row, context };
+  }
+
+  async showSet({ row }: Found<PolicySetRow>): Promise<PolicySetView> {
+    return { set: row, relations: (await this.policies.relationsOf([row.id])).get(row.id)! };
+  }
+
+  async updateSet(found: Found<PolicySetRow>, input: PolicySetInput): Promise<PolicySetView> {
+    this.requireWrite(found.context, 'policy-set');
+    if (input.name !== undefined) {
+      const problem = policyNameProblem(input.name);
+      if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+    }
+    const changes = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.overridable !== undefined ? { overridable: input.overridable ? 1 : 0 } : {}),
+      ...(input.global !== undefined ? { global: input.global ? 1 : 0 } : {}),
+      updated_at: nowIso(),
+    };
+    try {
+      await this.policies.updateSet(found.row.id, changes);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      throw error;
+    }
+    return { set: { ...found.row, ...changes }, relations: (await this.policies.relationsOf([found.row.id])).get(found.row.id)! };
+  }
+
+  async deleteSet(found: Found<PolicySetRow>): Promise<void> {
+    this.requireWrite(found.context, 'policy-set');
+    await this.policies.deleteSet(found.row.id);
+  }
+
+  /** The relationship endpoints: add or remove policies, workspaces or workspace exclusions. */
+  async changeRelations(found: Found<PolicySetRow>, change: 'add' | 'remove', relations: Partial<PolicySetRelations>): Promise<void> {
+    this.requireWrite(found.context, 'policy-set');
+    if (change === 'add') {
+      await this.checkRelations(found.context, relations);
+      await this.policies.linkNow(found.row.id, relations);
+    } else {
+      await this.policies.unlink(found.row.id, relations);
+    }
+  }
+
+  /** Every policy and workspace named must be the organization's (unknown ones are a 422 naming the first). */
+  private async checkRelations(context: OrganizationContext, relations: Partial<PolicySetRelations>): Promise<void> {
+    const org = context.organization.name;
+    const policyIds = relations.policyIds ?? [];
+    const known = await this.policies.policyIdsIn(org, policyIds);
+    const unknownPolicy = policyIds.find((id) => !known.has(id));
+    if (unknownPolicy) throw Errors.invalidPolicyAttribute('/data/relationships/policies', `policy ${unknownPolicy} not found`);
+    const workspaceIds = [...(relations.workspaceIds ?? []), ...(relations.excludedWorkspaceIds ?? [])];
+    const knownWorkspaces = await this.policies.workspaceIdsIn(org, workspaceIds);
+    const unknownWorkspace = workspaceIds.find((id) => !knownWorkspaces.has(id));
+    if (unknownWorkspace) throw Errors.invalidPolicyAttribute('/data/relationships/workspaces', `workspace ${unknownWorkspace} not found`);
+  }
+
+  /** The write verdict (access-table.ts), then the engine: policies a server cannot evaluate are refused. */
+  private requireWrite(context: OrganizationContext, thing: 'policy' | 'policy-set'): void {
+    requireAccess(context.standing, thing, 'manage', { policiesEntitled: context.featureSet.policies });
+    if (!this.engine.available) throw Errors.noPolicyEngine(this.engine.description);
+  }
+}

@@ -1,0 +1,18 @@
+import { execFileSync } from 'node:child_process';
+
+/**
+ * The real OPA for tests (issue 29): TEAMSTAGE_OPA_PATH, else `opa` on the PATH. There is no fake engine: a
+ * machine without OPA fails these tests with how to get it (.ci/run builds the pinned release).
+ */
+export function opaPath(): string {
+  const candidate = process.env.TEAMSTAGE_OPA_PATH || 'opa';
+  try {
+    execFileSync(candidate, ['version'], { stdio: 'ignore', timeout: 10_000 });
+    return candidate;
+  } catch {
+    throw new Error(
+      `OPA not found (${candidate}): set TEAMSTAGE_OPA_PATH or put opa on the PATH, e.g. ` +
+        '`GOBIN=$HOME/go/bin go install github.com/open-policy-agent/opa@v1.22.3` (.ci/run does this)',
+    );
+  }
+}
