@@ -46,14 +46,13 @@ export class PoliciesService {
     private readonly engine: PolicyEngine,
   ) {}
 
-  async listPolicies(principal: Principal, organizationName: string, page: PageRequest, search?: string): Promise<Page<PolicySummary>> {
-    const { organization } = await this.gate.enter(principal, organizationName);
+  /** `context`: the organization lookup's proof (any member). */
+  async listPolicies({ organization }: OrganizationContext, page: PageRequest, search?: string): Promise<Page<PolicySummary>> {
     const { rows, total } = await this.policies.policiesOf(organization.name, page.offset, page.size, search);
     return pageOf(page, rows, total);
   }
 
-  async createPolicy(principal: Principal, organizationName: string, input: PolicyInput): Promise<PolicySummary> {
-    const context = await this.gate.enter(principal, organizationName);
+  async createPolicy(context: OrganizationContext, input: PolicyInput): Promise<PolicySummary> {
     this.requireWrite(context, 'policy');
     const name = input.name ?? '';
     const problem = policyNameProblem(name);
@@ -125,15 +124,13 @@ export class PoliciesService {
 
   // Policy sets.
 
-  async listSets(principal: Principal, organizationName: string, page: PageRequest, search?: string): Promise<Page<PolicySetView>> {
-    const { organization } = await this.gate.enter(principal, organizationName);
+  async listSets({ organization }: OrganizationContext, page: PageRequest, search?: string): Promise<Page<PolicySetView>> {
     const { rows, total } = await this.policies.setsOf(organization.name, page.offset, page.size, search);
     const relations = await this.policies.relationsOf(rows.map((row) => row.id));
     return pageOf(page, rows.map((set) => ({ set, relations: relations.get(set.id)! })), total);
   }
 
-  async createSet(principal: Principal, organizationName: string, input: PolicySetInput, relations: PolicySetRelations): Promise<PolicySetView> {
-    const context = await this.gate.enter(principal, organizationName);
+  async createSet(context: OrganizationContext, input: PolicySetInput, relations: PolicySetRelations): Promise<PolicySetView> {
     this.requireWrite(context, 'policy-set');
     const name = input.name ?? '';
     const problem = policyNameProblem(name);

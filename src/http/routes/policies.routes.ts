@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { callerOf } from '../caller.js';
 import { proofOf } from '../find-and-authorize.js';
 import { listDocument } from '../list-document.js';
 import { parsePage } from '../pagination.js';
@@ -75,19 +74,19 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
 
   app.get(
     '/organizations/:organization_name/policies',
-    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policies of an organization' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policies of an organization' } },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await policiesService.listPolicies(callerOf(request), request.params.organization_name, page, request.query['search[name]'] || undefined);
+      const result = await policiesService.listPolicies(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policyResource));
     },
   );
 
   app.post(
     '/organizations/:organization_name/policies',
-    { schema: { params: OrgParams, body: CreatePolicyBody, tags: ['policies'], summary: 'Create an OPA policy (upload its Rego next)' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, body: CreatePolicyBody, tags: ['policies'], summary: 'Create an OPA policy (upload its Rego next)' } },
     async (request, reply) => {
-      const policy = await policiesService.createPolicy(callerOf(request), request.params.organization_name, request.body.data.attributes);
+      const policy = await policiesService.createPolicy(proofOf(request, 'organization'), request.body.data.attributes);
       return sendDocument(reply, 201, { data: policyResource(policy) });
     },
   );
@@ -142,21 +141,21 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
 
   app.get(
     '/organizations/:organization_name/policy-sets',
-    { schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policy sets of an organization' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policy sets of an organization' } },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await policiesService.listSets(callerOf(request), request.params.organization_name, page, request.query['search[name]'] || undefined);
+      const result = await policiesService.listSets(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetResource));
     },
   );
 
   app.post(
     '/organizations/:organization_name/policy-sets',
-    { schema: { params: OrgParams, body: CreateSetBody, tags: ['policies'], summary: 'Create an OPA policy set' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, body: CreateSetBody, tags: ['policies'], summary: 'Create an OPA policy set' } },
     async (request, reply) => {
       const { attributes, relationships } = request.body.data;
       const ids = (relation: { data: Array<{ id: string }> } | undefined) => relation?.data.map((item) => item.id) ?? [];
-      const view = await policiesService.createSet(callerOf(request), request.params.organization_name, attributes, {
+      const view = await policiesService.createSet(proofOf(request, 'organization'), attributes, {
         policyIds: ids(relationships?.policies),
         workspaceIds: ids(relationships?.workspaces),
         excludedWorkspaceIds: ids(relationships?.['workspace-exclusions']),
