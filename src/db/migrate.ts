@@ -83,7 +83,9 @@ async function appliedMigrations(handle: DatabaseHandle): Promise<string[]> {
 async function runMigrations(handle: DatabaseHandle): Promise<string[]> {
   const unknown = (await appliedMigrations(handle)).filter((name) => !(name in MIGRATIONS)).sort();
   if (unknown.length > 0) throw new NewerSchemaError(unknown);
-  const migrator = new Migrator({ db: handle.db, provider });
+  // Migration numbers are handed out ahead of landing, so one may land after a higher one already ran
+  // (018 after 021): such a migration runs when found missing instead of refusing to start.
+  const migrator = new Migrator({ db: handle.db, provider, allowUnorderedMigrations: true });
   for (let attempt = 0; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
