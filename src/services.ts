@@ -124,7 +124,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies);
   // Policies (issue 29): the engine is the real OPA, found at start; without it no policy is taken.
   const policyEngine = policyEngineFor(config.policies);
-  const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, workspaces, policyEngine, jobs, log);
+  const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
   const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations);
 

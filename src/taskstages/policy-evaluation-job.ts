@@ -11,12 +11,13 @@ import type { PolicyEngine, RegoVersion } from '../policies/opa-engine.js';
 import type { ApplicableSet, PoliciesRepository } from '../policies/policies.repository.js';
 import { addCounts, countResults, judgeEvaluation, policyOutcome, type PolicyLevel, type SetOutcome } from '../policies/policy-outcomes.js';
 import type { RunsRepository } from '../runs/runs.repository.js';
+import type { PhaseUploadsRepository } from '../runs/phase-uploads.repository.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import type { PolicySetOutcomeRow } from './policy-evaluations.repository.js';
 import { JOB_KINDS, type TaskStageRunner } from './task-stage-runner.js';
 
-/** Where the plan JSON comes from: the runs domain's storage of it (read as text pieces, never parsed here). */
-export type PlanJsonSource = Pick<RunsRepository, 'findRun' | 'planAndApplyOf' | 'planJsonOf'>;
+/** The run and its plan; the plan JSON itself is read piece by piece from the uploads (never parsed here). */
+export type RunSource = Pick<RunsRepository, 'findRun' | 'planAndApplyOf'>;
 
 /** Something that records what happened to a run (the run events of the gate issue); optional. */
 export interface PolicyEventRecorder {
@@ -36,7 +37,8 @@ export class PolicyEvaluationJob {
   constructor(
     private readonly runner: TaskStageRunner,
     private readonly policies: Pick<PoliciesRepository, 'applicableSets'>,
-    private readonly runs: PlanJsonSource,
+    private readonly runs: RunSource,
+    private readonly uploads: Pick<PhaseUploadsRepository, 'read'>,
     private readonly workspaces: Pick<WorkspacesRepository, 'findById'>,
     private readonly engine: PolicyEngine,
     private readonly jobs: Jobs,
@@ -57,9 +59,8 @@ export class PolicyEvaluationJob {
     const judged = await this.judge(sets, async (dir) => {
       if (!run || !workspace) return { error: 'the run is gone' };
       const { plan } = await this.runs.planAndApplyOf(run.id);
-      const stored = plan ? await this.runs.planJsonOf(plan.id) : undefined;
       const inputPath = path.join(dir, 'input.json');
-      await writeInput(inputPath, runFacts(run, workspace), stored?.json ?? null);
+      await writeInput(inputPath, runFacts(run, workspace), plan?.json_upload_id ? this.uploads.read(plan.json_upload_id) : null);
       return { inputPath };
     });
     const { status, hold } = judgeEvaluation(judged);
@@ -136,15 +137,15 @@ function runFacts(
 }
 
 /**
- * `{"run":…,"plan":…}` written to a private file in pieces: the plan JSON goes in as the bytes it was stored as
- * (OPA parses it, in its own process); a missing plan JSON is `null`.
+ * `{"run":…,"plan":…}` written to a private file as the plan JSON's stored pieces stream past (with backpressure):
+ * the bytes go in as they were uploaded (OPA parses them, in its own process); a missing plan JSON is `null`.
  */
-async function writeInput(file: string, run: unknown, planJson: string | null): Promise<void> {
+async function writeInput(file: string, run: unknown, planJson: AsyncIterable<Buffer> | null): Promise<void> {
   const out = createWriteStream(file, { mode: 0o600, flags: 'wx' });
-  const write = (piece: string) => new Promise<void>((resolve, reject) => out.write(piece, (error) => (error ? reject(error) : resolve())));
+  const write = (piece: string | Buffer) => new Promise<void>((resolve, reject) => out.write(piece, (error) => (error ? reject(error) : resolve())));
   await write(`{"run":${JSON.stringify(run)},"plan":`);
   if (planJson === null) await write('null');
-  else for (let at = 0; at < planJson.length; at += 1 << 20) await write(planJson.slice(at, at + (1 << 20)));
+  else for await (const piece of planJson) await write(piece);
   await write('}');
   out.end();
   await finished(out);
