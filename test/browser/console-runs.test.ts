@@ -243,11 +243,16 @@ test('where the stage says so, the banner counts approvals; the record says who 
   const { gated, runId, stageId } = await runAwaitingOverride();
   const page = await browser.newPage();
   await signIn(page, url, org.owner.token);
-  // The server of this branch has neither yet (the gate work adds both): given to the page as it will serve them.
+  // Given to the page in the shape the gate work serves (stage approvals and overrides, run events), so the page is
+  // tested on its own.
   await page.route(`**/api/v2/task-stages/${stageId}?**`, async (route) => {
     const response = await route.fetch();
     const document = await response.json();
-    Object.assign(document.data.attributes, { 'required-approvals': 2, 'approvals-count': 1 });
+    Object.assign(document.data.attributes, {
+      'required-approvals': 2,
+      approvals: 1,
+      overrides: [{ 'overridden-by': 'alice', comment: 'first approval: the bucket is private in prod', 'created-at': '2026-11-26T03:00:05.000Z' }],
+    });
     await route.fulfill({ response, json: document });
   });
   await page.route(`**/api/v2/runs/${runId}/run-events?**`, (route) =>
@@ -269,6 +274,9 @@ test('where the stage says so, the banner counts approvals; the record says who 
   await page.goto(runPath(gated, runId));
   await page.getByTestId('approvals').getByText('1 of 2 approvals').waitFor();
   await page.getByText('The run goes on only when 2 people override it').waitFor();
+  // Who gave the first approval, and why, at the stage in the timeline.
+  const overrides = postPlanStep(page).getByRole('list', { name: 'Overrides' });
+  assert.match(await overrides.innerText(), /Overridden by alice .*\n?first approval: the bucket is private in prod/s);
   const record = page.getByRole('region', { name: 'Record' });
   assert.deepEqual(
     (await record.getByRole('listitem').allInnerTexts()).map((text) => text.replace(/^.*? · /, '')),

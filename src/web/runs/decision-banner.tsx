@@ -132,12 +132,12 @@ export function DecisionBanner(props: {
   );
 }
 
-/** "n of N approvals", when the server says how many a stage needs (the `gate` work adds it). */
+/** "n of N approvals": the stage's `required-approvals` and `approvals` (distinct overriders so far), when the server gives them. */
 function approvalsOf(stage: TaskStage): { given: number; required: number } | null {
-  const attributes = stage.attributes as TaskStage['attributes'] & { 'required-approvals'?: number; 'approvals-count'?: number };
-  const required = attributes['required-approvals'];
+  const required = stage.attributes['required-approvals'];
   if (typeof required !== 'number') return null;
-  return { required, given: typeof attributes['approvals-count'] === 'number' ? attributes['approvals-count'] : 0 };
+  const given = stage.attributes.approvals;
+  return { required, given: typeof given === 'number' ? given : 0 };
 }
 
 /** A task's message, shortened to its first line for the banner (the results below show it whole). */

@@ -8,6 +8,8 @@ interface RunEventAttributes {
   action: string;
   description: string | null;
   'created-at': string;
+  /** Teamstage's: the actor's name also when it is no user (an organization or team token). */
+  'actor-name'?: string | null;
 }
 
 /**
@@ -40,12 +42,13 @@ export function RunRecord(props: { runId: string; version: string }) {
       <h2 id="record-heading">Record</h2>
       <ol class="record">
         {ordered.map((event) => {
-          const actor = find(event.relationships?.actor?.data);
+          const actorUser = find(event.relationships?.actor?.data);
+          const actor = actorUser ? actorName(actorUser) : event.attributes['actor-name'];
           const comment = find(event.relationships?.comment?.data);
           return (
             <li key={event.id}>
               <Time iso={event.attributes['created-at']} /> · <strong>{event.attributes.description || event.attributes.action}</strong>
-              {actor && <> · by {actorName(actor)}</>}
+              {actor && <> · by {actor}</>}
               {comment && typeof comment.attributes.body === 'string' && comment.attributes.body && (
                 <blockquote class="preserve-lines">{comment.attributes.body}</blockquote>
               )}

@@ -18,9 +18,8 @@ export interface RunAttributes {
   'is-destroy': boolean;
   'has-changes': boolean;
   'created-at': string;
-  /** Why an errored run errored, when the server says (the `gate` work adds it; older servers do not). */
+  /** Why an errored run errored (the failed stage and its results, the pipeline's report, the executor's message). */
   'error-message'?: string | null;
-  'status-reason'?: string | null;
   actions: { 'is-cancelable': boolean; 'is-confirmable': boolean; 'is-discardable': boolean };
   permissions: { 'can-apply': boolean; 'can-cancel': boolean; 'can-discard': boolean };
 }
@@ -49,6 +48,10 @@ export interface TaskStageAttributes {
   'updated-at': string;
   permissions: { 'can-override': boolean; 'can-override-tasks'?: boolean };
   actions: { 'is-overridable': boolean };
+  /** Teamstage's: how many distinct people must override, how many have, and who did (with their comment). */
+  'required-approvals'?: number;
+  approvals?: number;
+  overrides?: { 'overridden-by': string; comment: string | null; 'created-at': string }[];
 }
 
 export interface TaskResultAttributes {
@@ -107,7 +110,7 @@ export function isRunFinal(status: string): boolean {
 
 /** The reason an errored run gives, if the server gave one. */
 export function errorReason(run: Run): string | null {
-  const reason = run.attributes['error-message'] ?? run.attributes['status-reason'];
+  const reason = run.attributes['error-message'];
   return typeof reason === 'string' && reason.trim() ? reason : null;
 }
 

@@ -1,7 +1,7 @@
 import { EmptyState } from '../components/page-states';
 import { OutcomesList, safeUrl } from './outcomes-list';
 import type { TaskResult, TaskStage } from './run-types';
-import { StatusBadge } from './status-badge';
+import { StatusBadge, Time } from './status-badge';
 
 /** A task stage's results; when a mandatory task failed, a pointer to the decision at the top of the page. */
 export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[] }) {
@@ -16,6 +16,16 @@ export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[
         <ul class="results">
           {results.map((result) => (
             <TaskResultCard key={result.id} result={result} />
+          ))}
+        </ul>
+      )}
+      {(stage.attributes.overrides?.length ?? 0) > 0 && (
+        <ul class="overrides" aria-label="Overrides">
+          {stage.attributes.overrides!.map((override, index) => (
+            <li key={index}>
+              Overridden by <strong>{override['overridden-by']}</strong> <Time iso={override['created-at']} />
+              {override.comment && <blockquote class="preserve-lines">{override.comment}</blockquote>}
+            </li>
           ))}
         </ul>
       )}

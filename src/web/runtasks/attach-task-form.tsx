@@ -1,22 +1,25 @@
 import { useState } from 'preact/hooks';
+import { DEFAULT_STAGES, TASK_STAGE_ORDER, type TaskStageName } from '../../shared/stage-order.js';
 import { segment } from '../api/api-client';
 import { useAction } from '../api/use-action';
 import { ErrorNotice, FieldErrors } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { RunTask } from '../workspaces/workspace-types';
 
-const STAGES = [
-  { value: 'pre_plan', label: 'Pre-plan: before terraform plans' },
-  { value: 'post_plan', label: 'Post-plan: on the plan, before anyone applies it' },
-  { value: 'pre_apply', label: 'Pre-apply: just before the apply' },
-  { value: 'post_apply', label: 'Post-apply: after the apply' },
-];
+/** What each stage means to the person choosing it; the order is the server's (src/shared/stage-order.ts). */
+const STAGE_HINTS: Record<TaskStageName, string> = {
+  pre_plan: 'Pre-plan: before terraform plans',
+  post_plan: 'Post-plan: on the plan, before anyone applies it',
+  pre_apply: 'Pre-apply: just before the apply',
+  post_apply: 'Post-apply: after the apply',
+};
+const STAGES = TASK_STAGE_ORDER.map((value) => ({ value, label: STAGE_HINTS[value] }));
 
 /** Attaches one of the organization's run tasks to the workspace (`POST /workspaces/:id/tasks`) at chosen stages, advisory or mandatory. */
 export function AttachTaskForm(props: { workspaceId: string; tasks: RunTask[]; onAttached: () => void }) {
   const { api } = useSession();
   const [taskId, setTaskId] = useState('');
-  const [stages, setStages] = useState<string[]>(['post_plan']);
+  const [stages, setStages] = useState<string[]>([...DEFAULT_STAGES]);
   const [level, setLevel] = useState<'advisory' | 'mandatory'>('mandatory');
   const attach = useAction();
   async function submit(event: Event) {
