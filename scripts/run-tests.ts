@@ -1,7 +1,8 @@
 /**
  * `npm test`: starts one throwaway PostgreSQL for the whole run, then runs every test file with node's
  * built-in runner: unit and HTTP tests first, then the system tests (real processes, load, faults) and the
- * browser tests (test/browser: the web console in Debian's chromium), one file at a time.
+ * browser tests (test/browser: the web console in Debian's chromium) and the real clients (test/realclients:
+ * go-tfe's own tests and tofu, built by scripts/build-real-clients.sh), one file at a time.
  * HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL).
  * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. `--system` runs only test/system; `--fast`
  * everything but test/system. Other arguments are test files to run instead of all.
@@ -34,8 +35,9 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const files = args.filter((arg) => !arg.startsWith('--'));
   const all = testFiles('test').sort();
-  // Browser tests (test/browser: chromium against a real server on SQLite) run with the system ring.
-  const isSystem = (file: string) => file.split(path.sep).includes('system') || file.split(path.sep).includes('browser');
+  // Browser tests (test/browser: chromium against a real server on SQLite) and real clients (test/realclients:
+  // real processes, minutes each) run with the system ring.
+  const isSystem = (file: string) => ['system', 'browser', 'realclients'].some((ring) => file.split(path.sep).includes(ring));
   let fast = files.length > 0 ? files.filter((file) => !isSystem(file)) : all.filter((file) => !isSystem(file));
   let system = files.length > 0 ? files.filter(isSystem) : all.filter(isSystem);
   if (args.includes('--system')) fast = [];
