@@ -90,6 +90,9 @@ for (const dialect of testDialects()) {
       assert.equal(me.body.data.attributes.email, org.owner.email);
       assert.equal(me.body.data.attributes['is-service-account'], false);
       assert.equal(me.body.data.attributes['is-site-admin'], false);
+      // HCP's avatar: the Gravatar URL of the email's MD5 (go-tfe's TestUsersReadCurrent wants one).
+      const emailHash = createHash('md5').update(org.owner.email.toLowerCase()).digest('hex');
+      assert.equal(me.body.data.attributes['avatar-url'], `https://www.gravatar.com/avatar/${emailHash}?s=100&d=mm`);
 
       const admin = await siteAdmin(ctx).get('/account/details');
       assertStatus(admin, 200);

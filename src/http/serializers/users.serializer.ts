@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { Resource } from '../jsonapi.js';
 import type { UserRow } from '../../identity/users.repository.js';
 
 /** A user as go-tfe's `User` reads it. Email is shown only where the caller may see it. */
+function gravatarUrl(email: string): string {
+  return `https://www.gravatar.com/avatar/${createHash('md5').update(email.trim().toLowerCase()).digest('hex')}?s=100&d=mm`;
+}
+
 export function userResource(user: UserRow, options: { showEmail: boolean; isSiteAdmin?: boolean }): Resource {
   return {
     id: user.id,
@@ -10,7 +15,9 @@ export function userResource(user: UserRow, options: { showEmail: boolean; isSit
       username: user.username,
       email: options.showEmail ? user.email : null,
       'is-service-account': user.is_service_account === 1,
-      'avatar-url': null,
+      // HCP's avatar is the Gravatar of the email (its MD5, a default image when none): shown only where the
+      // email itself is, since the hash of a known address gives the address away.
+      'avatar-url': options.showEmail && user.email ? gravatarUrl(user.email) : null,
       'two-factor': { enabled: false, verified: false },
       'unconfirmed-email': null,
       'v2-only': false,
