@@ -48,6 +48,8 @@ export function canQueueRuns(standing: OrganizationStanding): boolean {
 export interface WorkspacePermissions {
   'can-update': boolean;
   'can-destroy': boolean;
+  /** HCP: may delete the workspace even while it manages resources; its presence tells the tfe provider that safe-delete exists. */
+  'can-force-delete': boolean;
   'can-queue-run': boolean;
   'can-queue-apply': boolean;
   'can-queue-destroy': boolean;
@@ -63,6 +65,7 @@ export function workspacePermissions(standing: OrganizationStanding): WorkspaceP
   return {
     'can-update': manage,
     'can-destroy': manage,
+    'can-force-delete': manage,
     'can-queue-run': queue,
     'can-queue-apply': queue,
     'can-queue-destroy': queue,

@@ -15,6 +15,7 @@ import * as m011 from './migrations/011-job-lanes.js';
 import * as m012 from './migrations/012-agent-execution.js';
 import * as m013 from './migrations/013-phase-upload-chunks.js';
 import * as m014 from './migrations/014-organization-creator.js';
+import * as m017 from './migrations/017-workspace-settings.js';
 import * as m018 from './migrations/018-policies.js';
 import * as m019 from './migrations/019-policy-evaluations.js';
 import * as m021 from './migrations/021-run-change-notify.js';
@@ -35,6 +36,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '012-agent-execution': m012 as Migration,
   '013-phase-upload-chunks': m013 as Migration,
   '014-organization-creator': m014 as Migration,
+  '017-workspace-settings': m017 as Migration,
   '018-policies': m018 as Migration,
   '019-policy-evaluations': m019 as Migration,
   '021-run-change-notify': m021 as Migration,

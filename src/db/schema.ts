@@ -119,6 +119,23 @@ export interface WorkspacesTable {
   execution_mode: string;
   created_at: string;
   updated_at: string;
+  /** Settings the tfe provider sets, stored and returned as sent (src/workspaces/workspace-settings.ts; migration 017). */
+  allow_destroy_plan: Flag;
+  assessments_enabled: Flag;
+  auto_apply_run_trigger: Flag;
+  file_triggers_enabled: Flag;
+  global_remote_state: Flag;
+  queue_all_runs: Flag;
+  speculative_enabled: Flag;
+  structured_run_output_enabled: Flag;
+  /** JSON arrays of strings. */
+  trigger_prefixes: string;
+  trigger_patterns: string;
+  tag_names: string;
+  source_name: string | null;
+  source_url: string | null;
+  /** As set; null shows the executor's version. */
+  terraform_version: string | null;
 }
 
 export interface TasksTable {

@@ -10,6 +10,10 @@ export type WorkspaceRow = WorkspacesTable;
 const COLUMNS = [
   'workspaces.id', 'workspaces.organization_name', 'workspaces.name', 'workspaces.name_lower', 'workspaces.description',
   'workspaces.auto_apply', 'workspaces.working_directory', 'workspaces.execution_mode', 'workspaces.created_at', 'workspaces.updated_at',
+  'workspaces.allow_destroy_plan', 'workspaces.assessments_enabled', 'workspaces.auto_apply_run_trigger', 'workspaces.file_triggers_enabled',
+  'workspaces.global_remote_state', 'workspaces.queue_all_runs', 'workspaces.speculative_enabled', 'workspaces.structured_run_output_enabled',
+  'workspaces.trigger_prefixes', 'workspaces.trigger_patterns', 'workspaces.tag_names', 'workspaces.source_name', 'workspaces.source_url',
+  'workspaces.terraform_version',
 ] as const;
 
 export class WorkspacesRepository {
@@ -27,7 +31,7 @@ export class WorkspacesRepository {
   }
 
   /** Changes the given settings; answers the row as written, or undefined when the workspace is gone. */
-  async update(id: string, changes: Partial<Pick<WorkspaceRow, 'name' | 'name_lower' | 'description' | 'auto_apply' | 'working_directory' | 'execution_mode' | 'updated_at'>>): Promise<WorkspaceRow | undefined> {
+  async update(id: string, changes: Partial<Omit<WorkspaceRow, 'id' | 'organization_name' | 'created_at'>>): Promise<WorkspaceRow | undefined> {
     await this.db.updateTable('workspaces').set(changes).where('id', '=', id).execute();
     return this.findById(id);
   }

@@ -11,6 +11,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
 import { EXECUTION_MODES, isExecutionMode, type ExecutionMode } from './execution-mode.js';
+import { settingsChanges, settingsOnCreate, type WorkspaceSettingsInput } from './workspace-settings.js';
 
 /** A workspace and the caller's standing in its organization (for its permissions). */
 export interface WorkspaceView {
@@ -18,7 +19,7 @@ export interface WorkspaceView {
   standing: OrganizationStanding;
 }
 
-export interface WorkspaceAttributesInput {
+export interface WorkspaceAttributesInput extends WorkspaceSettingsInput {
   name: string;
   'auto-apply'?: boolean;
   description?: string | null;
@@ -63,6 +64,7 @@ export class WorkspacesService {
       execution_mode: executionMode,
       created_at: now,
       updated_at: now,
+      ...settingsOnCreate(input),
     };
     try {
       await this.workspaces.insert(row);
@@ -107,7 +109,7 @@ export class WorkspacesService {
   async update(found: WorkspaceContext, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
     const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
-    const changes: Parameters<WorkspacesRepository['update']>[1] = {};
+    const changes: Parameters<WorkspacesRepository['update']>[1] = settingsChanges(input);
     if (input.name !== undefined) {
       const problem = nameProblem(input.name);
       if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
@@ -132,6 +134,10 @@ export class WorkspacesService {
     return { workspace: updated, standing: context.standing };
   }
 
+  /**
+   * Delete and safe-delete are one here: HCP's safe delete refuses a workspace that still manages
+   * resources (409), and a Teamstage workspace keeps no state, so it never manages any.
+   */
   async delete(found: WorkspaceContext): Promise<void> {
     const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});

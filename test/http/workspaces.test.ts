@@ -109,6 +109,64 @@ for (const dialect of testDialects()) {
       assert.equal(byToken.body.data.attributes.permissions['can-queue-run'], false, 'the organization token cannot queue runs');
     });
 
+    it('the settings the tfe provider sets are stored and returned: HCP defaults, a PATCH changes only what it sends, wrong types are 422', async () => {
+      const org = await createOrganization(ctx);
+      const plain = await createWorkspace(org.owner.api, org.name);
+      const defaults = plain.body.data.attributes;
+      assert.equal(defaults['allow-destroy-plan'], true);
+      assert.equal(defaults['file-triggers-enabled'], true);
+      assert.equal(defaults['queue-all-runs'], false);
+      assert.equal(defaults['speculative-enabled'], true);
+      assert.equal(defaults['structured-run-output-enabled'], true);
+      assert.equal(defaults['auto-apply-run-trigger'], false);
+      assert.deepEqual(defaults['trigger-prefixes'], []);
+      assert.equal(defaults['source-name'], null);
+
+      const settings = {
+        'allow-destroy-plan': false, 'assessments-enabled': true, 'auto-apply-run-trigger': true, 'file-triggers-enabled': false,
+        'global-remote-state': true, 'queue-all-runs': true, 'speculative-enabled': false, 'structured-run-output-enabled': false,
+        'trigger-prefixes': ['/modules'], 'trigger-patterns': ['/env/**/*'], 'tag-names': ['prod', 'network'],
+        'source-name': 'tfe-provider', 'source-url': 'https://example.test/config', 'terraform-version': '1.9.0',
+      };
+      const made = await createWorkspace(org.owner.api, org.name, settings);
+      const shown = (await org.owner.api.get(`/workspaces/${made.id}`)).body.data.attributes;
+      for (const [key, value] of Object.entries(settings)) assert.deepEqual(shown[key], value, key);
+
+      const patched = await org.owner.api.patch(`/workspaces/${made.id}`, { data: { type: 'workspaces', attributes: { 'queue-all-runs': false, 'tag-names': [] } } });
+      assertStatus(patched, 200);
+      const after = (await org.owner.api.get(`/workspaces/${made.id}`)).body.data.attributes;
+      for (const [key, value] of Object.entries({ ...settings, 'queue-all-runs': false, 'tag-names': [] })) assert.deepEqual(after[key], value, key);
+
+      const wrong = await org.owner.api.patch(`/workspaces/${made.id}`, { data: { type: 'workspaces', attributes: { 'allow-destroy-plan': 'yes' } } });
+      assertError(wrong, 422);
+      assert.equal((await org.owner.api.get(`/workspaces/${made.id}`)).body.data.attributes['allow-destroy-plan'], false, 'nothing changed');
+    });
+
+    it('safe-delete (by id and by name) and delete by name: 204, gone after; can-force-delete tells who may (HCP)', async () => {
+      const org = await createOrganization(ctx);
+      const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+      const first = await createWorkspace(org.owner.api, org.name);
+      assert.equal(first.body.data.attributes.permissions['can-force-delete'], true);
+      const readerView = (await reader.api.get(`/workspaces/${first.id}`)).body.data;
+      assert.equal(readerView.attributes.permissions['can-force-delete'], false);
+      assertError(await reader.api.post(`/workspaces/${first.id}/actions/safe-delete`), 403);
+      assertError(await org.owner.api.post('/workspaces/ws-unknown0000000000/actions/safe-delete'), 404);
+
+      assertStatus(await org.owner.api.post(`/workspaces/${first.id}/actions/safe-delete`), 204);
+      assertError(await org.owner.api.get(`/workspaces/${first.id}`), 404);
+
+      const second = await createWorkspace(org.owner.api, org.name);
+      assertError(await reader.api.post(`/organizations/${org.name}/workspaces/${second.name}/actions/safe-delete`), 403);
+      assertStatus(await org.owner.api.post(`/organizations/${org.name}/workspaces/${second.name}/actions/safe-delete`), 204);
+      assertError(await org.owner.api.get(`/workspaces/${second.id}`), 404);
+      assertError(await org.owner.api.post(`/organizations/${org.name}/workspaces/${second.name}/actions/safe-delete`), 404);
+
+      const third = await createWorkspace(org.owner.api, org.name);
+      assertStatus(await org.owner.api.delete(`/organizations/${org.name}/workspaces/${third.name}`), 204);
+      assertError(await org.owner.api.get(`/workspaces/${third.id}`), 404);
+      assertError(await org.owner.api.delete(`/organizations/${org.name}/workspaces/${third.name}`), 404);
+    });
+
     it('DELETE cascades runs, plans, applies, stages, results, configuration versions and attachments, even mid-run', async () => {
       const org = await createOrganization(ctx);
       const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);

@@ -8,6 +8,7 @@ import { workspaceResource } from '../serializers/workspaces.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
 import type { WorkspaceView } from '../../workspaces/workspaces.service.js';
+import { FLAG_SETTINGS, LIST_SETTINGS, TEXT_SETTINGS } from '../../workspaces/workspace-settings.js';
 
 const workspaceAttributes = {
   'auto-apply': Type.Optional(Type.Boolean()),
@@ -15,6 +16,10 @@ const workspaceAttributes = {
   'working-directory': NullableString(1000),
   /** remote, agent or local: checked by the service, which names the allowed values. */
   'execution-mode': Type.Optional(Type.String({ maxLength: 100 })),
+  // Stored and returned only (src/workspaces/workspace-settings.ts): what the tfe provider sets.
+  ...Object.fromEntries(Object.keys(FLAG_SETTINGS).map((key) => [key, Type.Optional(Type.Boolean())])),
+  ...Object.fromEntries(Object.keys(LIST_SETTINGS).map((key) => [key, Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }))])),
+  ...Object.fromEntries(Object.keys(TEXT_SETTINGS).map((key) => [key, NullableString(1000)])),
 };
 const CreateWorkspaceBody = resourceBody('workspaces', Type.Object({ name: Type.String({ maxLength: 1000 }), ...workspaceAttributes }));
 const NamedWorkspaceParams = Type.Object({ organization_name: Type.String({ maxLength: 255 }), workspace_name: Type.String({ maxLength: 255 }) });
@@ -86,6 +91,39 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
     async (request, reply) => {
       const updated = await workspacesService.update(proofOf(request, 'workspace'), request.body.data.attributes ?? {});
       return sendDocument(reply, 200, { data: workspaceOf(updated) });
+    },
+  );
+
+  app.delete(
+    '/organizations/:organization_name/workspaces/:workspace_name',
+    { config: { lookup: 'workspace-by-name' }, schema: { params: NamedWorkspaceParams, tags: ['workspaces'], summary: 'Delete a workspace by name' } },
+    async (request, reply) => {
+      await workspacesService.delete(proofOf(request, 'workspace-by-name'));
+      return sendNoContent(reply);
+    },
+  );
+
+  app.post(
+    '/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete',
+    {
+      config: { lookup: 'workspace-by-name' },
+      schema: { params: NamedWorkspaceParams, tags: ['workspaces'], summary: 'Safe-delete a workspace by name: as delete, since a workspace here never manages resources' },
+    },
+    async (request, reply) => {
+      await workspacesService.delete(proofOf(request, 'workspace-by-name'));
+      return sendNoContent(reply);
+    },
+  );
+
+  app.post(
+    '/workspaces/:workspace_id/actions/safe-delete',
+    {
+      config: { lookup: 'workspace' },
+      schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Safe-delete a workspace: as delete, since a workspace here never manages resources' },
+    },
+    async (request, reply) => {
+      await workspacesService.delete(proofOf(request, 'workspace'));
+      return sendNoContent(reply);
     },
   );
 

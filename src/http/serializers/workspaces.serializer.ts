@@ -4,6 +4,7 @@ import type { Resource } from '../jsonapi.js';
 import { NOOP_TERRAFORM_VERSION } from '../../runs/noop-executor.js';
 import type { WorkspaceRow } from '../../workspaces/workspaces.repository.js';
 import { executionModeOf } from '../../workspaces/execution-mode.js';
+import { settingsAttributes } from '../../workspaces/workspace-settings.js';
 
 /** Just deep enough for run task gating and go-tfe; one shape for list, show and create. */
 export function workspaceResource(row: WorkspaceRow, standing: OrganizationStanding): Resource {
@@ -15,11 +16,11 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       description: row.description,
       'auto-apply': row.auto_apply === 1,
       'execution-mode': executionModeOf(row.execution_mode),
-      'terraform-version': NOOP_TERRAFORM_VERSION,
+      ...settingsAttributes(row),
+      'terraform-version': row.terraform_version ?? NOOP_TERRAFORM_VERSION,
       'working-directory': row.working_directory,
       locked: false,
       'resource-count': 0,
-      'speculative-enabled': true,
       'created-at': row.created_at,
       'updated-at': row.updated_at,
       permissions: workspacePermissions(standing),
