@@ -12,6 +12,8 @@ export interface TeamReadForUser {
   membership: MembershipTeamRow[];
   /** Active members, in the order the team document lists them. */
   members: TeamMember[];
+  /** Memberships of the team not yet accepted: listed in its organization-memberships, never in users. */
+  invitedMembershipIds: string[];
   /** Whether the team holds an unexpired token (its service account then counts as a member). */
   holdsToken: boolean;
 }
@@ -27,7 +29,7 @@ function teamReadSql(dialect: {
   parameter: (n: 1 | 2 | 3) => string;
   /** A JSON array with one array of `items` per row. */
   jsonRows: (items: string) => string;
-  /** The team's active members as a JSON array of [user id, membership id], in the order documents list them. */
+  /** The team's memberships as a JSON array of [user id, membership id, status], in the order documents list them. */
   members: string;
 }): string {
   return `
@@ -51,19 +53,19 @@ const SQL: Record<Dialect, string> = {
     parameter: () => '?',
     jsonRows: (items) => `json_group_array(json_array(${items}))`,
     // json_group_array takes no ORDER BY (before SQLite 3.44): it aggregates an ordered subquery.
-    members: `(select json_group_array(json_array(x.user_id, x.id)) from (
-     select om.user_id, om.id from team_memberships tm
+    members: `(select json_group_array(json_array(x.user_id, x.id, x.status)) from (
+     select om.user_id, om.id, om.status from team_memberships tm
      join organization_memberships om on om.id = tm.organization_membership_id
-     where tm.team_id = t.id and om.status = 'active'
+     where tm.team_id = t.id
      order by tm.created_at, om.id) x)`,
   }),
   postgres: teamReadSql({
     parameter: (n) => `$${n}`,
     jsonRows: (items) => `json_agg(json_build_array(${items}))`,
-    members: `(select json_agg(json_build_array(om.user_id, om.id) order by tm.created_at, om.id)
+    members: `(select json_agg(json_build_array(om.user_id, om.id, om.status) order by tm.created_at, om.id)
      from team_memberships tm
      join organization_memberships om on om.id = tm.organization_membership_id
-     where tm.team_id = t.id and om.status = 'active')`,
+     where tm.team_id = t.id)`,
   }),
 };
 
@@ -76,7 +78,7 @@ interface Row extends TeamsTable {
   o_updated_at: string;
   /** JSON text on SQLite, already parsed on PostgreSQL (null there when there is no row to aggregate). */
   caller_teams: string | Array<[string | null, number | null, string | null]> | null;
-  members: string | Array<[string, string]> | null;
+  members: string | Array<[string, string, string]> | null;
   holds_token: number | boolean;
 }
 
@@ -87,11 +89,13 @@ export async function readTeamForUser(db: Kysely<Database>, dialect: Dialect, te
   const row = rows[0] as Row | undefined;
   if (!row) return undefined;
   const { o_name, o_name_lower, o_email, o_feature_set, o_created_at, o_updated_at, caller_teams, members, holds_token, ...team } = row;
+  const memberships = parsed(members);
   return {
     team: teamFromRow(team),
     organization: { name: o_name, name_lower: o_name_lower, email: o_email, feature_set: o_feature_set, created_at: o_created_at, updated_at: o_updated_at },
     membership: parsed(caller_teams).map(([id, isOwners, access]) => ({ id, is_owners: isOwners === null ? null : Number(isOwners), organization_access: access })),
-    members: parsed(members).map(([memberUserId, membershipId]) => ({ teamId, userId: memberUserId, membershipId })),
+    members: memberships.filter(([, , status]) => status === 'active').map(([memberUserId, membershipId]) => ({ teamId, userId: memberUserId, membershipId })),
+    invitedMembershipIds: memberships.filter(([, , status]) => status !== 'active').map(([, membershipId]) => membershipId),
     holdsToken: holds_token === true || holds_token === 1,
   };
 }

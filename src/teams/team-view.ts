@@ -8,6 +8,8 @@ export interface TeamView {
   team: Team;
   /** Active members only. */
   members: TeamMember[];
+  /** Invited (not yet accepted) memberships: in the organization-memberships relationship, never in users. */
+  invitedMembershipIds: string[];
   /** The `api-team_…` account when the team holds a token: a member in `users`, not a person. */
   serviceAccountUserId: string | null;
 }

@@ -68,9 +68,8 @@ export class TeamsRepository {
       this.db
         .selectFrom('team_memberships')
         .innerJoin('organization_memberships', 'organization_memberships.id', 'team_memberships.organization_membership_id')
-        .select(['team_memberships.team_id', 'organization_memberships.user_id', 'organization_memberships.id'])
+        .select(['team_memberships.team_id', 'organization_memberships.user_id', 'organization_memberships.id', 'organization_memberships.status'])
         .where('team_memberships.team_id', 'in', Array.from({ length: count }, (_, i) => p[`id${i}`]!))
-        .where('organization_memberships.status', '=', fixed('active' as const))
         .orderBy('team_memberships.created_at')
         .orderBy('organization_memberships.id'),
   );
@@ -230,17 +229,26 @@ export class TeamsRepository {
     return Number(counts?.visible_teams ?? 0) + ownSecret;
   }
 
-  /** Active members of each team; invited users who have not accepted never appear in team responses. */
+  /** Active members of each team; invited users who have not accepted are never members (users, users-count). */
   async activeMembers(teamIds: readonly string[], executor: Kysely<Database> = this.db): Promise<TeamMember[]> {
+    return (await this.memberships(teamIds, executor)).filter((member) => member.active);
+  }
+
+  /**
+   * Every membership of each team, active or invited, in the order team documents list them: a team's
+   * `organization-memberships` relationship lists invited ones too (as HCP Terraform does, so the tfe
+   * provider sees the invitation it added to the team), its `users` only the active.
+   */
+  async memberships(teamIds: readonly string[], executor: Kysely<Database> = this.db): Promise<Array<TeamMember & { active: boolean }>> {
     if (teamIds.length === 0) return [];
     if (teamIds.length > MAX_COMPILED_IDS) {
       // Beyond a page: in slices, each a kept template (a team's members all come in its own slice, in order).
       const slices = [];
-      for (let start = 0; start < teamIds.length; start += MAX_COMPILED_IDS) slices.push(await this.activeMembers(teamIds.slice(start, start + MAX_COMPILED_IDS), executor));
+      for (let start = 0; start < teamIds.length; start += MAX_COMPILED_IDS) slices.push(await this.memberships(teamIds.slice(start, start + MAX_COMPILED_IDS), executor));
       return slices.flat();
     }
     const { rows } = await this.membersOf(executor, teamIds.length, idParams(teamIds));
-    return rows.map((row) => ({ teamId: row.team_id, userId: row.user_id, membershipId: row.id }));
+    return rows.map((row) => ({ teamId: row.team_id, userId: row.user_id, membershipId: row.id, active: row.status === 'active' }));
   }
 
   /** Teams that currently hold at least one unexpired token: their service account counts as a member. */

@@ -141,7 +141,7 @@ export class TeamsService {
     if ((await this.inserts.insert(row)) === 'name-taken') throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
     const team = teamFromRow(row);
     // A team that did not exist a moment ago has no members and no token: nothing to look up.
-    return this.result(team, context.standing, include, { team, members: [], serviceAccountUserId: null });
+    return this.result(team, context.standing, include, { team, members: [], invitedMembershipIds: [], serviceAccountUserId: null });
   }
 
   /**
@@ -220,9 +220,9 @@ export class TeamsService {
   private async visibleTeamForUser(principal: Principal & { kind: 'user' }, teamId: string): Promise<TeamAccess> {
     const read = await this.teams.readForUser(teamId, principal.userId, nowIso());
     if (!read) throw Errors.teamNotFound();
-    const { team, organization, membership, members, holdsToken } = read;
+    const { team, organization, membership, members, invitedMembershipIds, holdsToken } = read;
     const context = this.gate.enterWithMembership(principal, organization, membership, 'team', 'read', team);
-    const view: TeamView = { team, members, serviceAccountUserId: holdsToken ? team.serviceAccountUserId : null };
+    const view: TeamView = { team, members, invitedMembershipIds, serviceAccountUserId: holdsToken ? team.serviceAccountUserId : null };
     return { row: team, standing: context.standing, context, view };
   }
 
@@ -237,10 +237,11 @@ export class TeamsService {
   /** Members and token holders of a page of teams, in two queries whatever the page size. */
   private async views(teams: Team[]): Promise<TeamView[]> {
     const ids = teams.map((team) => team.id);
-    const [members, withTokens] = await Promise.all([this.teams.activeMembers(ids), this.teams.teamsWithTokens(ids, nowIso())]);
+    const [memberships, withTokens] = await Promise.all([this.teams.memberships(ids), this.teams.teamsWithTokens(ids, nowIso())]);
     return teams.map((team) => ({
       team,
-      members: members.filter((member) => member.teamId === team.id),
+      members: memberships.filter((member) => member.teamId === team.id && member.active).map(({ active: _, ...member }) => member),
+      invitedMembershipIds: memberships.filter((member) => member.teamId === team.id && !member.active).map((member) => member.membershipId),
       serviceAccountUserId: withTokens.has(team.id) ? team.serviceAccountUserId : null,
     }));
   }
@@ -265,7 +266,7 @@ export class TeamsService {
       related.users = users;
     }
     if (include.has('organization-memberships')) {
-      const membershipIds = [...new Set(views.flatMap((view) => view.members.map((member) => member.membershipId)))];
+      const membershipIds = [...new Set(views.flatMap((view) => [...view.members.map((member) => member.membershipId), ...view.invitedMembershipIds]))];
       const [memberships, teamIdsByMembership] = await Promise.all([
         this.memberships.findManyByIds(membershipIds),
         this.memberships.teamIdsOf(membershipIds),

@@ -151,7 +151,7 @@ for (const dialect of testDialects()) {
       assert.equal(paged.body.meta.pagination['prev-page'], 1);
     });
 
-    it('invited users never appear in team users or users-count; they join when they accept', async () => {
+    it('invited users never appear in team users or users-count, only in its organization-memberships; they join when they accept', async () => {
       const org = await createOrganization(ctx);
       const team = await createTeam(ctx, org, { visibility: 'organization' });
       const user = await createUser(ctx);
@@ -161,15 +161,21 @@ for (const dialect of testDialects()) {
       const before = await org.owner.api.get(`/teams/${team.id}?include=users,organization-memberships`);
       assert.equal(before.body.data.attributes['users-count'], 0);
       assert.deepEqual(before.body.data.relationships.users.data, []);
-      assert.deepEqual(before.body.data.relationships['organization-memberships'].data, []);
-      assert.equal(before.body.included, undefined);
+      assert.equal(before.body.data.attributes['non-service-users-count'], 0);
+      // HCP lists the invitation in the team's memberships (the tfe provider converges on it), not in users.
+      assert.deepEqual(before.body.data.relationships['organization-memberships'].data, [{ id: membership.id, type: 'organization-memberships' }]);
+      assert.deepEqual(before.body.included.map((resource: { type: string; id: string }) => [resource.type, resource.id]), [['organization-memberships', membership.id]]);
+      assert.equal(before.body.included[0].attributes.status, 'invited');
       const listed = await org.owner.api.get(`/organizations/${org.name}/teams?filter[names]=${team.name}`);
       assert.equal(listed.body.data[0].attributes['users-count'], 0);
+      assert.deepEqual(listed.body.data[0].relationships['organization-memberships'].data, [{ id: membership.id, type: 'organization-memberships' }]);
+      assert.deepEqual(listed.body.data[0].relationships.users.data, []);
 
       assertStatus(await user.api.post(`/organization-memberships/${membership.id}/actions/accept`), 200);
       const afterAccept = await org.owner.api.get(`/teams/${team.id}`);
       assert.equal(afterAccept.body.data.attributes['users-count'], 1);
       assert.deepEqual(afterAccept.body.data.relationships.users.data, [{ id: user.id, type: 'users' }]);
+      assert.deepEqual(afterAccept.body.data.relationships['organization-memberships'].data, [{ id: membership.id, type: 'organization-memberships' }]);
     });
 
     it('deleting a membership leaves every team; the last owner cannot leave (403)', async () => {

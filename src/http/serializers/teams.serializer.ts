@@ -25,7 +25,11 @@ export function teamResource(view: TeamView, permissions: TeamPermissions): Reso
     relationships: {
       organization: { data: { id: team.organizationName, type: 'organizations' } },
       users: { data: userIds.map((id) => ({ id, type: 'users' })) },
-      'organization-memberships': { data: view.members.map((member) => ({ id: member.membershipId, type: 'organization-memberships' })) },
+      // Invited memberships too (HCP does; the tfe provider's tfe_team_organization_members converges on it),
+      // while users and the counts hold only active members.
+      'organization-memberships': {
+        data: [...view.members.map((member) => member.membershipId), ...view.invitedMembershipIds].map((id) => ({ id, type: 'organization-memberships' })),
+      },
       'authentication-token': { meta: {} },
     },
     links: { self: `/api/v2/teams/${team.id}` },
