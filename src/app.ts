@@ -13,7 +13,8 @@ import { AuthFailureLimit } from './http/auth-failure-limit.js';
 import { registerAuthentication } from './http/authentication.js';
 import { refuseOverBudgetFirst } from './http/early-refusal.js';
 import { registerErrorHandler, sendErrors } from './http/error-handler.js';
-import { ERROR_TITLES } from './http/error-document.js';
+import { errorObjectOf } from './http/error-document.js';
+import { Errors } from './core/errors.js';
 import { clientErrorAnswers, InFlightResponses } from './http/http-layer-answers.js';
 import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
@@ -64,7 +65,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     // same JSON:API rendering as everything else.
     frameworkErrors: (error, _request, reply) => {
       const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-      void sendErrors(reply, status, [{ status: String(status), title: ERROR_TITLES[status] ?? 'bad request', detail: error.message }]);
+      void sendErrors(reply, status, [errorObjectOf(Errors.refusedBeforeRouting(status, error.message))]);
     },
     ajv: {
       // A known attribute of the wrong type is a 422, never silently coerced.

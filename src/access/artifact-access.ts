@@ -1,4 +1,4 @@
-import { Errors, Unauthorized } from '../core/errors.js';
+import { Errors, ApiError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { HIDDEN_AS } from './access-table.js';
 import type { OrganizationGate } from './organization-gate.js';
@@ -31,17 +31,17 @@ export class ArtifactAccess {
     target: { organizationName: string; runIds: () => Promise<string[]> } | undefined,
     thing: 'configuration-version' | 'plan',
   ): Promise<void> {
-    if (!token) throw Errors.unauthorized();
+    if (!token) throw Errors.tokenInvalid();
     let principal;
     try {
       principal = await this.authenticator.authenticate(token);
     } catch (error) {
       // Not an API token: perhaps a run task's access token, which only reaches artifacts that exist.
-      if (!(error instanceof Unauthorized) || !target) throw error;
+      if (!(error instanceof ApiError && error.status === 401) || !target) throw error;
       for (const runId of await target.runIds()) {
         if (await this.taskAccessTokens.authorizeDownload(token, runId)) return;
       }
-      throw Errors.unauthorized();
+      throw Errors.tokenInvalid();
     }
     if (!target) throw HIDDEN_AS[thing]({});
     await this.gate.enterFor(principal, target.organizationName, thing, 'read', {});

@@ -10,9 +10,13 @@ export interface ErrorSource {
   parameter?: string;
 }
 
-/** An error the server means to give: its status and detail as plain data; http/error-handler.ts renders it. */
+/**
+ * An error the server means to give: its status and detail as plain data; http/error-handler.ts renders it.
+ * Only the members of `Errors` below make one (its constructor is protected and its kinds are private to
+ * this file), so every error the API answers is named here, with its status and the template of its detail.
+ */
 export class ApiError extends Error {
-  constructor(
+  protected constructor(
     readonly status: number,
     detail: string,
     readonly source?: ErrorSource,
@@ -22,13 +26,13 @@ export class ApiError extends Error {
   }
 }
 
-export class BadRequest extends ApiError {
+class BadRequest extends ApiError {
   constructor(detail: string, parameter?: string) {
     super(400, detail, parameter ? { parameter } : undefined);
   }
 }
 
-export class Unauthorized extends ApiError {
+class Unauthorized extends ApiError {
   constructor(detail = 'missing, invalid or expired token') {
     super(401, detail);
   }
@@ -48,26 +52,33 @@ class NotFound extends ApiError {
   }
 }
 
-export class Conflict extends ApiError {
+class Conflict extends ApiError {
   constructor(detail: string) {
     super(409, detail);
   }
 }
 
-export class PayloadTooLarge extends ApiError {
+class PayloadTooLarge extends ApiError {
   constructor(detail = 'request body is larger than allowed') {
     super(413, detail);
   }
 }
 
-export class InvalidAttribute extends ApiError {
+class InvalidAttribute extends ApiError {
   constructor(pointer: string, detail: string) {
     super(422, detail, { pointer });
   }
 }
 
+/** Any other status (429, 503, 415, 500), with its headers. */
+class StatusError extends ApiError {
+  constructor(status: number, detail: string, headers: Record<string, string> = {}) {
+    super(status, detail, undefined, headers);
+  }
+}
+
 /** A 422 about the request as a whole (a query parameter, an unparseable body). */
-export class Unprocessable extends ApiError {
+class Unprocessable extends ApiError {
   constructor(detail: string, source?: ErrorSource) {
     super(422, detail, source);
   }
@@ -145,7 +156,9 @@ export const Errors = {
   planJsonUncheckable: () => new Unprocessable('the plan JSON could not be checked within the memory a check may use'),
   invalidReport: (detail: string) => new InvalidAttribute('/status', detail),
   logNotFound: () => new NotFound('log not found'),
-  unauthorized: (detail?: string) => new Unauthorized(detail),
+  tokenInvalid: () => new Unauthorized(),
+  tokenExpired: () => new Unauthorized('token has expired'),
+  taskResultTokenInvalid: () => new Unauthorized('invalid access token for this task result'),
   /** An audit trail token on any route but the audit trail's: it authenticates nothing else. */
   auditTrailTokenReadsOnlyAuditTrail: () => new Unauthorized('an audit trail token reads only the audit trail'),
   tokenExpiryNotATimestamp: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp'),
@@ -167,7 +180,98 @@ export const Errors = {
     new BadRequest(`this teamstage pipeline client is version ${client} and the server ${server}: fetch the client again (curl -fsSo teamstage-pipeline.mjs ${clientUrl})`),
   /** runs/run-waits.ts: a principal's waiting run reads are bounded (TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL). */
   tooManyRunWaits: (limit: number) =>
-    new ApiError(429, `this token already has ${limit} waiting run reads open (the limit); wait for one to answer, or read without ?wait`),
+    new StatusError(429, `this token already has ${limit} waiting run reads open (the limit); wait for one to answer, or read without ?wait`),
   invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),
   pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
+  consoleNotBuilt: () => new NotFound('the web console is not built in this installation; run `npm run build`'),
+
+  // Names and the rules of attributes (the problem is the rule's own words: core/team-name.ts, run-task-rules.ts …).
+  invalidName: (pointer: string, problem: string) => new InvalidAttribute(pointer, problem),
+  nameTaken: (pointer = '/data/attributes/name') => new InvalidAttribute(pointer, 'Name has already been taken'),
+  invalidUsername: (problem: string) => new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username')),
+  reservedUsername: (detail: string) => new InvalidAttribute('/data/attributes/username', detail),
+  userAttributeTaken: (attribute: 'username' | 'email') =>
+    new InvalidAttribute(`/data/attributes/${attribute}`, `${attribute === 'username' ? 'Username' : 'Email'} has already been taken`),
+  invalidEmail: (pointer: string) => new InvalidAttribute(pointer, 'email is not a valid address'),
+  tokenDescriptionTooLong: () => new InvalidAttribute('/data/attributes/description', 'description must be at most 255 characters'),
+  tokenDescriptionTaken: () => new InvalidAttribute('/data/attributes/description', 'Description has already been taken for this team'),
+  organizationAccessRuleBroken: (key: string, detail: string) => new InvalidAttribute(`/data/attributes/organization-access/${key}`, detail),
+  ownersTeamCannotBeRenamed: () => new InvalidAttribute('/data/attributes/name', 'the owners team cannot be renamed'),
+  ownersTeamAccessFixed: (key: string) => new InvalidAttribute(`/data/attributes/organization-access/${key}`, "the owners team's organization access cannot be changed"),
+  notAnActiveMember: (index: number, username: string) => new InvalidAttribute(`/data/${index}/id`, `user '${username}' is not an active member of the organization`),
+  membershipNotInOrganization: (index: number, id: string) =>
+    new InvalidAttribute(`/data/${index}/id`, `organization membership '${id}' not found in this organization`),
+  inviteTeamNotFound: (index: number, teamId: string) =>
+    new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`),
+  alreadyAMember: () => new InvalidAttribute('/data/attributes/email', 'this user is already a member of the organization'),
+  invalidMembershipStatusFilter: () => new InvalidAttribute('filter[status]', "filter[status] must be 'invited' or 'active'"),
+  organizationRenameUnsupported: () => new InvalidAttribute('/data/attributes/name', 'renaming an organization is not supported'),
+  unknownFeatureSet: (id: string) => new Unprocessable(`feature set '${id}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' }),
+  invalidExecutionMode: (modes: readonly string[]) => new InvalidAttribute('/data/attributes/execution-mode', `execution-mode must be one of ${modes.join(', ')}`),
+  invalidArchive: (problem: string) => new Unprocessable(problem),
+  configurationAlreadyUploaded: () => new Conflict('this configuration version has already been uploaded'),
+  runWorkspaceRequired: () => new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required'),
+  noUploadedConfiguration: () =>
+    new InvalidAttribute('/data/relationships/configuration-version', 'the workspace has no uploaded configuration version; upload one first'),
+  configurationVersionNotInWorkspace: (id: string) =>
+    new InvalidAttribute('/data/relationships/configuration-version/data/id', `configuration version '${id}' not found in this workspace`),
+  configurationVersionNotUploaded: () =>
+    new InvalidAttribute('/data/relationships/configuration-version/data/id', 'the configuration version has not been uploaded yet'),
+  runActionRefused: (verb: string, why: string) => new Conflict(`the run cannot be ${verb}: ${why}`),
+  runBusy: () => new Conflict('the run is changing right now; try again'),
+
+  // Run tasks, their attachments, stages and results.
+  invalidTaskAttribute: (attribute: string, problem: string) => new InvalidAttribute(`/data/attributes/${attribute}`, problem),
+  taskUrlNotAllowed: (reason: string) => new InvalidAttribute('/data/attributes/url', `url is not allowed: ${reason}; the operator decides where run tasks may point`),
+  taskUrlNotVerified: (timeoutSeconds: number) =>
+    new InvalidAttribute(
+      '/data/attributes/url',
+      `the run task at this URL could not be verified: it must answer 200 to a signed verification request within ${timeoutSeconds} s (the server log has the details)`,
+    ),
+  runTaskBusy: () => new Conflict('the run task is changing right now; try again'),
+  runTaskAttached: (workspaces: number) =>
+    new InvalidAttribute('/data', `the run task is attached to ${workspaces} workspace${workspaces === 1 ? '' : 's'}; detach it before deleting it`),
+  enforcementLevelRequired: () => new InvalidAttribute('/data/attributes/enforcement-level', 'enforcement-level is required'),
+  runTaskToAttachRequired: () => new InvalidAttribute('/data/relationships/task', 'the run task to attach is required'),
+  runTaskToAttachNotFound: (taskId: string) => new InvalidAttribute('/data/relationships/task/data/id', `run task '${taskId}' not found`),
+  runTaskAlreadyAttached: () => new InvalidAttribute('/data/relationships/task/data/id', 'the run task is already attached to this workspace'),
+  workspaceTaskLimit: (problem: string) => new InvalidAttribute('/data/relationships/task/data/id', problem),
+  stageNotAwaitingOverride: (status: string) => new Conflict(`the task stage is ${status}, not awaiting_override`),
+  taskResultFinal: (status: string) => new Conflict(`the task result is already ${status}`),
+  invalidReportedLink: (pointer: string, problem: string) => new InvalidAttribute(pointer, problem),
+
+  // The HTTP layer's own refusals.
+  invalidInclude: (name: string, offered: string) => new BadRequest(`'${name}' is not a valid include parameter here; allowed: ${offered}`, 'include'),
+  invalidPageSize: (max: number) => new Unprocessable(`page[size] must be between 1 and ${max}`, { parameter: 'page[size]' }),
+  invalidPageNumber: () => new Unprocessable('page[number] must be a positive integer', { parameter: 'page[number]' }),
+  bodyEndedEarly: () => new BadRequest('the request body ended before it was complete'),
+  bodyTooLarge: (limitBytes?: number) =>
+    new PayloadTooLarge(limitBytes === undefined ? undefined : `request body is larger than allowed (${Math.round(limitBytes / (1024 * 1024))} MiB)`),
+  rateLimited: (perSecond: number, retrySeconds: number) =>
+    new StatusError(429, `rate limit of ${perSecond} requests per second exceeded; retry in ${retrySeconds} s`),
+  authFailuresOverBudget: (perMinute: number, retrySeconds: string) =>
+    new StatusError(429, `too many failed authentication attempts from this address (limit ${perMinute} per minute); retry in ${retrySeconds} s`, {
+      'retry-after': retrySeconds,
+      'x-ratelimit-reset': retrySeconds,
+    }),
+  /** A failed check of a route's schema (Ajv's words), at the pointer into the body or the query parameter. */
+  schemaViolation: (detail: string, source: ErrorSource) => new Unprocessable(detail, source),
+  bodyNotJson: (detail = 'request body is not valid JSON') => new Unprocessable(detail, { pointer: '' }),
+  unsupportedMediaType: () => new StatusError(415, 'send Content-Type: application/vnd.api+json'),
+  /** A client error Fastify or node:http classified before any route ran (bad URL encoding, an over-long parameter …). */
+  refusedBeforeRouting: (status: number, detail: string) => new StatusError(status, detail),
+  storageRefused: (problem: string) => new StatusError(503, `the database refused this request: ${problem}; try again later`),
+  /** A bug of ours: the cause is in the server log, never in the answer. */
+  internal: () => new StatusError(500, 'internal error; the server logged the cause'),
+  // node:http's own refusals, answered as JSON:API (http/http-layer-answers.ts).
+  hostHeaderMissing: () => new StatusError(400, 'an HTTP/1.1 request must have a Host header'),
+  unsupportedExpectation: () => new StatusError(417, 'the only expectation supported is 100-continue'),
+  requestTimedOut: () => new StatusError(408, 'the request was not received in the time allowed'),
+  requestLineTooLong: (kib: number) => new StatusError(414, `the request line is longer than ${kib} KiB`),
+  headersTooLarge: (kib: number) => new StatusError(431, `the request line and headers are longer than ${kib} KiB`),
+  chunkExtensionsTooLarge: () => new StatusError(413, 'the chunk extensions of the body are too large'),
+  notHttp: () => new StatusError(400, 'the request is not valid HTTP/1.1'),
+  shuttingDown: () => new StatusError(503, 'the server is shutting down; send the request again (to another node)'),
+  databaseUnreachable: () => new StatusError(503, 'database is not reachable'),
+  writesRefused: (detail: string) => new StatusError(503, detail),
 } as const;

@@ -1,6 +1,6 @@
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { Conflict, Errors, InvalidAttribute, Unauthorized } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { httpUrlProblem } from '../runtasks/run-task-rules.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { ResultReport, TaskStageRunner } from '../taskstages/task-stage-runner.js';
@@ -32,7 +32,7 @@ const AUTHORIZED = Symbol('authorized callback');
 function checkReportedLinks(input: CallbackInput): void {
   const check = (url: string | null | undefined, pointer: string) => {
     const problem = url ? httpUrlProblem(url) : undefined;
-    if (problem) throw new InvalidAttribute(pointer, problem);
+    if (problem) throw Errors.invalidReportedLink(pointer, problem);
   };
   check(input.url, '/data/attributes/url');
   input.outcomes?.forEach((outcome, index) => check(outcome.url, `/data/relationships/outcomes/data/${index}/attributes/url`));
@@ -65,9 +65,9 @@ export class TaskCallbacks {
     const grant = await this.accessTokens.grantOf(token);
     if (!grant || grant.taskResultId !== resultId) {
       if (!(await this.stages.findResult(resultId))) throw Errors.taskResultNotFound();
-      throw new Unauthorized('invalid access token for this task result');
+      throw Errors.taskResultTokenInvalid();
     }
-    if (isFinalResultStatus(grant.resultStatus)) throw new Conflict(`the task result is already ${grant.resultStatus}`);
+    if (isFinalResultStatus(grant.resultStatus)) throw Errors.taskResultFinal(grant.resultStatus);
     return { resultId, [AUTHORIZED]: true };
   }
 
@@ -92,7 +92,7 @@ export class TaskCallbacks {
     }
     const finished = input.status === 'running' ? await this.runner.markRunning(resultId, report) : await this.runner.finishResult(resultId, input.status, report);
     if (finished.outcome === 'missing') throw Errors.taskResultNotFound();
-    if (finished.outcome === 'final') throw new Conflict(`the task result is already ${finished.result.status}`);
+    if (finished.outcome === 'final') throw Errors.taskResultFinal(finished.result.status);
     // The row as the callback's transaction wrote it: no second read.
     return finished.result;
   }

@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken, type Authenticator } from '../identity/authenticate.js';
 import type { TokenUsage } from '../identity/token-usage.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
-import { overBudgetError } from './early-refusal.js';
-import { ApiError } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import './fastify-types.js';
 
 export interface AuthenticationOptions {
@@ -54,5 +53,5 @@ function refuseIfOverBudget(failures: AuthFailureLimit, request: FastifyRequest,
   const waitMs = failures.retryAfterMs(request.ip, token);
   if (waitMs <= 0) return;
   const seconds = String(Math.ceil(waitMs / 1000));
-  throw new ApiError(429, overBudgetError(failures.limit, seconds).detail, undefined, { 'retry-after': seconds, 'x-ratelimit-reset': seconds });
+  throw Errors.authFailuresOverBudget(failures.limit, seconds);
 }

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { AnyPrincipal, Principal } from '../core/principal.js';
-import { Unauthorized } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import './fastify-types.js';
 
 /** The authenticated principal of a non-public route. */
 export function callerOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Unauthorized();
+  if (!request.principal) throw Errors.tokenInvalid();
   return request.principal;
 }
 
@@ -16,6 +16,6 @@ export function callerOf(request: FastifyRequest): Principal {
  */
 export function auditTrailReaderOf(request: FastifyRequest): AnyPrincipal {
   const principal = request.principal ?? request.auditTrailPrincipal;
-  if (!principal) throw new Unauthorized();
+  if (!principal) throw Errors.tokenInvalid();
   return principal;
 }

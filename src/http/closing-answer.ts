@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 
 /**
  * While the server closes, a request that still arrives (on a connection kept alive, or one whose headers
@@ -15,6 +15,6 @@ export function refuseRequestsWhileClosing(app: FastifyInstance): void {
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
     reply.header('connection', 'close');
-    done(new ApiError(503, 'the server is shutting down; send the request again (to another node)'));
+    done(Errors.shuttingDown());
   });
 }

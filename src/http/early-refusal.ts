@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { bearerToken } from '../identity/authenticate.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
-import { ERROR_TITLES } from './error-document.js';
+import { Errors } from '../core/errors.js';
+import { errorObjectOf } from './error-document.js';
 
 /**
  * Refuses a request from an address over its failed-authentication budget in Fastify's first hook (register
@@ -16,19 +17,11 @@ export function refuseOverBudgetFirst(app: FastifyInstance, failures: AuthFailur
     const waitMs = failures.retryAfterMs(request.ip, () => bearerToken(request));
     if (waitMs <= 0) return done();
     const seconds = String(Math.ceil(waitMs / 1000));
-    const body = JSON.stringify({ errors: [overBudgetError(failures.limit, seconds)] });
+    const error = Errors.authFailuresOverBudget(failures.limit, seconds);
     onRefused();
     void reply
-      .code(429)
-      .headers({ 'content-type': 'application/vnd.api+json; charset=utf-8', 'retry-after': seconds, 'x-ratelimit-reset': seconds })
-      .send(body);
+      .code(error.status)
+      .headers({ 'content-type': 'application/vnd.api+json; charset=utf-8', ...error.headers })
+      .send(JSON.stringify({ errors: [errorObjectOf(error)] }));
   });
-}
-
-export function overBudgetError(limit: number, seconds: string) {
-  return {
-    status: '429',
-    title: ERROR_TITLES[429]!,
-    detail: `too many failed authentication attempts from this address (limit ${limit} per minute); retry in ${seconds} s`,
-  };
 }

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeStorageProblem, storageFailureOf, type StorageFailure } from '../db/storage-failures.js';
 import { limitUnreadBodyAfterRefusal } from './credentials-before-body.js';
-import { ApiError } from '../core/errors.js';
-import { ERROR_TITLES, errorObjectOf, type ErrorObject } from './error-document.js';
+import { ApiError, Errors } from '../core/errors.js';
+import { errorObjectOf, type ErrorObject } from './error-document.js';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -23,17 +23,19 @@ function validationErrors(error: FastifyError): ErrorObject[] {
     const where = pointer || '/';
     const detail = `${where} ${item.message ?? 'is invalid'}`;
     const source = context === 'body' ? { pointer: pointer || '/data' } : { parameter: pointer.replace(/^\//, '') || context };
-    return { status: '422', title: ERROR_TITLES[422]!, detail, source } satisfies ErrorObject;
+    return errorObjectOf(Errors.schemaViolation(detail, source));
   });
-  return objects.length > 0 ? objects : [{ status: '422', title: ERROR_TITLES[422]!, detail: error.message }];
+  return objects.length > 0 ? objects : [errorObjectOf(Errors.schemaViolation(error.message, { pointer: '/data' }))];
 }
 
 export function sendErrors(reply: FastifyReply, status: number, errors: ErrorObject[]): FastifyReply {
   return reply.code(status).type('application/vnd.api+json').send({ errors });
 }
 
-function simpleError(status: number, detail: string): ErrorObject {
-  return { status: String(status), title: ERROR_TITLES[status] ?? 'error', detail };
+/** Renders a catalogue error, with its headers. */
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  reply.headers(error.headers);
+  return sendErrors(reply, error.status, [errorObjectOf(error)]);
 }
 
 export interface ErrorHandlerOptions {
@@ -49,36 +51,29 @@ export interface ErrorHandlerOptions {
 export function registerErrorHandler(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     limitUnreadBodyAfterRefusal(request, reply);
-    if (error instanceof ApiError) {
-      reply.headers(error.headers);
-      return sendErrors(reply, error.status, [errorObjectOf(error)]);
-    }
+    if (error instanceof ApiError) return sendError(reply, error);
     if (error.validation) return sendErrors(reply, 422, validationErrors(error));
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendErrors(reply, 422, [{ ...simpleError(422, error.message || 'request body is not valid JSON'), source: { pointer: '' } }]);
+        return sendError(reply, Errors.bodyNotJson(error.message || undefined));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendErrors(reply, 413, [simpleError(413, 'request body is larger than allowed')]);
+        return sendError(reply, Errors.bodyTooLarge());
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendErrors(reply, 415, [simpleError(415, 'send Content-Type: application/vnd.api+json')]);
+        return sendError(reply, Errors.unsupportedMediaType());
     }
     const storage = storageFailureOf(error);
     if (storage) {
       options.onStorageFailure?.(storage);
       request.log.warn({ code: storage.code, problem: storage.problem, err: error }, 'the database refused a request');
-      return sendErrors(reply, 503, [simpleError(503, `the database refused this request: ${describeStorageProblem(storage.problem)}; try again later`)]);
+      return sendError(reply, Errors.storageRefused(describeStorageProblem(storage.problem)));
     }
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return sendErrors(reply, status, [simpleError(status, error.message)]);
-    }
+    if (status >= 400 && status < 500) return sendError(reply, Errors.refusedBeforeRouting(status, error.message));
     request.log.error({ err: error }, 'unhandled error');
-    return sendErrors(reply, 500, [simpleError(500, 'internal error; the server logged the cause')]);
+    return sendError(reply, Errors.internal());
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendErrors(reply, 404, [simpleError(404, `no route for ${request.method} ${request.url.split('?')[0]}`)]),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, Errors.noRoute(request.method, request.url.split('?')[0]!)));
 }

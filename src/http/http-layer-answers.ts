@@ -1,6 +1,7 @@
 import http, { type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ERROR_TITLES, type ErrorObject } from './error-document.js';
+import { Errors, type ApiError } from '../core/errors.js';
+import { errorObjectOf } from './error-document.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 
 /**
@@ -12,15 +13,14 @@ import { SECURITY_HEADERS } from './security-headers.js';
 /** Node's default limit on the request line plus headers, stated so that no `--max-http-header-size` moves it. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
-function errorDocument(status: number, detail: string): string {
-  const error: ErrorObject = { status: String(status), title: ERROR_TITLES[status] ?? 'error', detail };
-  return JSON.stringify({ errors: [error] });
+function errorDocument(error: ApiError): string {
+  return JSON.stringify({ errors: [errorObjectOf(error)] });
 }
 
 /** Answers through a response nothing has written to yet, and closes the connection after it. */
-export function answerWithError(response: ServerResponse, status: number, detail: string): void {
-  const body = errorDocument(status, detail);
-  response.writeHead(status, {
+export function answerWithError(response: ServerResponse, error: ApiError): void {
+  const body = errorDocument(error);
+  response.writeHead(error.status, {
     'content-type': 'application/vnd.api+json',
     'content-length': Buffer.byteLength(body),
     connection: 'close',
@@ -30,8 +30,9 @@ export function answerWithError(response: ServerResponse, status: number, detail
 }
 
 /** A whole HTTP/1.1 answer as text, for errors raised where there is no response object to write through. */
-function rawAnswer(status: number, detail: string): string {
-  const body = errorDocument(status, detail);
+function rawAnswer(error: ApiError): string {
+  const body = errorDocument(error);
+  const status = error.status;
   return (
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\n` +
     `Content-Type: application/vnd.api+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n` +
@@ -73,25 +74,22 @@ export function clientErrorAnswers(responses: InFlightResponses): (error: Client
     // A reset connection has nobody to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     if (socket.writable && !responses.answerStartedOn(socket)) {
-      const [status, detail] = describe(error);
-      socket.write(rawAnswer(status, detail));
+      socket.write(rawAnswer(describe(error)));
     }
     socket.destroy(error);
   };
 }
 
-function describe(error: ClientError): [number, string] {
+function describe(error: ClientError): ApiError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'the request was not received in the time allowed'];
+      return Errors.requestTimedOut();
     case 'HPE_HEADER_OVERFLOW':
-      return requestLineOverflowed(error.rawPacket)
-        ? [414, `the request line is longer than ${MAX_HEADER_BYTES / 1024} KiB`]
-        : [431, `the request line and headers are longer than ${MAX_HEADER_BYTES / 1024} KiB`];
+      return requestLineOverflowed(error.rawPacket) ? Errors.requestLineTooLong(MAX_HEADER_BYTES / 1024) : Errors.headersTooLarge(MAX_HEADER_BYTES / 1024);
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return [413, 'the chunk extensions of the body are too large'];
+      return Errors.chunkExtensionsTooLarge();
     default:
-      return [400, 'the request is not valid HTTP/1.1'];
+      return Errors.notHttp();
   }
 }
 

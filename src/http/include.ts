@@ -1,4 +1,4 @@
-import { BadRequest } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { listParameter, type Query } from './querystring.js';
 
 /**
@@ -11,7 +11,7 @@ export function parseInclude<T extends string>(query: Query, allowed: readonly T
   for (const name of requested) {
     if (!(allowed as readonly string[]).includes(name)) {
       const offered = allowed.length > 0 ? allowed.join(', ') : 'nothing';
-      throw new BadRequest(`'${name}' is not a valid include parameter here; allowed: ${offered}`, 'include');
+      throw Errors.invalidInclude(name, offered);
     }
     result.add(name as T);
   }

@@ -1,3 +1,4 @@
+import { Errors } from '../core/errors.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { answerWithError, MAX_HEADER_BYTES, type InFlightResponses } from './http-layer-answers.js';
 import type { TlsPair } from './tls-certificate.js';
@@ -41,7 +42,7 @@ export function wrapRequestListener(server: Server, responses: InFlightResponses
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
     responses.track(request.socket, response);
     if (request.httpVersion === '1.1' && request.headers.host === undefined) {
-      answerWithError(response, 400, 'an HTTP/1.1 request must have a Host header');
+      answerWithError(response, Errors.hostHeaderMissing());
       return;
     }
     for (const listener of listeners) listener(request, response);
@@ -49,6 +50,6 @@ export function wrapRequestListener(server: Server, responses: InFlightResponses
   server.on('request', onRequest);
   server.on('checkContinue', onRequest);
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) =>
-    answerWithError(response, 417, 'the only expectation supported is 100-continue'),
+    answerWithError(response, Errors.unsupportedExpectation()),
   );
 }

@@ -1,4 +1,4 @@
-import { Unprocessable } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageRequest, type PageRequest } from '../core/page.js';
 import type { Query } from './querystring.js';
 
@@ -19,7 +19,7 @@ export function parsePage(query: Query): PageRequest {
   if (rawSize !== undefined && rawSize !== '') {
     const parsed = positiveInteger(rawSize);
     if (parsed === undefined || parsed < 1 || parsed > MAX_PAGE_SIZE) {
-      throw new Unprocessable(`page[size] must be between 1 and ${MAX_PAGE_SIZE}`, { parameter: 'page[size]' });
+      throw Errors.invalidPageSize(MAX_PAGE_SIZE);
     }
     size = parsed;
   }
@@ -27,7 +27,7 @@ export function parsePage(query: Query): PageRequest {
   if (rawNumber !== undefined && rawNumber !== '') {
     const parsed = positiveInteger(rawNumber);
     if (parsed === undefined || parsed < 1) {
-      throw new Unprocessable('page[number] must be a positive integer', { parameter: 'page[number]' });
+      throw Errors.invalidPageNumber();
     }
     number = parsed;
   }

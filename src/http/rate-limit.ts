@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { principalKey } from '../core/principal.js';
-import { ApiError } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 
 /**
  * N requests per second per authenticated principal (per IP before authentication).
@@ -21,6 +21,6 @@ export async function registerRateLimit(app: FastifyInstance, perSecond: number)
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
     addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
     errorResponseBuilder: (_request, context) =>
-      new ApiError(429, `rate limit of ${context.max} requests per second exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
+      Errors.rateLimited(context.max, Math.ceil(context.ttl / 1000)),
   });
 }

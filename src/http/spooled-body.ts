@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError, PayloadTooLarge } from '../core/errors.js';
+import { Errors, ApiError } from '../core/errors.js';
 
 /** A request body written to a temporary file, read back in pieces; `dispose()` removes the file. */
 export interface SpooledBody {
@@ -21,7 +21,7 @@ export interface SpooledBody {
  * few stream buffers of memory, never its size: over `limit` bytes (declared or received) it stops with a
  * 413 (or what `tooLarge` makes) and the file is gone. A client that disconnects midway gets a 400 that nobody reads.
  */
-export async function spoolBody(body: Readable, limit: number, declaredLength: string | undefined, tooLarge: (limit: number) => ApiError = payloadTooLarge): Promise<SpooledBody> {
+export async function spoolBody(body: Readable, limit: number, declaredLength: string | undefined, tooLarge: (limit: number) => ApiError = Errors.bodyTooLarge): Promise<SpooledBody> {
   if (declaredLength !== undefined && Number(declaredLength) > limit) throw tooLarge(limit);
   const file = path.join(os.tmpdir(), `teamstage-body-${randomUUID()}`);
   let size = 0;
@@ -38,7 +38,7 @@ export async function spoolBody(body: Readable, limit: number, declaredLength: s
     await pipeline(body, counter, fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
   } catch (error) {
     await dispose();
-    if (clientFailed && !(error instanceof ApiError)) throw new ApiError(400, 'the request body ended before it was complete');
+    if (clientFailed && !(error instanceof ApiError)) throw Errors.bodyEndedEarly();
     throw error;
   }
   return {
@@ -47,8 +47,4 @@ export async function spoolBody(body: Readable, limit: number, declaredLength: s
     read: (pieceBytes = 64 * 1024) => fs.createReadStream(file, { highWaterMark: pieceBytes }),
     dispose,
   };
-}
-
-function payloadTooLarge(limit: number): PayloadTooLarge {
-  return new PayloadTooLarge(`request body is larger than allowed (${Math.round(limit / (1024 * 1024))} MiB)`);
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { nowIso } from '../core/clock.js';
-import { Errors, Unauthorized } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { editionHasTeam, featureSetOf } from '../access/editions.js';
 import type { AnyPrincipal, Principal } from '../core/principal.js';
 import { digestMatchesHash, hashToken } from './token-secrets.js';
@@ -39,11 +39,11 @@ export class Authenticator {
 
   /** Any kind of token, the audit trail token too: only for routes that declare they take it. */
   async authenticateAny(token: string | undefined): Promise<AnyPrincipal> {
-    if (!token || token.length > 512) throw new Unauthorized();
+    if (!token || token.length > 512) throw Errors.tokenInvalid();
     const digest = hashToken(token);
     const known = await this.lookUp(digest);
-    if (!known) throw new Unauthorized();
-    if (known.expiredAt && known.expiredAt <= nowIso()) throw new Unauthorized('token has expired');
+    if (!known) throw Errors.tokenInvalid();
+    if (known.expiredAt && known.expiredAt <= nowIso()) throw Errors.tokenExpired();
     return known.principal;
   }
 

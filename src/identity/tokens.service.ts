@@ -1,7 +1,7 @@
 import { requireAccess, requirePersonalAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { tokenExpiry } from './token-expiry.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
@@ -159,7 +159,7 @@ export class TokensService {
     requireAccess(standing, 'team', 'create-token', team);
     const description = input.description ?? null;
     if (description !== null && description.length > 255) {
-      throw new InvalidAttribute('/data/attributes/description', 'description must be at most 255 characters');
+      throw Errors.tokenDescriptionTooLong();
     }
     const serviceAccountId = await this.teamServiceAccount(team.id, team.serviceAccountUserId);
     const { row, secret } = this.newRow('team', {
@@ -177,7 +177,7 @@ export class TokensService {
       else await this.tokens.insert(row);
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw new InvalidAttribute('/data/attributes/description', 'Description has already been taken for this team');
+        throw Errors.tokenDescriptionTaken();
       }
       throw error;
     }

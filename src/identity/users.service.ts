@@ -1,6 +1,6 @@
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { requirePersonalAccess } from '../access/require-access.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { checkEmail } from './email.js';
@@ -24,8 +24,8 @@ export class UsersService {
   async create(principal: Principal, input: { username: string; email: string }): Promise<UserRow> {
     requirePersonalAccess(principal, 'administer-site');
     const problem = nameProblem(input.username);
-    if (problem) throw new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username'));
-    if (isReservedUsername(input.username)) throw new InvalidAttribute('/data/attributes/username', RESERVED_USERNAME_DETAIL);
+    if (problem) throw Errors.invalidUsername(problem);
+    if (isReservedUsername(input.username)) throw Errors.reservedUsername(RESERVED_USERNAME_DETAIL);
     checkEmail(input.email, '/data/attributes/email');
     const row = {
       id: newId('user'),
@@ -42,7 +42,7 @@ export class UsersService {
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const pointer = (await this.users.findByUsername(input.username)) ? 'username' : 'email';
-      throw new InvalidAttribute(`/data/attributes/${pointer}`, `${pointer === 'username' ? 'Username' : 'Email'} has already been taken`);
+      throw Errors.userAttributeTaken(pointer);
     }
     return row;
   }

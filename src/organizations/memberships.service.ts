@@ -1,7 +1,7 @@
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { MembershipStatus } from '../db/schema.js';
-import { Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -47,7 +47,7 @@ export class MembershipsService {
     checkEmail(email, '/data/attributes/email');
     for (const [index, teamId] of teamIds.entries()) {
       if (!(await this.teams.canInviteInto(organization.name, standing, teamId))) {
-        throw new InvalidAttribute(`/data/relationships/teams/data/${index}/id`, `team '${teamId}' not found in this organization`);
+        throw Errors.inviteTeamNotFound(index, teamId);
       }
     }
     const user = (await this.users.findByEmail(email)) ?? (await this.createInvitedUser(email));
@@ -55,7 +55,7 @@ export class MembershipsService {
     try {
       await this.memberships.insert(row);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/email', 'this user is already a member of the organization');
+      if (isUniqueViolation(error)) throw Errors.alreadyAMember();
       throw error;
     }
     for (const teamId of teamIds) await this.teams.addMembership(teamId, row.id, row.created_at);
@@ -82,7 +82,7 @@ export class MembershipsService {
   async list(found: OrganizationContext, options: { q?: string; status?: string; emails?: string[]; page: PageRequest }): Promise<MembershipList> {
     const { organization, standing } = found;
     if (options.status !== undefined && options.status !== 'invited' && options.status !== 'active') {
-      throw new InvalidAttribute('filter[status]', "filter[status] must be 'invited' or 'active'");
+      throw Errors.invalidMembershipStatusFilter();
     }
     const { rows, total } = await this.memberships.list(
       { organizationName: organization.name, q: options.q, status: options.status as MembershipStatus | undefined, emails: options.emails },

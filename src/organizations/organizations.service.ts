@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { Errors, InvalidAttribute, Unprocessable } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { requireAccess, requirePersonalAccess } from '../access/require-access.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
@@ -48,7 +48,7 @@ export class OrganizationsService {
   async create(principal: Principal, input: { name: string; email: string }): Promise<OrganizationView> {
     requirePersonalAccess(principal, this.creation.creators === 'site-admin' ? 'create-organization-site-admin-only' : 'create-organization');
     const problem = nameProblem(input.name);
-    if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
+    if (problem) throw Errors.invalidName('/data/attributes/name', problem);
     checkEmail(input.email, '/data/attributes/email');
     const now = nowIso();
     const featureSet = featureSetByName(this.defaultFeatureSet)!;
@@ -81,7 +81,7 @@ export class OrganizationsService {
         for (const hook of this.onCreated) await hook(trx, { name: input.name, creatorMembershipId, now });
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return this.show(await this.gate.enter(principal, input.name));
@@ -107,7 +107,7 @@ export class OrganizationsService {
     const { organization, standing } = found;
     requireAccess(standing, 'organization', 'administer', { name: organization.name });
     if (input.name !== undefined && input.name !== organization.name) {
-      throw new InvalidAttribute('/data/attributes/name', 'renaming an organization is not supported');
+      throw Errors.organizationRenameUnsupported();
     }
     if (input.email !== undefined) {
       checkEmail(input.email, '/data/attributes/email');
@@ -144,7 +144,7 @@ export class OrganizationsService {
 
   async subscribe(organization: OrganizationRow, featureSetId: string): Promise<OrganizationEdition> {
     const featureSet = featureSetById(featureSetId) ?? featureSetByName(featureSetId);
-    if (!featureSet) throw new Unprocessable(`feature set '${featureSetId}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' });
+    if (!featureSet) throw Errors.unknownFeatureSet(featureSetId);
     await this.organizations.update(organization.name, { feature_set: featureSet.name, updated_at: nowIso() });
     return { organization, featureSet };
   }

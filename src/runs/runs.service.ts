@@ -3,7 +3,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';
-import { Conflict, Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageOf, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../access/organization-gate.js';
@@ -78,7 +78,7 @@ export class RunsService {
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
   async create(principal: Principal, input: CreateRunInput, include: Set<RunInclude>): Promise<RunResult> {
-    if (input.workspaceId === undefined) throw new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required');
+    if (input.workspaceId === undefined) throw Errors.runWorkspaceRequired();
     const { workspace, context } = await this.workspaceGate.enter(principal, input.workspaceId);
     requireAccess(context.standing, 'workspace', 'queue-run', {});
     if (executionModeOf(workspace.execution_mode) === 'local') throw Errors.localExecutionQueuesNoRuns();
@@ -171,7 +171,7 @@ export class RunsService {
         const to = transition(run.status as RunStatus, event, runFactsOf(run, stages, plan?.has_changes === 1));
         if (!to) {
           const why = action === 'apply' && run.plan_only === 1 ? 'a plan-only run cannot be applied' : `the run is ${run.status}`;
-          throw new Conflict(`the run cannot be ${verb}: ${why}`);
+          throw Errors.runActionRefused(verb, why);
         }
         if (!(await this.transitions.move(trx, run, to))) return false;
         if (action === 'apply') await this.progress.enqueueAdvance(trx, run.id);
@@ -180,7 +180,7 @@ export class RunsService {
       });
       if (done) return;
     }
-    throw new Conflict('the run is changing right now; try again');
+    throw Errors.runBusy();
   }
 
   /** The `run` lookup: the run, its workspace and the caller's organization context, or 404 when missing or invisible. */
@@ -196,14 +196,13 @@ export class RunsService {
     if (id === undefined) {
       const latest = await this.versions.latestUploaded(this.db, workspace.id);
       if (!latest) {
-        throw new InvalidAttribute('/data/relationships/configuration-version', 'the workspace has no uploaded configuration version; upload one first');
+        throw Errors.noUploadedConfiguration();
       }
       return latest;
     }
-    const pointer = '/data/relationships/configuration-version/data/id';
     const version = await this.versions.findById(id);
-    if (!version || version.workspace_id !== workspace.id) throw new InvalidAttribute(pointer, `configuration version '${id}' not found in this workspace`);
-    if (version.status !== 'uploaded') throw new InvalidAttribute(pointer, 'the configuration version has not been uploaded yet');
+    if (!version || version.workspace_id !== workspace.id) throw Errors.configurationVersionNotInWorkspace(id);
+    if (version.status !== 'uploaded') throw Errors.configurationVersionNotUploaded();
     return version;
   }
 

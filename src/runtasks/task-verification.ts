@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { nowIso } from '../core/clock.js';
 import { postSignedJson } from '../outbound/signed-request.js';
-import { InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import type { TaskDestinations } from '../outbound/task-destinations.js';
 import { verificationPayload } from './task-request-payload.js';
 
@@ -34,16 +34,13 @@ export class TaskVerifier {
     const literal = this.destinations.verdictWithoutLookup(url);
     if (literal && !literal.allowed) {
       this.log.warn({ organization: organizationName, destination: origin(url), reason: literal.reason }, 'run task URL refused by the URL policy');
-      throw new InvalidAttribute(POINTER, `url is not allowed: ${literal.reason}; the operator decides where run tasks may point`);
+      throw Errors.taskUrlNotAllowed(literal.reason);
     }
     const body = JSON.stringify(verificationPayload(this.baseUrl, organizationName, nowIso()));
     const result = await postSignedJson(url, body, hmacKey, this.timeoutSeconds * 1000, this.destinations.dispatcher);
     if ('status' in result && result.status === 200) return;
     const outcome = 'status' in result ? { httpStatus: result.status } : { error: `${result.error}: ${result.detail}` };
     this.log.warn({ organization: organizationName, destination: origin(url), ...outcome }, 'run task verification failed');
-    throw new InvalidAttribute(
-      POINTER,
-      `the run task at this URL could not be verified: it must answer 200 to a signed verification request within ${this.timeoutSeconds} s (the server log has the details)`,
-    );
+    throw Errors.taskUrlNotVerified(this.timeoutSeconds);
   }
 }

@@ -4,7 +4,7 @@ import { allows, requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { Conflict, Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -67,7 +67,7 @@ const ATTRIBUTE = '/data/attributes';
 const NAME_TAKEN = 'Name has already been taken';
 
 function check(problem: string | undefined, key: string): void {
-  if (problem) throw new InvalidAttribute(`${ATTRIBUTE}/${key}`, problem);
+  if (problem) throw Errors.invalidTaskAttribute(key, problem);
 }
 
 /** Validates whatever of the attributes was sent. */
@@ -175,7 +175,7 @@ export class TasksService {
         await this.tasks.insert(trx, row);
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return (await this.plainViews([row]))[0]!;
@@ -208,9 +208,9 @@ export class TasksService {
           return taskChanges(current, input);
         });
       } catch (error) {
-        if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+        if (isUniqueViolation(error)) throw Errors.nameTaken();
         if (!(error instanceof ChangedMeanwhile)) throw error;
-        if (attempt >= 3) throw new Conflict('the run task is changing right now; try again');
+        if (attempt >= 3) throw Errors.runTaskBusy();
         seen = error.current;
         continue;
       }
@@ -225,7 +225,7 @@ export class TasksService {
     requireAccess(context.standing, 'run-task', 'manage', {});
     if (!(await this.tasks.deleteIfDetached(row.id))) {
       const attached = new Set((await this.tasks.attachmentsOf([row.id])).map((attachment) => attachment.workspace_id)).size;
-      throw new InvalidAttribute('/data', `the run task is attached to ${attached} workspace${attached === 1 ? '' : 's'}; detach it before deleting it`);
+      throw Errors.runTaskAttached(attached);
     }
   }
 

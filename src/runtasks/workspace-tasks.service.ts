@@ -4,7 +4,7 @@ import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
 import type { Database, TaskStageName } from '../db/schema.js';
-import { Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -31,13 +31,13 @@ const TASK_POINTER = '/data/relationships/task/data/id';
 
 function stagesOrThrow(input: WorkspaceTaskAttributesInput, fallback?: WorkspaceTask): TaskStageName[] {
   const result = resolveStages(input, fallback?.stages);
-  if ('problem' in result) throw new InvalidAttribute(`${ATTRIBUTE}/${result.pointer}`, result.problem);
+  if ('problem' in result) throw Errors.invalidTaskAttribute(result.pointer, result.problem);
   return result.stages;
 }
 
 function enforcementOrThrow(level: string): EnforcementLevel {
   const problem = enforcementLevelProblem(level);
-  if (problem) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, problem);
+  if (problem) throw Errors.invalidTaskAttribute('enforcement-level', problem);
   return level as EnforcementLevel;
 }
 
@@ -59,12 +59,12 @@ export class WorkspaceTasksService {
   async create(found: WorkspaceContext, input: WorkspaceTaskAttributesInput, taskId: string | undefined): Promise<WorkspaceTask> {
     const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'attach-run-task', {});
-    if (input['enforcement-level'] === undefined) throw new InvalidAttribute(`${ATTRIBUTE}/enforcement-level`, 'enforcement-level is required');
+    if (input['enforcement-level'] === undefined) throw Errors.enforcementLevelRequired();
     const enforcement = enforcementOrThrow(input['enforcement-level']);
     const stages = stagesOrThrow(input);
-    if (taskId === undefined) throw new InvalidAttribute('/data/relationships/task', 'the run task to attach is required');
+    if (taskId === undefined) throw Errors.runTaskToAttachRequired();
     const task = await this.tasks.findById(taskId);
-    if (!task || task.organization_name !== workspace.organization_name) throw new InvalidAttribute(TASK_POINTER, `run task '${taskId}' not found`);
+    if (!task || task.organization_name !== workspace.organization_name) throw Errors.runTaskToAttachNotFound(taskId);
 
     const now = nowIso();
     const row: WorkspaceTask = {
@@ -80,13 +80,13 @@ export class WorkspaceTasksService {
       await this.db.transaction().execute(async (trx) => {
         await this.workspaceTasks.lockTask(trx, task.id);
         const problem = workspaceLimitProblem(context.featureSet, await this.workspaceTasks.countWorkspacesOf(trx, task.id));
-        if (problem) throw new InvalidAttribute(TASK_POINTER, problem);
+        if (problem) throw Errors.workspaceTaskLimit(problem);
         await this.workspaceTasks.insert(trx, row);
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute(TASK_POINTER, 'the run task is already attached to this workspace');
+      if (isUniqueViolation(error)) throw Errors.runTaskAlreadyAttached();
       // The task or the workspace was deleted meanwhile.
-      if (isForeignKeyViolation(error)) throw new InvalidAttribute(TASK_POINTER, `run task '${taskId}' not found`);
+      if (isForeignKeyViolation(error)) throw Errors.runTaskToAttachNotFound(taskId);
       throw error;
     }
     return row;

@@ -2,7 +2,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { taskStagePermissions } from '../access/task-stage-permissions.js';
 import { requireAccess } from '../access/require-access.js';
 import { HIDDEN_AS } from '../access/access-table.js';
-import { Conflict, Errors } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { StageHolds, TaskStagePermissions } from '../access/task-stage-permissions.js';
 import type { PolicyEvaluationRow, PolicyEvaluationsRepository, PolicySetOutcomeRow } from './policy-evaluations.repository.js';
@@ -137,11 +137,11 @@ export class TaskStagesService {
     const holds = stageHolds(stage, await this.stages.resultsOfStages([stage.id]), evaluations);
     requireAccess(standing, 'task-stage', 'override', { holds });
     const permissions = taskStagePermissions(standing, holds);
-    if (stage.status !== 'awaiting_override') throw new Conflict(`the task stage is ${stage.status}, not awaiting_override`);
+    if (stage.status !== 'awaiting_override') throw Errors.stageNotAwaitingOverride(stage.status);
     const updated = await this.runner.override(stage.id, principalLabel(principal), comment);
     if (!updated) {
       const now = await this.stages.findStage(stage.id);
-      throw new Conflict(`the task stage is ${now?.status ?? 'gone'}, not awaiting_override`);
+      throw Errors.stageNotAwaitingOverride(now?.status ?? 'gone');
     }
     const results = await this.stages.resultsOfStages([stage.id]);
     return { stage: updated, resultIds: results.map((r) => r.id), evaluationIds: evaluations.map((e) => e.id), permissions };

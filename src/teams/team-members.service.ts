@@ -1,6 +1,6 @@
 import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
-import { Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import type { UsersRepository } from '../identity/users.repository.js';
 import type { MembershipRow, MembershipsRepository } from '../organizations/memberships.repository.js';
 import type { TeamsRepository } from './teams.repository.js';
@@ -75,7 +75,7 @@ export class TeamMembersService {
       const user = await this.users.findByUsername(username);
       const membership = user && (await this.memberships.findByUser(team.organizationName, user.id));
       if (!membership || membership.status !== 'active') {
-        throw new InvalidAttribute(`/data/${index}/id`, `user '${username}' is not an active member of the organization`);
+        throw Errors.notAnActiveMember(index, username);
       }
       result.push(membership);
     }
@@ -87,7 +87,7 @@ export class TeamMembersService {
     for (const [index, id] of ids.entries()) {
       const membership = await this.memberships.findById(id);
       if (!membership || membership.organization_name !== team.organizationName) {
-        throw new InvalidAttribute(`/data/${index}/id`, `organization membership '${id}' not found in this organization`);
+        throw Errors.membershipNotInOrganization(index, id);
       }
       result.push(membership);
     }

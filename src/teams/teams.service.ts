@@ -5,7 +5,7 @@ import { allows, requireAccess } from '../access/require-access.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -62,16 +62,15 @@ function memberTokenManagement(input: TeamAttributesInput): boolean | undefined 
 
 function checkName(name: string): void {
   const problem = nameProblem(name);
-  if (problem) throw new InvalidAttribute(`${ATTRIBUTE}/name`, problem);
+  if (problem) throw Errors.invalidName(`${ATTRIBUTE}/name`, problem);
 }
 
 function rejectViolations(result: ReturnType<typeof mergeOrganizationAccess>): OrganizationAccess {
   const violation = result.violations[0];
-  if (violation) throw new InvalidAttribute(`${ATTRIBUTE}/organization-access/${violation.key}`, violation.detail);
+  if (violation) throw Errors.organizationAccessRuleBroken(violation.key, violation.detail);
   return result.access;
 }
 
-const NAME_TAKEN = 'Name has already been taken';
 
 export class TeamsService {
   /** New teams are written in batches with the creations that arrive alongside them (team-inserts.ts). */
@@ -138,7 +137,7 @@ export class TeamsService {
       created_at: now,
       updated_at: now,
     };
-    if ((await this.inserts.insert(row)) === 'name-taken') throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+    if ((await this.inserts.insert(row)) === 'name-taken') throw Errors.nameTaken();
     const team = teamFromRow(row);
     // A team that did not exist a moment ago has no members and no token: nothing to look up.
     return this.result(team, context.standing, include, { team, members: [], invitedMembershipIds: [], serviceAccountUserId: null });
@@ -157,7 +156,7 @@ export class TeamsService {
     try {
       stored = await this.teams.modify(row.id, (current) => this.changesFor(standing, current, input));
     } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute(`${ATTRIBUTE}/name`, NAME_TAKEN);
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     if (!stored) throw Errors.teamNotFound();
@@ -180,7 +179,7 @@ export class TeamsService {
 
     if (input.name !== undefined && input.name !== row.name) {
       checkName(input.name);
-      if (isOwners) throw new InvalidAttribute(`${ATTRIBUTE}/name`, 'the owners team cannot be renamed');
+      if (isOwners) throw Errors.ownersTeamCannotBeRenamed();
       changes.name = input.name;
       changes.name_lower = nameKey(input.name);
     }
@@ -192,7 +191,7 @@ export class TeamsService {
       // a consistency rule that turning it off would break.
       const turnedOff = isOwners ? Object.entries(input['organization-access']!).find(([, value]) => value === false) : undefined;
       if (turnedOff) {
-        throw new InvalidAttribute(`${ATTRIBUTE}/organization-access/${turnedOff[0]}`, "the owners team's organization access cannot be changed");
+        throw Errors.ownersTeamAccessFixed(turnedOff[0]);
       }
       changes.organization_access = JSON.stringify(rejectViolations(mergeOrganizationAccess(row.access, input['organization-access']!)));
     }

@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { nowIso } from '../core/clock.js';
 import { withTimestamps } from '../core/status-timestamps.js';
-import { Conflict, Errors, Unprocessable } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import { hashToken } from '../identity/token-secrets.js';
@@ -109,7 +109,7 @@ export class ConfigurationVersionsService {
   async authorizeUpload(uploadToken: string): Promise<AuthorizedUpload> {
     const row = uploadToken.length <= 200 ? await this.versions.findByUploadTokenHash(hashToken(uploadToken)) : undefined;
     if (!row) throw Errors.uploadUrlNotFound();
-    if (row.status !== 'pending') throw new Conflict('this configuration version has already been uploaded');
+    if (row.status !== 'pending') throw Errors.configurationAlreadyUploaded();
     return { row, [AUTHORIZED]: true };
   }
 
@@ -117,12 +117,12 @@ export class ConfigurationVersionsService {
   async upload(authorized: AuthorizedUpload, archive: UploadedArchive): Promise<void> {
     const { row } = authorized;
     const problem = await tarGzProblem(archive.size, archive.read());
-    if (problem) throw new Unprocessable(problem);
+    if (problem) throw Errors.invalidArchive(problem);
     const now = nowIso();
     const timestamps = withTimestamps(row.status_timestamps, ['uploaded'], now);
     await this.db.transaction().execute(async (trx) => {
       if (!(await this.versions.markUploaded(trx, row.id, archive.size, timestamps, now))) {
-        throw new Conflict('this configuration version has already been uploaded');
+        throw Errors.configurationAlreadyUploaded();
       }
       let position = 0;
       for await (const chunk of archive.read(ARCHIVE_CHUNK_BYTES)) await this.versions.insertArchiveChunk(trx, row.id, position++, chunk);

@@ -1,7 +1,7 @@
 import { allows, requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
-import { Errors, InvalidAttribute } from '../core/errors.js';
+import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
@@ -30,11 +30,9 @@ export interface WorkspaceAttributesInput extends WorkspaceSettingsInput {
 /** A PATCH: only the attributes sent change. */
 export type WorkspaceUpdateInput = Partial<WorkspaceAttributesInput>;
 
-const EXECUTION_MODE_POINTER = '/data/attributes/execution-mode';
-
 function executionModeInput(value: string | undefined): ExecutionMode | undefined {
   if (value === undefined) return undefined;
-  if (!isExecutionMode(value)) throw new InvalidAttribute(EXECUTION_MODE_POINTER, `execution-mode must be one of ${EXECUTION_MODES.join(', ')}`);
+  if (!isExecutionMode(value)) throw Errors.invalidExecutionMode(EXECUTION_MODES);
   return value;
 }
 
@@ -50,7 +48,7 @@ export class WorkspacesService {
     const { organization, standing } = found;
     requireAccess(standing, 'organization', 'create-workspace', { name: organization.name });
     const problem = nameProblem(input.name);
-    if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
+    if (problem) throw Errors.invalidName('/data/attributes/name', problem);
     const executionMode = executionModeInput(input['execution-mode']) ?? 'remote';
     const now = nowIso();
     const row = {
@@ -69,7 +67,7 @@ export class WorkspacesService {
     try {
       await this.workspaces.insert(row);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return { workspace: row, standing };
@@ -112,7 +110,7 @@ export class WorkspacesService {
     const changes: Parameters<WorkspacesRepository['update']>[1] = settingsChanges(input);
     if (input.name !== undefined) {
       const problem = nameProblem(input.name);
-      if (problem) throw new InvalidAttribute('/data/attributes/name', problem);
+      if (problem) throw Errors.invalidName('/data/attributes/name', problem);
       changes.name = input.name;
       changes.name_lower = nameKey(input.name);
     }
@@ -127,7 +125,7 @@ export class WorkspacesService {
     try {
       updated = await this.workspaces.update(workspace.id, changes);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new InvalidAttribute('/data/attributes/name', 'Name has already been taken');
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     if (!updated) throw Errors.workspaceNotFound();

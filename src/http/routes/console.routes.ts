@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, Errors } from '../../core/errors.js';
+import { Errors } from '../../core/errors.js';
 import { defaultConsoleDir, loadConsoleAssets, pickEncoding, type ConsoleFile } from '../console/console-assets.js';
 
 /**
@@ -28,7 +28,7 @@ export async function consoleRoutes(app: FastifyInstance, options: { dir?: strin
 
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
     // A checkout run from its sources before any build: say so instead of a bare 404.
-    if (!built) throw new ApiError(404, 'the web console is not built in this installation; run `npm run build`');
+    if (!built) throw Errors.consoleNotBuilt();
     // Revalidated on every load (no-cache + ETag), so a new release is picked up at once; the assets it
     // names change their file names when their content changes.
     return send(request, reply, built.index, {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
-import { ApiError } from '../../core/errors.js';
+import { Errors } from '../../core/errors.js';
 import { describeRefusal, type WriteHealth } from '../../ops/write-health.js';
 import { BUILD_VERSION } from '../../core/version.js';
 
@@ -32,10 +32,10 @@ export async function healthRoutes(app: FastifyInstance, options: { handle: Data
     try {
       await sql`select 1`.execute(options.handle.db);
     } catch {
-      throw new ApiError(503, 'database is not reachable');
+      throw Errors.databaseUnreachable();
     }
     const refusal = await options.writeHealth?.currentRefusal();
-    if (refusal) throw new ApiError(503, describeRefusal(refusal));
+    if (refusal) throw Errors.writesRefused(describeRefusal(refusal));
     return { status: 'ready' };
   });
 
