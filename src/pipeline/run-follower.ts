@@ -61,7 +61,8 @@ export async function follow(
     if (run.status !== lastStatus) out.info(`run ${run.id}: ${run.status}`);
     lastStatus = run.status;
     if (run.status === 'pending' && run.positionInQueue !== lastQueuePosition && run.positionInQueue !== undefined) {
-      out.info(`run ${run.id}: waiting for its turn, ${run.positionInQueue} run${run.positionInQueue === 1 ? '' : 's'} ahead in the workspace's queue`);
+      const ahead = run.positionInQueue === 0 ? 'next' : `${run.positionInQueue} run${run.positionInQueue === 1 ? '' : 's'} ahead`;
+      out.info(`run ${run.id}: waiting for its turn, ${ahead} in the workspace's queue`);
     }
     lastQueuePosition = run.positionInQueue;
     await reporter.report(run.stages);

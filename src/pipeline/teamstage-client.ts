@@ -1,5 +1,6 @@
 import { VERSION } from '../core/version.js';
 import { EXIT, PipelineError, usageError } from './exit-codes.js';
+import { send, type HttpAnswer } from './http-transport.js';
 
 /** A non-2xx answer of the API, with the JSON:API error's title and detail. */
 export class ApiError extends PipelineError {
@@ -68,18 +69,17 @@ export class TeamstageClient {
       accept: 'application/vnd.api+json',
     };
     if (!options.anonymous) headers.authorization = `Bearer ${this.token}`;
-    let body: Uint8Array | string | undefined;
+    let body: Buffer | undefined;
     if (options.body !== undefined) {
-      const raw = Buffer.isBuffer(options.body) || typeof options.body === 'string';
-      body = raw ? (options.body as Buffer | string) : JSON.stringify(options.body);
+      body = Buffer.isBuffer(options.body) ? options.body : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
       headers['content-type'] = options.contentType ?? 'application/vnd.api+json';
     }
     const what = `${method} ${url.replace(/\?.*$/, '')}`;
     const delays = options.retry ? this.retryDelays : [];
     for (let attempt = 0; ; attempt++) {
-      let response: Response;
+      let response: HttpAnswer;
       try {
-        response = await fetch(url, { method, headers, body: body as BodyInit | undefined, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        response = await send(method, url, headers, body, REQUEST_TIMEOUT_MS);
       } catch (error) {
         if (attempt < delays.length) {
           await sleep(delays[attempt]!);
@@ -87,15 +87,16 @@ export class TeamstageClient {
         }
         throw new PipelineError(`${what}: ${describeNetworkError(error)}`, EXIT.usage);
       }
-      const text = await response.text();
+      const text = response.text;
       const retryable = response.status >= 500 || response.status === 429;
       if (retryable && attempt < delays.length) {
-        const reset = Number(response.headers.get('x-ratelimit-reset'));
+        const reset = Number(response.headers['x-ratelimit-reset']);
         await sleep(response.status === 429 && reset > 0 ? Math.min(reset * 1000, 30_000) : delays[attempt]!);
         continue;
       }
       const json = parseJson(text);
-      if (response.ok || options.accept?.includes(response.status)) return { status: response.status, json };
+      const ok = response.status >= 200 && response.status < 300;
+      if (ok || options.accept?.includes(response.status)) return { status: response.status, json };
       throw new ApiError(response.status, errorDetail(json, text), what);
     }
   }
@@ -122,6 +123,8 @@ function errorDetail(json: any, text: string): string {
 }
 
 function describeNetworkError(error: unknown): string {
+  const own = error as { code?: string; message?: string };
+  if (own?.code) return `${own.code}${own.message && own.message !== own.code ? ` (${own.message})` : ''}`;
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   if (cause?.message) return `${(error as Error).message}: ${cause.message}`;

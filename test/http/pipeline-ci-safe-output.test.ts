@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runPipeline } from '../../src/pipeline/pipeline-command.js';
 import type { Output } from '../../src/pipeline/stage-report.js';
-import { gatedWorkspace, ScriptedTaskService, startListeningApp, startRun } from '../helpers/task-stage-scenario.js';
+import { gatedWorkspace, ScriptedTaskService, stagesOf, startListeningApp, startRun, waitForStageStatus } from '../helpers/task-stage-scenario.js';
 import { testDialects, type TestContext } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
@@ -27,6 +27,8 @@ for (const dialect of testDialects()) {
     it('no printed line is a runner command or holds an escape; the words are still there', async () => {
       const gated = await gatedWorkspace(ctx, service, 'hostile');
       const runId = await startRun(gated);
+      // A remote-mode run passes through statuses the pipeline would act on (planning): wait for the verdict first.
+      await waitForStageStatus(gated.api, (await stagesOf(gated.api, runId))[0].id, 'awaiting_override', 20_000);
       const lines: string[] = [];
       const out: Output = { info: (line) => lines.push(line), result: (line) => lines.push(line) };
       const env = { TEAMSTAGE_ADDRESS: ctx.config.baseUrl, TEAMSTAGE_TOKEN: gated.org.owner.token, TEAMSTAGE_PIPELINE_RETRY_DELAYS: '0.1' };

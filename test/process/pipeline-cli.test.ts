@@ -404,6 +404,44 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     assert.equal((await gate(['bogus'])).code, 2, 'an unknown mode is a usage error');
   });
 
+  // Helper `clients` builds OpenTofu from source for CI (README "Real clients"); where it is built, gate.sh runs it for real.
+  const realTofu = path.join(process.env.TEAMSTAGE_REALCLIENTS_DIR ?? path.join(os.homedir(), '.cache/teamstage-realclients'), 'bin/tofu');
+  it('gate.sh with real OpenTofu (when built): a safe plan applies; a replace stops before the apply until the override, then resume applies it', { skip: !fs.existsSync(realTofu) && `no ${realTofu}` }, async () => {
+    // terraform_data needs no provider download: tofu plans, shows and applies it offline, with local state.
+    const config = path.join(workDir, 'tofu-config');
+    fs.mkdirSync(config);
+    const write = (trigger: string) =>
+      fs.writeFileSync(path.join(config, 'main.tf'), `resource "terraform_data" "example" {\n  input            = "gated"\n  triggers_replace = "${trigger}"\n}\n`);
+    write('one');
+    const out = path.join(workDir, 'tofu-out');
+    const env = jobEnv({ TEAMSTAGE_ORGANIZATION: organization, TEAMSTAGE_WORKSPACE: workspace, TF_BIN: realTofu, TF_DIR: config, TEAMSTAGE_OUT: out, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' });
+    const gate = (args: string[]) => runScript([path.join(ROOT, 'examples/pipeline/gate.sh'), ...args], env, workDir);
+    const state = () => JSON.parse(fs.readFileSync(path.join(config, 'terraform.tfstate'), 'utf8'));
+
+    const created = await gate([]);
+    assert.equal(created.code, 0, `${created.stdout}\n${created.stderr}`);
+    assert.match(created.stdout, /Apply complete! Resources: 1 added, 0 changed, 0 destroyed\./);
+    assert.match(created.stderr, /apply: 1 added, 0 changed, 0 destroyed/);
+    const first = state().resources[0].instances[0].attributes.id;
+
+    write('two');
+    const replaced = await gate([]);
+    assert.equal(replaced.code, 3, `${replaced.stdout}\n${replaced.stderr}`);
+    assert.match(replaced.stderr, /terraform_data\.example will be replaced/);
+    assert.equal(state().resources[0].instances[0].attributes.id, first, 'tofu apply never ran: the state is unchanged');
+    const runId = fs.readFileSync(path.join(out, 'run-id'), 'utf8').trim();
+    // The plan Teamstage holds is tofu's own, byte for byte.
+    const run = await http.request('GET', `/runs/${runId}`, ownerToken);
+    const held = await fetch(`${server.url}/api/v2/plans/${run.body.data.relationships.plan.data.id}/json-output`, { headers: { authorization: `Bearer ${ownerToken}` } });
+    assert.deepEqual(Buffer.from(await held.arrayBuffer()), fs.readFileSync(path.join(out, 'plan.json')));
+
+    await overridePostPlan(runId);
+    const resumed = await gate(['resume']);
+    assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+    assert.notEqual(state().resources[0].instances[0].attributes.id, first, 'the saved plan was applied: the resource was replaced');
+    assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+  });
+
   it('exit 0 with planned_and_finished for a plan without changes; exit 1 when the plan errored', async () => {
     const configDir = path.join(FIXTURES, 'no_changes');
     const first = await cli(['plan-start', '--organization', organization, '--workspace', workspace, '--config-dir', configDir, ...waiting]);
