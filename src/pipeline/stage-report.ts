@@ -44,7 +44,7 @@ export class StageReporter {
   }
 
   private async printStage(stage: StageSnapshot): Promise<void> {
-    const shown = (await this.client.get(`/task-stages/${stage.id}?include=task_results`)).json;
+    const shown = (await this.client.get(`/task-stages/${stage.id}?include=task_results,policy_evaluations`)).json;
     const status = shown.data.attributes.status as string;
     this.out.info(`${stage.stage} stage: ${status}`);
     const results: any[] = (shown.included ?? []).filter((resource: any) => resource.type === 'task-results');
@@ -54,6 +54,27 @@ export class StageReporter {
       for (const line of String(a.message ?? '').split('\n').filter(Boolean)) this.out.info(`    ${line}`);
       if (a.url) this.out.info(`    details: ${a.url}`);
       await this.printOutcomes(result.id);
+    }
+    for (const evaluation of (shown.included ?? []).filter((resource: any) => resource.type === 'policy-evaluations')) {
+      await this.printPolicyEvaluation(evaluation);
+    }
+  }
+
+  /** A policy evaluation (issue 29) like the task results: each set, each policy's status and its violations. */
+  private async printPolicyEvaluation(evaluation: any): Promise<void> {
+    const count = evaluation.attributes['result-count'] ?? {};
+    this.out.info(
+      `  policies: ${evaluation.attributes.status} (${count.passed ?? 0} passed, ${count['advisory-failed'] ?? 0} advisory failed, ` +
+        `${count['mandatory-failed'] ?? 0} mandatory failed, ${count.errored ?? 0} errored)`,
+    );
+    const sets = (await this.client.get(`/policy-evaluations/${evaluation.id}/policy-set-outcomes?page%5Bsize%5D=${OUTCOMES_SHOWN}`)).json;
+    for (const set of sets.data ?? []) {
+      const a = set.attributes;
+      this.out.info(`    policy set ${a['policy-set-name']}${a.overridable ? ' (overridable)' : ''}${a.error ? `: ${a.error}` : ''}`);
+      for (const outcome of (a.outcomes ?? []) as Array<{ policy_name: string; enforcement_level: string; status: string; output?: Array<{ print: string }> }>) {
+        this.out.info(`      ${outcome.policy_name} (${outcome.enforcement_level}): ${outcome.status}`);
+        for (const line of (outcome.output ?? []).slice(0, OUTCOMES_SHOWN)) this.out.info(`        - ${line.print}`);
+      }
     }
   }
 
