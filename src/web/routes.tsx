@@ -2,6 +2,7 @@ import type { FunctionComponent } from 'preact';
 import { AccountPage } from './pages/account-page';
 import { InvitationPage } from './pages/invitation-page';
 import { PeoplePage } from './pages/people-page';
+import { PoliciesPage } from './pages/policies-page';
 import { TeamsListPage } from './pages/teams-list-page';
 import { TeamPage } from './pages/team-page';
 import { RunPage } from './pages/run-page';
@@ -27,6 +28,7 @@ export const ROUTES: Route[] = [
   { pattern: '/~/workspaces/:id', page: ({ params }) => <WorkspacePage lookup={{ id: params.id! }} /> },
   { pattern: '/invitations/:id', page: ({ params }) => <InvitationPage membershipId={params.id!} /> },
   { pattern: '/:org/people', page: ({ params }) => <PeoplePage organization={params.org!} /> },
+  { pattern: '/:org/policies', page: ({ params }) => <PoliciesPage organization={params.org!} /> },
   { pattern: '/:org/teams', page: ({ params }) => <TeamsListPage organization={params.org!} /> },
   { pattern: '/:org/teams/:id', page: ({ params }) => <TeamPage teamId={params.id!} /> },
   { pattern: '/:org/workspaces', page: ({ params }) => <WorkspacesListPage organization={params.org!} /> },
@@ -44,4 +46,5 @@ export const ORG_NAV: { label: string; pattern: string }[] = [
   { label: 'People', pattern: '/:org/people' },
   { label: 'Workspaces', pattern: '/:org/workspaces' },
   { label: 'Run tasks', pattern: '/:org/tasks' },
+  { label: 'Policies', pattern: '/:org/policies' },
 ];

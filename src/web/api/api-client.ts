@@ -30,16 +30,20 @@ export interface ApiClient {
   post<T>(path: string, body?: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   delete(path: string, body?: unknown): Promise<void>;
+  /** PUT of a raw text body (a policy's Rego source), not a JSON:API document. */
+  putText(path: string, text: string): Promise<void>;
 }
 
 /** A client for `token`; `onUnauthorized` runs when the server says the token is no longer good. */
 export function createApiClient(token: string, onUnauthorized: () => void): ApiClient {
-  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function request<T>(method: string, path: string, body?: unknown, raw?: string): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/vnd.api+json' };
     if (body !== undefined) headers['content-type'] = 'application/vnd.api+json';
+    if (raw !== undefined) headers['content-type'] = 'application/octet-stream';
     let response: Response;
     try {
-      response = await fetch(`${API_BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' });
+      const sent = raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body);
+      response = await fetch(`${API_BASE}${path}`, { method, headers, body: sent, credentials: 'omit' });
     } catch {
       throw new ApiError(0, [{ title: 'network error', detail: 'the server could not be reached; check the connection and try again' }]);
     }
@@ -59,6 +63,7 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
     post: (path, body) => request('POST', path, body),
     patch: (path, body) => request('PATCH', path, body),
     delete: (path, body) => request('DELETE', path, body),
+    putText: (path, text) => request('PUT', path, undefined, text),
   };
 }
 

@@ -1,0 +1,280 @@
+import { useState } from 'preact/hooks';
+import { segment } from '../api/api-client';
+import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
+import { useAction } from '../api/use-action';
+import { useApi } from '../api/use-api';
+import { EmptyState, ErrorNotice, FieldErrors, Loader } from '../components/page-states';
+import { PageTitle } from '../components/page-title';
+import { useSession, type OrganizationAttributes } from '../session/session-context';
+import type { WorkspaceAttributes } from '../workspaces/workspace-types';
+
+interface PolicyAttributes {
+  name: string;
+  description: string | null;
+  query: string;
+  'enforcement-level': 'advisory' | 'mandatory';
+  'policy-set-count': number;
+}
+interface PolicySetAttributes {
+  name: string;
+  description: string | null;
+  global: boolean;
+  overridable: boolean;
+}
+
+/**
+ * An organization's OPA policies and policy sets (HCP Terraform's API): what each policy checks and how
+ * strictly, which sets group them and which workspaces each set applies to. Owners create a policy (its Rego
+ * is compiled by the server's OPA on upload; a refusal shows OPA's message) and a policy set.
+ */
+export function PoliciesPage(props: { organization: string }) {
+  const { api } = useSession();
+  const org = segment(props.organization);
+  const organization = useApi(() => api.get<Document<OrganizationAttributes>>(`/organizations/${org}`), [props.organization]);
+  const policies = useApi(() => api.get<ListDocument<PolicyAttributes>>(`/organizations/${org}/policies`, { 'page[size]': '100' }), [props.organization]);
+  const sets = useApi(() => api.get<ListDocument<PolicySetAttributes>>(`/organizations/${org}/policy-sets`, { 'page[size]': '100' }), [props.organization]);
+  const workspaces = useApi(() => api.get<ListDocument<WorkspaceAttributes>>(`/organizations/${org}/workspaces`, { 'page[size]': '100' }), [props.organization]);
+  // The organization's permissions name no policy right; owners (can-update) may always manage policies.
+  const mayManage = organization.data?.data.attributes.permissions?.['can-update'] === true;
+  const policyNames = new Map((policies.data?.data ?? []).map((policy) => [policy.id, policy.attributes.name]));
+  const workspaceNames = new Map((workspaces.data?.data ?? []).map((workspace) => [workspace.id, workspace.attributes.name]));
+  const names = (resource: Resource<unknown>, relation: string, from: Map<string, string>) =>
+    ((resource.relationships?.[relation]?.data as { id: string }[] | undefined) ?? []).map((ref) => from.get(ref.id) ?? ref.id);
+  return (
+    <>
+      <PageTitle>{`Policies of ${props.organization}`}</PageTitle>
+      <h2>Policy sets</h2>
+      <Loader result={sets} what="policy sets">
+        {(document) =>
+          document.data.length === 0 ? (
+            <EmptyState>No policy set: runs of this organization are checked by no policy.</EmptyState>
+          ) : (
+            <table class="list">
+              <caption class="visually-hidden">Policy sets of {props.organization}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Set</th>
+                  <th scope="col">Policies</th>
+                  <th scope="col">Workspaces</th>
+                  <th scope="col">Override</th>
+                </tr>
+              </thead>
+              <tbody>
+                {document.data.map((set) => (
+                  <tr key={set.id}>
+                    <td data-label="Set">{set.attributes.name}</td>
+                    <td data-label="Policies">{names(set, 'policies', policyNames).join(', ') || '—'}</td>
+                    <td data-label="Workspaces">{set.attributes.global ? 'Every workspace' : names(set, 'workspaces', workspaceNames).join(', ') || '—'}</td>
+                    <td data-label="Override">{set.attributes.overridable ? 'A failed mandatory policy may be overridden' : 'No override'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loader>
+      <h2>Policies</h2>
+      <Loader result={policies} what="policies">
+        {(document) =>
+          document.data.length === 0 ? (
+            <EmptyState>No policy yet.</EmptyState>
+          ) : (
+            <table class="list">
+              <caption class="visually-hidden">Policies of {props.organization}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Policy</th>
+                  <th scope="col">Query</th>
+                  <th scope="col">Enforcement</th>
+                </tr>
+              </thead>
+              <tbody>
+                {document.data.map((policy) => (
+                  <tr key={policy.id}>
+                    <td data-label="Policy">{policy.attributes.name}</td>
+                    <td data-label="Query">
+                      <code>{policy.attributes.query}</code>
+                    </td>
+                    <td data-label="Enforcement">{policy.attributes['enforcement-level'] === 'mandatory' ? 'Mandatory' : 'Advisory'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loader>
+      {mayManage && (
+        <>
+          <CreatePolicyForm organization={props.organization} onCreated={policies.reload} />
+          {policies.state === 'ok' && workspaces.state === 'ok' && (
+            <CreatePolicySetForm
+              organization={props.organization}
+              policies={policies.data.data}
+              workspaces={workspaces.data.data}
+              onCreated={() => {
+                sets.reload();
+                policies.reload();
+              }}
+            />
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function CreatePolicyForm(props: { organization: string; onCreated: () => void }) {
+  const { api } = useSession();
+  const [name, setName] = useState('');
+  const [query, setQuery] = useState('data.terraform.deny');
+  const [level, setLevel] = useState<'advisory' | 'mandatory'>('mandatory');
+  const [rego, setRego] = useState('');
+  const create = useAction();
+  async function submit(event: Event) {
+    event.preventDefault();
+    const done = await create.run(async () => {
+      const created = await api.post<Document<PolicyAttributes>>(`/organizations/${segment(props.organization)}/policies`, {
+        data: { type: 'policies', attributes: { name: name.trim(), kind: 'opa', query: query.trim(), 'enforcement-level': level } },
+      });
+      try {
+        await api.putText(`/policies/${segment(created.data.id)}/upload`, rego);
+      } catch (refused) {
+        // Rego that does not compile leaves no policy without a body behind: the person fixes it and submits again.
+        await api.delete(`/policies/${segment(created.data.id)}`).catch(() => undefined);
+        throw refused;
+      }
+    }, 'Policy created.');
+    if (done) {
+      setName('');
+      setRego('');
+      props.onCreated();
+    }
+  }
+  const fieldError = (field: string) => (create.error?.forField(field).length ?? 0) > 0;
+  return (
+    <section aria-labelledby="create-policy-heading">
+      <h2 id="create-policy-heading">Create a policy</h2>
+      <form class="stacked" onSubmit={submit}>
+        <label for="policy-name">Policy name</label>
+        <input id="policy-name" required value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} aria-describedby={fieldError('name') ? 'policy-name-error' : undefined} />
+        <FieldErrors id="policy-name-error" error={create.error} field="name" />
+        <label for="policy-query">Query (each result it yields is a failure)</label>
+        <input id="policy-query" required value={query} onInput={(event) => setQuery((event.target as HTMLInputElement).value)} aria-describedby={fieldError('query') ? 'policy-query-error' : undefined} />
+        <FieldErrors id="policy-query-error" error={create.error} field="query" />
+        <fieldset>
+          <legend>Enforcement</legend>
+          <label class="choice">
+            <input type="radio" name="policy-level" checked={level === 'mandatory'} onChange={() => setLevel('mandatory')} />
+            Mandatory: a failure holds the run
+          </label>
+          <label class="choice">
+            <input type="radio" name="policy-level" checked={level === 'advisory'} onChange={() => setLevel('advisory')} />
+            Advisory: a failure is reported
+          </label>
+        </fieldset>
+        <label for="policy-rego">Rego</label>
+        <textarea id="policy-rego" class="code" rows={8} required spellcheck={false} value={rego} onInput={(event) => setRego((event.target as HTMLTextAreaElement).value)} />
+        {create.error && !fieldError('name') && !fieldError('query') && <ErrorNotice error={create.error} what="policy" />}
+        {create.message && (
+          <p role="status" class="notice notice-ok">
+            {create.message}
+          </p>
+        )}
+        <button type="submit" disabled={create.busy}>
+          {create.busy ? 'Compiling…' : 'Create policy'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function CreatePolicySetForm(props: {
+  organization: string;
+  policies: Resource<PolicyAttributes>[];
+  workspaces: Resource<WorkspaceAttributes>[];
+  onCreated: () => void;
+}) {
+  const { api } = useSession();
+  const [name, setName] = useState('');
+  const [overridable, setOverridable] = useState(true);
+  const [global, setGlobal] = useState(false);
+  const [policyIds, setPolicyIds] = useState<string[]>([]);
+  const [workspaceIds, setWorkspaceIds] = useState<string[]>([]);
+  const create = useAction();
+  const toggle = (list: string[], id: string, on: boolean) => (on ? [...list, id] : list.filter((value) => value !== id));
+  async function submit(event: Event) {
+    event.preventDefault();
+    const done = await create.run(
+      () =>
+        api.post(`/organizations/${segment(props.organization)}/policy-sets`, {
+          data: {
+            type: 'policy-sets',
+            attributes: { name: name.trim(), kind: 'opa', global, overridable },
+            relationships: {
+              policies: { data: policyIds.map((id) => ({ type: 'policies', id })) },
+              workspaces: { data: global ? [] : workspaceIds.map((id) => ({ type: 'workspaces', id })) },
+            },
+          },
+        }),
+      'Policy set created.',
+    );
+    if (done) {
+      setName('');
+      setPolicyIds([]);
+      setWorkspaceIds([]);
+      props.onCreated();
+    }
+  }
+  return (
+    <section aria-labelledby="create-set-heading">
+      <h2 id="create-set-heading">Create a policy set</h2>
+      <form class="stacked" onSubmit={submit}>
+        <label for="set-name">Set name</label>
+        <input id="set-name" required value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
+        <FieldErrors id="set-name-error" error={create.error} field="name" />
+        <fieldset>
+          <legend>Policies</legend>
+          {props.policies.length === 0 && <p class="muted">Create a policy first.</p>}
+          {props.policies.map((policy) => (
+            <label class="choice" key={policy.id}>
+              <input type="checkbox" checked={policyIds.includes(policy.id)} onChange={(event) => setPolicyIds(toggle(policyIds, policy.id, (event.target as HTMLInputElement).checked))} />
+              {policy.attributes.name}
+            </label>
+          ))}
+        </fieldset>
+        <label class="choice">
+          <input type="checkbox" checked={global} onChange={(event) => setGlobal((event.target as HTMLInputElement).checked)} />
+          Every workspace of the organization
+        </label>
+        {!global && (
+          <fieldset>
+            <legend>Workspaces</legend>
+            {props.workspaces.map((workspace) => (
+              <label class="choice" key={workspace.id}>
+                <input
+                  type="checkbox"
+                  checked={workspaceIds.includes(workspace.id)}
+                  onChange={(event) => setWorkspaceIds(toggle(workspaceIds, workspace.id, (event.target as HTMLInputElement).checked))}
+                />
+                {workspace.attributes.name}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        <label class="choice">
+          <input type="checkbox" checked={overridable} onChange={(event) => setOverridable((event.target as HTMLInputElement).checked)} />
+          A failed mandatory policy may be overridden (by those who may override policies)
+        </label>
+        {create.error && !create.error.forField('name').length && <ErrorNotice error={create.error} what="policy set" />}
+        {create.message && (
+          <p role="status" class="notice notice-ok">
+            {create.message}
+          </p>
+        )}
+        <button type="submit" disabled={create.busy}>
+          Create policy set
+        </button>
+      </form>
+    </section>
+  );
+}
