@@ -63,10 +63,54 @@ export interface PairedCpu {
   database?: CpuProbe;
 }
 
-/** CPU time per answered request, in µs. */
+/** CPU time per answered request, in µs, and how many cores the serving processes kept busy meanwhile. */
 export interface CpuPerRequest {
   serverUs: number;
   databaseUs?: number;
+  /** Server CPU time over the wall time of the loads: near 1 per process when the server, not the load generator, is the bound. */
+  serverCores?: number;
+  /** How many processes served (each can keep at most one core busy: Node runs JavaScript on one thread). */
+  serverProcesses?: number;
+}
+
+/**
+ * A side of a row is saturated when its serving processes were busy most of the time: below this share of a
+ * core per process, the load generator (or the machine) bounded the throughput, not the server's own work,
+ * and a ratio against it measures the load generator.
+ */
+export const SATURATED_SHARE = 0.8;
+
+export function isSaturated(cpu: Pick<CpuPerRequest, 'serverCores' | 'serverProcesses'>): boolean {
+  return cpu.serverCores === undefined || cpu.serverCores >= SATURATED_SHARE * (cpu.serverProcesses ?? 1);
+}
+
+/** Counts a load's server CPU, database CPU and wall time into `spent`. */
+export async function counted<T>(run: () => Promise<T>, probes: PairedCpu | undefined, spent: Spent): Promise<T> {
+  const before = { server: probes?.server() ?? 0, database: probes?.database?.() ?? 0, wall: performance.now() };
+  const result = await run();
+  spent.server += (probes?.server() ?? 0) - before.server;
+  spent.database += (probes?.database?.() ?? 0) - before.database;
+  spent.wallMs += performance.now() - before.wall;
+  return result;
+}
+
+export interface Spent {
+  server: number;
+  database: number;
+  wallMs: number;
+}
+
+export const nothingSpent = (): Spent => ({ server: 0, database: 0, wallMs: 0 });
+
+/** CPU per request and busy cores from what the loads of one side spent over `answered` requests. */
+export function cpuPerRequest(spent: Spent, answered: number, withDatabase: boolean, serverProcesses = 1): CpuPerRequest {
+  const perRequest = (ms: number) => (answered > 0 ? (ms * 1000) / answered : 0);
+  return {
+    serverUs: perRequest(spent.server),
+    ...(withDatabase && { databaseUs: perRequest(spent.database) }),
+    serverCores: spent.wallMs > 0 ? spent.server / spent.wallMs : 0,
+    serverProcesses,
+  };
 }
 
 export interface PairedResult {
@@ -79,14 +123,6 @@ export interface PairedResult {
   targetRequests: number;
 }
 
-/** Runs one load, adding the CPU each probe used during it to `spent`. */
-async function loadCounting(options: LoadOptions, probes: PairedCpu | undefined, spent: { server: number; database: number }) {
-  const before = { server: probes?.server() ?? 0, database: probes?.database?.() ?? 0 };
-  const result = await load(options);
-  spent.server += (probes?.server() ?? 0) - before.server;
-  spent.database += (probes?.database?.() ?? 0) - before.database;
-  return result;
-}
 
 /**
  * Runs target and baseline alternately, `rounds` times each, so both see the same machine noise, and
@@ -101,21 +137,18 @@ export async function paired(
 ): Promise<PairedResult> {
   const targets: LoadResult[] = [];
   const baselines: LoadResult[] = [];
-  const spent = { target: { server: 0, database: 0 }, baseline: { server: 0, database: 0 } };
+  const spent = { target: nothingSpent(), baseline: nothingSpent() };
   for (let round = 0; round < rounds; round++) {
-    baselines.push(await loadCounting(baseline, cpu?.baseline, spent.baseline));
-    targets.push(await loadCounting(target, cpu?.target, spent.target));
+    baselines.push(await counted(() => load(baseline), cpu?.baseline, spent.baseline));
+    targets.push(await counted(() => load(target), cpu?.target, spent.target));
   }
-  const summary = (list: LoadResult[], probes: PairedCpu | undefined, used: { server: number; database: number }) => {
+  const summary = (list: LoadResult[], probes: PairedCpu | undefined, used: Spent) => {
     const answered = list.reduce((sum, r) => sum + r.total, 0);
-    const perRequest = (ms: number) => (answered > 0 ? (ms * 1000) / answered : 0);
     return {
       rps: median(list.map((r) => r.rps)),
       p50: median(list.map((r) => r.p50)),
       p99: median(list.map((r) => r.p99)),
-      ...(probes && {
-        cpu: { serverUs: perRequest(used.server), ...(probes.database && { databaseUs: perRequest(used.database) }) },
-      }),
+      ...(probes && { cpu: cpuPerRequest(used, answered, probes.database !== undefined) }),
     };
   };
   const t = summary(targets, cpu?.target, spent.target);

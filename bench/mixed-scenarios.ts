@@ -17,9 +17,9 @@ import type { BenchDatabases } from './environment.js';
 import { limitBodies, writePgLimitData, writeSqliteLimitData, type LimitData } from './limit/limit-data.js';
 import { startLimitProcess, type LimitProcess } from './limit/limit-process.js';
 import { listTailTemplate } from './limit/team-list-document.js';
-import { median, type LoadResult } from './measure.js';
+import { counted, cpuPerRequest, median, nothingSpent, type CpuPerRequest, type LoadResult, type Spent } from './measure.js';
 import { mixedLoad, type MixedLoadOptions } from './mixed-load.js';
-import { fmt } from './row-text.js';
+import { cpuText, fmt } from './row-text.js';
 import type { Row } from './run.js';
 import { seedOrganization, seedTeamQueries, type Seeded } from './seed.js';
 
@@ -35,6 +35,8 @@ interface Side {
   /** CPU time in ms of the serving processes, and of PostgreSQL when it runs apart. */
   cpuMs: () => number;
   databaseCpuMs?: () => number;
+  /** How many processes serve (each can keep one core busy). */
+  processes: number;
 }
 
 interface SideSummary {
@@ -42,40 +44,35 @@ interface SideSummary {
   p50: number;
   p99: number;
   failures: number;
-  serverUs: number;
-  databaseUs?: number;
+  cpu: CpuPerRequest;
 }
 
 /** Limit and Teamstage alternately, `rounds` times each; medians, and CPU per request over all rounds. */
 async function paired(rounds: number, options: Omit<MixedLoadOptions, 'urls'>, target: Side, limit: Side) {
-  const run = async (side: Side, list: LoadResult[], spent: { server: number; database: number }) => {
-    const before = { server: side.cpuMs(), database: side.databaseCpuMs?.() ?? 0 };
-    list.push(await side.load(options));
-    spent.server += side.cpuMs() - before.server;
-    spent.database += (side.databaseCpuMs?.() ?? 0) - before.database;
+  const run = async (side: Side, list: LoadResult[], spent: Spent) => {
+    list.push(await counted(() => side.load(options), { server: side.cpuMs, database: side.databaseCpuMs }, spent));
   };
   const results = { target: [] as LoadResult[], limit: [] as LoadResult[] };
-  const spent = { target: { server: 0, database: 0 }, limit: { server: 0, database: 0 } };
+  const spent = { target: nothingSpent(), limit: nothingSpent() };
   for (let round = 0; round < rounds; round++) {
     await run(limit, results.limit, spent.limit);
     await run(target, results.target, spent.target);
   }
-  const summary = (list: LoadResult[], used: { server: number; database: number }, side: Side): SideSummary => {
+  const summary = (list: LoadResult[], used: Spent, side: Side): SideSummary => {
     const answered = list.reduce((sum, r) => sum + r.total, 0) || 1;
     return {
       rps: median(list.map((r) => r.rps)),
       p50: median(list.map((r) => r.p50)),
       p99: median(list.map((r) => r.p99)),
       failures: list.reduce((sum, r) => sum + r.non2xx + r.errors, 0),
-      serverUs: (used.server * 1000) / answered,
-      ...(side.databaseCpuMs && { databaseUs: (used.database * 1000) / answered }),
+      cpu: cpuPerRequest(used, answered, side.databaseCpuMs !== undefined, side.processes),
     };
   };
   return { target: summary(results.target, spent.target, target), limit: summary(results.limit, spent.limit, limit) };
 }
 
 const sideText = (s: SideSummary) =>
-  `${fmt(s.rps)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms; CPU per request: server ${fmt(s.serverUs)} µs${s.databaseUs === undefined ? '' : `, PostgreSQL ${fmt(s.databaseUs)} µs`}${s.failures ? `; ${fmt(s.failures)} failed` : ''}`;
+  `${fmt(s.rps)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms; CPU per request: ${cpuText(s.cpu)}${s.failures ? `; ${fmt(s.failures)} failed` : ''}`;
 
 /** `count` more tokens of the seeded owner, written as the API would store them, and every team's id, name and visibility. */
 async function tokensAndTeams(databaseUrl: string, seeded: Seeded, count: number) {
@@ -116,6 +113,7 @@ function teamstageSide(servers: ServerProcess[], databaseCpuMs?: () => number): 
     load: (options) => mixedLoad({ ...options, urls: servers.map((s) => s.url) }),
     cpuMs: () => servers.reduce((sum, s) => sum + s.cpuMs(), 0),
     databaseCpuMs,
+    processes: servers.length,
   };
 }
 
@@ -124,6 +122,7 @@ function limitSide(limits: LimitProcess[], databaseCpuMs?: () => number): Side {
     load: (options) => mixedLoad({ ...options, urls: limits.map((l) => l.url) }),
     cpuMs: () => limits.reduce((sum, l) => sum + l.cpuMs(), 0),
     databaseCpuMs,
+    processes: limits.length,
   };
 }
 
