@@ -20,6 +20,7 @@ import './http/fastify-types.js';
 import { parseQueryString } from './http/querystring.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { addSecurityHeaders } from './http/security-headers.js';
+import { limitSendIdle } from './http/send-idle-timeout.js';
 import { RequestLog } from './http/request-log.js';
 import { healthRoutes } from './http/routes/health.routes.js';
 import { consoleRoutes } from './http/routes/console.routes.js';
@@ -90,6 +91,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   services.taskDelivery.onAttempt(background.delivery);
   services.jobs.worker.onFailure(background.jobFailed);
   addSecurityHeaders(app);
+  limitSendIdle(app, config.http.sendIdleTimeoutSeconds);
   const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;
   // The first onRequest hook: an address over its failed-authentication budget costs nothing further.
   if (failures) refuseOverBudgetFirst(app, failures, metrics.observeEarlyRefusal);

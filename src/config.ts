@@ -52,6 +52,16 @@ export interface Config {
     requestTimeoutSeconds: number;
     /** Seconds an idle keep-alive connection stays open. */
     keepAliveTimeoutSeconds: number;
+    /**
+     * TEAMSTAGE_HTTP_SEND_IDLE_TIMEOUT: seconds an answer may wait for the client to take more of it; then
+     * the connection is cut, so a client that never reads holds nothing for long.
+     */
+    sendIdleTimeoutSeconds: number;
+    /**
+     * TEAMSTAGE_HTTP_RECEIVE_IDLE_TIMEOUT: seconds an upload's body (configuration, plan JSON, log) may stall
+     * before a 408 and the connection's end, well before the request timeout.
+     */
+    receiveIdleTimeoutSeconds: number;
   };
   tasks: {
     callbackTimeoutSeconds: number;
@@ -241,6 +251,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_HEADERS_TIMEOUT', env.TEAMSTAGE_HTTP_HEADERS_TIMEOUT, 20),
     requestTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_REQUEST_TIMEOUT', env.TEAMSTAGE_HTTP_REQUEST_TIMEOUT, 300),
     keepAliveTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_KEEP_ALIVE_TIMEOUT', env.TEAMSTAGE_HTTP_KEEP_ALIVE_TIMEOUT, 72),
+    sendIdleTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_SEND_IDLE_TIMEOUT', env.TEAMSTAGE_HTTP_SEND_IDLE_TIMEOUT, 30),
+    receiveIdleTimeoutSeconds: positiveNumber('TEAMSTAGE_HTTP_RECEIVE_IDLE_TIMEOUT', env.TEAMSTAGE_HTTP_RECEIVE_IDLE_TIMEOUT, 30),
   };
   // node:http refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (http.headersTimeoutSeconds > http.requestTimeoutSeconds) {

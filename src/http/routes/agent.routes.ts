@@ -86,7 +86,10 @@ export async function agentRoutes(app: TypedApp, services: Services): Promise<vo
       scope.decorateRequest('spooledUpload', undefined);
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
-        request.spooledUpload = await spoolBody(payload, upload.limit, request.headers['content-length'], (limit) => Errors.uploadTooLarge(upload.what, limit));
+        request.spooledUpload = await spoolBody(payload, upload.limit, request.headers['content-length'], {
+          tooLarge: (limit) => Errors.uploadTooLarge(upload.what, limit),
+          idleSeconds: services.config.http.receiveIdleTimeoutSeconds,
+        });
         return request.spooledUpload;
       });
       // However the request ends (answered, refused after the body was read, or abandoned), the file goes.

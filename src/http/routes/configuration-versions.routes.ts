@@ -64,7 +64,7 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
     scope.removeAllContentTypeParsers();
     // The spooled body is kept on the request, typed, for the handler (and is also what Fastify calls the body).
     scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
-      request.spooledUpload = await spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length']);
+      request.spooledUpload = await spoolBody(payload, UPLOAD_BODY_LIMIT, request.headers['content-length'], { idleSeconds: services.config.http.receiveIdleTimeoutSeconds });
       return request.spooledUpload;
     });
     scope.put(
