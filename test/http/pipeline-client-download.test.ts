@@ -48,6 +48,14 @@ describe('GET /pipeline/teamstage-pipeline.mjs and the client version check', ()
     assert.equal(head.statusCode, 200);
   });
 
+  it('the OpenAPI document names it (no token) and the long polling parameters of the run read', async () => {
+    const docs = (await ctx.app.inject({ method: 'GET', url: '/api/docs' })).json();
+    const download = docs.paths['/pipeline/teamstage-pipeline.mjs'].get;
+    assert.deepEqual(download.security, []);
+    assert.match(download.description, /curl -fsSo teamstage-pipeline\.mjs/);
+    assert.match(docs.paths['/api/v2/runs/{run_id}'].get.description, /wait=SECONDS.*wait-token/s);
+  });
+
   it('an installation that was never built says so (404, JSON:API)', async () => {
     const answer = await unbuilt.app.inject({ method: 'GET', url: '/pipeline/teamstage-pipeline.mjs' });
     assert.equal(answer.statusCode, 404);

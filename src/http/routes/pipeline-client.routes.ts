@@ -46,14 +46,28 @@ function loadClient(file: string | null): ConsoleFile | null {
 
 export async function pipelineClientRoutes(app: FastifyInstance, options: { file: string | null }): Promise<void> {
   const client = loadClient(options.file);
-  app.get(PIPELINE_CLIENT_PATH, { schema: { hide: true } }, async (request, reply) => {
+  app.get(
+    PIPELINE_CLIENT_PATH,
+    {
+      schema: {
+        tags: ['pipeline'],
+        summary: 'The standalone pipeline client (teamstage pipeline …) for node 20+, matching this server',
+        description:
+          'One dependency-free JavaScript file: `curl -fsSo teamstage-pipeline.mjs "$TEAMSTAGE_ADDRESS/pipeline/teamstage-pipeline.mjs"`, ' +
+          'then `node teamstage-pipeline.mjs <command>`. No token needed; no-cache with an ETag (304); gzip when accepted. ' +
+          'The client sends X-Teamstage-Pipeline-Version with every request; another version than the server\'s is answered 400.',
+        security: [],
+      },
+    },
+    async (request, reply) => {
     if (!client) throw Errors.pipelineClientNotBuilt();
     reply.headers({ 'cache-control': 'no-cache', etag: client.etag, vary: 'accept-encoding', 'x-content-type-options': 'nosniff', 'x-teamstage-version': VERSION });
     if (request.headers['if-none-match'] === client.etag) return reply.code(304).send();
     const { body, encoding } = pickEncoding(client, request.headers['accept-encoding']);
     if (encoding) reply.header('content-encoding', encoding);
     return reply.code(200).type(client.type).send(body);
-  });
+    },
+  );
 }
 
 /**
