@@ -10,8 +10,8 @@
  * `npm test`.
  */
 
-/** The domains, in their order: each may import the ones before it, never one after it. */
-const DOMAINS = ['identity', 'organizations', 'teams', 'workspaces', 'runtasks', 'policies', 'runs', 'taskstages', 'delivery'];
+/** The domains, in their order: each may import the ones before it, never one after it. `record` (run events and comments) comes first: every domain writes to it. */
+const DOMAINS = ['record', 'identity', 'organizations', 'teams', 'workspaces', 'runtasks', 'policies', 'runs', 'taskstages', 'delivery'];
 
 /** @type {Array<Array<{ name: string, paths: string[] }>>} */
 const LEVELS = [

@@ -40,6 +40,8 @@ import { RunsRepository } from './runs/runs.repository.js';
 import { PhaseUploadsRepository } from './runs/phase-uploads.repository.js';
 import { PlanJsonChecker } from './runs/plan-json-checker.js';
 import { RunsService } from './runs/runs.service.js';
+import { RunRecorder, RunRecordRepository } from './record/run-record.repository.js';
+import { RunRecordService } from './runs/run-record.service.js';
 import { TaskVerifier } from './runtasks/task-verification.js';
 import { TaskDestinations } from './outbound/task-destinations.js';
 import { TasksRepository } from './runtasks/tasks.repository.js';
@@ -99,10 +101,13 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEvaluations = new PolicyEvaluationsRepository(db);
   const deliveries = new DeliveryRepository(db, handle.dialect);
   const taskAccessTokens = new TaskResultTokens(deliveries);
-  const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations);
+  // The record: run events and comments, written by every domain that moves a run or decides about it.
+  const runRecords = new RunRecordRepository(db);
+  const runRecorder = new RunRecorder(runRecords);
+  const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations, runRecorder);
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
-  const runTransitions = new RunTransitions(runs, jobs, phaseUploads);
+  const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.
@@ -127,6 +132,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
   const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations);
+  const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService);
 
   return {
     config,
@@ -149,6 +155,10 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate),
     configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),
     runProgress,
+    /** The record's port: `runRecorder.record(trx, { runId, action, description, actor, comment, at })` (policy evaluations write theirs here). */
+    runRecorder,
+    runRecords,
+    runRecordService,
     taskStageRunner,
     taskAccessTokens,
     runsService,

@@ -161,6 +161,12 @@ export const Errors = {
   tokenInvalid: () => new Unauthorized(),
   tokenExpired: () => new Unauthorized('token has expired'),
   taskResultTokenInvalid: () => new Unauthorized('invalid access token for this task result'),
+  runEventNotFound: () => new NotFound('run event not found'),
+  requiredApprovalsInvalid: (max: number) => new InvalidAttribute('/data/attributes/required-approvals', `required-approvals must be a whole number from 1 to ${max}`),
+  commentBodyRequired: () => new InvalidAttribute('/data/attributes/body', 'body is required'),
+  commentBodyTooLong: (max: number) => new InvalidAttribute('/data/attributes/body', `body must be at most ${max} characters`),
+  commentNotFound: () => new NotFound('comment not found'),
+  alreadyApproved: () => new Conflict('you have already overridden this task stage; it needs the override of another person'),
   /** An audit trail token on any route but the audit trail's: it authenticates nothing else. */
   auditTrailTokenReadsOnlyAuditTrail: () => new Unauthorized('an audit trail token reads only the audit trail'),
   tokenExpiryNotATimestamp: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp'),

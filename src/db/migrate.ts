@@ -15,6 +15,8 @@ import * as m011 from './migrations/011-job-lanes.js';
 import * as m012 from './migrations/012-agent-execution.js';
 import * as m013 from './migrations/013-phase-upload-chunks.js';
 import * as m014 from './migrations/014-organization-creator.js';
+import * as m015 from './migrations/015-run-record.js';
+import * as m016 from './migrations/016-required-approvals.js';
 import * as m017 from './migrations/017-workspace-settings.js';
 import * as m018 from './migrations/018-policies.js';
 import * as m019 from './migrations/019-policy-evaluations.js';
@@ -36,6 +38,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '012-agent-execution': m012 as Migration,
   '013-phase-upload-chunks': m013 as Migration,
   '014-organization-creator': m014 as Migration,
+  '015-run-record': m015 as Migration,
+  '016-required-approvals': m016 as Migration,
   '017-workspace-settings': m017 as Migration,
   '018-policies': m018 as Migration,
   '019-policy-evaluations': m019 as Migration,

@@ -3,6 +3,7 @@
  * UTC text (sorts correctly, and is exactly what the API returns), JSON as text. One set of repository
  * code then serves SQLite and PostgreSQL.
  */
+import type { Generated } from 'kysely';
 import type { TaskStageName } from '../shared/stage-order.js';
 
 export type Flag = 0 | 1;
@@ -160,6 +161,8 @@ export interface WorkspaceTasksTable {
   enforcement_level: 'advisory' | 'mandatory';
   /** JSON array of TaskStageName, in run order. */
   stages: string;
+  /** Distinct people whose overrides a failed mandatory result of this task needs (migration 016). */
+  required_approvals: number;
   created_at: string;
   updated_at: string;
 }
@@ -210,6 +213,8 @@ export interface RunsTable {
   created_by_name: string | null;
   /** The workspace's execution mode when the run was created; it never changes (migration 012). */
   execution_mode: string;
+  /** Why an errored run errored; null otherwise (migration 015). */
+  error_message: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -266,6 +271,8 @@ export interface TaskResultsTable {
   url: string | null;
   status_timestamps: string;
   access_token_hash: string | null;
+  /** Copied from the workspace task at run creation (migration 016). */
+  required_approvals: number;
   created_at: string;
   updated_at: string;
 }
@@ -311,6 +318,33 @@ export interface TaskStageOverridesTable {
   run_id: string;
   overridden_by: string;
   comment: string | null;
+  /** The overrider's name when they overrode (migration 016). */
+  overridden_by_name: string | null;
+  created_at: string;
+}
+
+/** A run's comment (migration 015): HCP's `comments`. */
+export interface CommentsTable {
+  id: string;
+  run_id: string;
+  body: string;
+  author_user_id: string | null;
+  author_name: string | null;
+  /** The run event that carries it. */
+  run_event_id: string | null;
+  created_at: string;
+}
+
+/** HCP's run events (migration 015); `seq` orders them. */
+export interface RunEventsTable {
+  seq: Generated<number>;
+  id: string;
+  run_id: string;
+  action: string;
+  description: string;
+  actor_user_id: string | null;
+  actor_name: string | null;
+  comment_id: string | null;
   created_at: string;
 }
 
@@ -388,6 +422,8 @@ export interface OrganizationTeamCountsTable {
 }
 
 export interface Database {
+  comments: CommentsTable;
+  run_events: RunEventsTable;
   organization_team_counts: OrganizationTeamCountsTable;
   jobs: JobsTable;
   users: UsersTable;

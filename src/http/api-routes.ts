@@ -7,6 +7,7 @@ import { membershipsRoutes } from './routes/memberships.routes.js';
 import { organizationsRoutes } from './routes/organizations.routes.js';
 import { phasesRoutes } from './routes/phases.routes.js';
 import { runsRoutes } from './routes/runs.routes.js';
+import { runRecordRoutes } from './routes/run-record.routes.js';
 import { tasksRoutes } from './routes/tasks.routes.js';
 import { workspaceTasksRoutes } from './routes/workspace-tasks.routes.js';
 import type { Services } from '../services.js';
@@ -33,6 +34,7 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await workspaceTasksRoutes(api, services);
   await configurationVersionsRoutes(api, services);
   await runsRoutes(api, services);
+  await runRecordRoutes(api, services);
   await phasesRoutes(api, services);
   await policiesRoutes(api, services);
   await taskStagesRoutes(api, services);

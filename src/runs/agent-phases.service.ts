@@ -5,7 +5,8 @@ import { Errors } from '../core/errors.js';
 import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { AGENT_PHASE_TIMEOUT_JOB, agentPhaseTimeoutJob, isAgentPhaseTimeoutPayload, type AgentPhaseTimeoutPayload } from './agent-phase-timeout.js';
-import { storedReport, type AgentReport } from './agent-report.js';
+import { reportedCounts, storedReport, type AgentReport } from './agent-report.js';
+import { actorOf } from '../record/actor.js';
 import { newId } from '../core/ids.js';
 import type { PlanJsonChecker } from './plan-json-checker.js';
 import type { PlanJsonProblem } from './plan-json-scanner.js';
@@ -80,6 +81,7 @@ export class AgentPhasesService {
   /** Claims the plan or apply: 409 unless the run waits for exactly this now. */
   async claim(found: DrivablePhase): Promise<PhaseRow> {
     const { kind, run } = found;
+    const actor = actorOf(found.context.standing.principal);
     const id = found.phase.id;
     const { running, start } = PHASE_EVENTS[kind];
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -90,7 +92,7 @@ export class AgentPhasesService {
         const status = found.run.status as RunStatus;
         const to = transition(status, start, runFactsOf(found.run, found.stages, found.planHasChanges));
         if (!to) throw Errors.phaseNotClaimable(kind, status === running ? 'it is already claimed' : `the run is ${status}`);
-        if (!(await this.transitions.move(trx, found.run, to))) return false;
+        if (!(await this.transitions.move(trx, found.run, to, {}, {}, { actor }))) return false;
         const deadline = new Date(Date.now() + this.settings.phaseTimeoutSeconds * 1000);
         await this.jobs.enqueue(trx, agentPhaseTimeoutJob({ runId: run.id, table: TABLE[kind], phaseId: id }, deadline, found.workspace.organizationName));
         return true;
@@ -161,9 +163,12 @@ export class AgentPhasesService {
    */
   async report(found: DrivablePhase, report: AgentReport): Promise<PhaseRow> {
     const { kind, run } = found;
+    const actor = actorOf(found.context.standing.principal);
     const id = found.phase.id;
     const stored = storedReport(report);
     const { running, finish } = PHASE_EVENTS[kind];
+    // A finished apply without counts: they are read from the log it uploaded.
+    const log = kind === 'apply' && report.status === 'finished' && !report.counts ? await this.logTail(id) : undefined;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const done = await this.db.transaction().execute(async (trx) => {
         const found = await this.runs.runWithStages(run.id, trx);
@@ -181,7 +186,8 @@ export class AgentPhasesService {
         if (report.status === 'finished' && kind === 'plan' && !(await this.runs.planHasJson(id, trx))) throw Errors.planJsonMissing();
         const facts = runFactsOf(found.run, found.stages, found.planHasChanges);
         const to = transition(status, report.status === 'finished' ? finish : 'error', facts)!;
-        if (!(await this.transitions.move(trx, found.run, to, { [TABLE[kind]]: { agent_report: stored } }))) return false;
+        const cause = { actor, ...(report.status === 'errored' ? { reason: `the pipeline reported the ${kind} errored: ${report.message}` } : {}) };
+        if (!(await this.transitions.move(trx, found.run, to, { [TABLE[kind]]: { agent_report: stored, ...reportedCounts(kind, report, log) } }, {}, cause))) return false;
         if (report.status === 'errored') this.log.warn({ runId: run.id, phase: kind, message: report.message }, `the pipeline reported the ${kind} errored`);
         await this.advanceLater(trx, run.id);
         return true;
@@ -189,6 +195,18 @@ export class AgentPhasesService {
       if (done) return this.current(kind, id);
     }
     throw Errors.phaseBusy(kind);
+  }
+
+  /** The end of the apply's uploaded log (where terraform prints `Apply complete!`), read piece by piece, at most 64 KiB kept. */
+  private async logTail(applyId: string): Promise<string | undefined> {
+    const phase = await this.runs.findPhase('applies', applyId);
+    if (!phase?.log_upload_id) return undefined;
+    let tail = Buffer.alloc(0);
+    for await (const piece of this.uploads.read(phase.log_upload_id)) {
+      tail = Buffer.concat([tail, piece]);
+      if (tail.length > 65_536) tail = tail.subarray(tail.length - 65_536);
+    }
+    return tail.toString('utf8');
   }
 
   /** The log as uploaded (empty until then), for whoever may read the run: its size and its pieces, read as they are sent. */
@@ -208,7 +226,8 @@ export class AgentPhasesService {
         if (!found || !phase || found.run.status !== PHASE_EVENTS[kind].running || phase.agent_report !== null) return true;
         const to = transition(found.run.status as RunStatus, 'error', runFactsOf(found.run, found.stages, found.planHasChanges));
         if (!to) return true;
-        if (!(await this.transitions.move(trx, found.run, to))) return false;
+        const reason = `the ${kind} was claimed but not reported within ${this.settings.phaseTimeoutSeconds} seconds`;
+        if (!(await this.transitions.move(trx, found.run, to, {}, {}, { reason }))) return false;
         this.log.warn({ runId, phase: kind, timeoutSeconds: this.settings.phaseTimeoutSeconds }, `the ${kind} was claimed but not reported in time; the run errored`);
         return true;
       });

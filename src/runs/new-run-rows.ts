@@ -52,6 +52,7 @@ export function newRunRows(input: NewRunInput): NewRunRows {
     created_by_user_id: input.creator.userId,
     created_by_name: input.creator.name,
     execution_mode: input.executionMode,
+    error_message: null,
     created_at: now,
     updated_at: now,
   };
@@ -103,6 +104,7 @@ export function newRunRows(input: NewRunInput): NewRunRows {
         url: null,
         status_timestamps: JSON.stringify({}),
         access_token_hash: null,
+        required_approvals: task.requiredApprovals ?? 1,
         created_at: now,
         updated_at: now,
       });

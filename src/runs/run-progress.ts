@@ -6,7 +6,8 @@ import type { ConfigurationVersionsRepository } from '../workspaces/configuratio
 import type { ExecutionContext, PhaseOutcome, PlanOutcome, RunExecutor } from './executor.js';
 import { nextStep, runFacts, type RunSnapshot, type StageSnapshot } from './run-next-step.js';
 import { isRunStatus, transition, type RunFacts, type RunStatus } from './run-state-machine.js';
-import type { PhaseCache, PhaseDetails, RunTransitions } from './run-transitions.js';
+import type { PhaseCache, PhaseDetails, RunTransitions, TransitionCause } from './run-transitions.js';
+import { stageOfStatus } from './run-state-machine.js';
 import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
 import type { TaskStagePort } from './task-stage-port.js';
 import { RUN_ADVANCE_JOB, runAdvanceJob } from './run-advance-job.js';
@@ -33,6 +34,8 @@ interface Execution {
 interface FirstStep {
   to: RunStatus;
   details: Partial<Record<PhaseTable, PhaseDetails>>;
+  /** Why, when the outcome errored the run. */
+  cause?: TransitionCause;
 }
 
 /** What a batch of steps came to: the run waits, or `taken` steps were tried and maybe a plan or apply is next. */
@@ -171,12 +174,14 @@ export class RunProgress {
   ): Promise<Batch> {
     let path: RunStatus[] = first ? [first.to] : [];
     let details = first?.details ?? {};
+    let cause: TransitionCause = first?.cause ?? {};
     /** Writes the statuses decided so far; false when another worker moved the run first. */
     const flush = async (): Promise<boolean> => {
       if (path.length === 0) return true;
-      const moved = await this.transitions.moveThrough(trx, run, path, details, phases);
+      const moved = await this.transitions.moveThrough(trx, run, path, details, phases, cause);
       path = [];
       details = {};
+      cause = {};
       if (moved) run = moved;
       return moved !== undefined;
     };
@@ -195,6 +200,7 @@ export class RunProgress {
         if (!(await flush())) return { waiting: false, taken };
         return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, planHasChanges, workspace, stages, phases } };
       }
+      if (next.kind === 'transition' && next.to === 'errored') cause = { reason: await this.errorReason(trx, decided.status as RunStatus, stages) };
       path.push(next.to);
       taken += 1;
       if (next.kind !== 'enter-stage') continue;
@@ -235,14 +241,26 @@ export class RunProgress {
       // executing the phase again. Idempotent: a recorded outcome makes this compare-and-set fail. The
       // phases are read again: the failed transaction may have moved the cached ones on. If this fails
       // too, the job's retry executes the phase again, as after a crash (executor.ts allows for that).
-      await this.db.transaction().execute((trx) => this.transitions.move(trx, run, recorded.to, recorded.details)).catch(() => {});
+      await this.db.transaction().execute((trx) => this.transitions.move(trx, run, recorded.to, recorded.details, {}, recorded.cause)).catch(() => {});
       throw error;
     }
   }
 
+  /** Why run progress errors a run in `status`: the stage that failed it, in words, or the status it could not leave. */
+  private async errorReason(trx: Executor, status: RunStatus, stages: StageSnapshot[]): Promise<string> {
+    const inStage = stageOfStatus(status);
+    const stage = inStage && stages.find((candidate) => candidate.stage === inStage.stage);
+    if (stage) return this.taskStages.failureReason(trx, stage.id);
+    if (inStage) return `the run was ${status} but has no ${inStage.stage} task stage`;
+    return `the run was ${status}, a status it cannot go on from`;
+  }
+
   /** The run's status after the phase's outcome, with what the outcome writes on the phase. */
   private outcomeStep(run: RunRow, phase: 'plan' | 'apply', outcome: PlanOutcome | PhaseOutcome, facts: RunFacts): FirstStep {
-    if (outcome.status !== 'finished') return { to: transition(run.status as RunStatus, 'error', facts)!, details: {} };
+    if (outcome.status !== 'finished') {
+      const reason = `the ${phase} errored${outcome.message ? `: ${outcome.message}` : ''}`;
+      return { to: transition(run.status as RunStatus, 'error', facts)!, details: {}, cause: { reason } };
+    }
     const details: PhaseDetails = {
       has_changes: outcome.hasChanges ? 1 : 0,
       resource_additions: outcome.resourceAdditions,

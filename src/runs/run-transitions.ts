@@ -7,6 +7,10 @@ import type { RunStatus } from './run-state-machine.js';
 import { mayReleaseTurn, queueNextJob, takesTurns } from './run-queue.js';
 import type { NewJob } from '../jobs/job-queue.js';
 import type { PhaseUploadsRepository } from './phase-uploads.repository.js';
+import type { Actor } from '../record/actor.js';
+import type { RunRecorder } from '../record/run-record.repository.js';
+import { describeRunStatus } from './run-event-descriptions.js';
+import type { TaskStagePort } from './task-stage-port.js';
 import type { PhaseChanges, PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 
 /** What a phase's outcome writes on the plan or apply with the status change. */
@@ -24,6 +28,16 @@ export interface PhaseCache {
   apply?: PhaseRow;
 }
 
+/** Who or what caused a status change, for the run's record. */
+export interface TransitionCause {
+  /** Whoever decided it: confirm, discard, cancel, a pipeline's claim or report. Absent: Teamstage itself. */
+  actor?: Actor | null;
+  /** The comment given with the decision, stored as a comment of the run. */
+  comment?: string | null;
+  /** Why the run errored: written on the run (`error-message`) and in its `errored` event. */
+  reason?: string;
+}
+
 /**
  * Writes one run status change decided by the state machine: the run (compare-and-set on its old
  * status), its status timestamp, and its plan and apply as phase-status.ts says. Runs inside the
@@ -34,6 +48,8 @@ export class RunTransitions {
     private readonly runs: RunsRepository,
     private readonly jobs: { enqueue(executor: Executor, job: NewJob): Promise<void> },
     private readonly uploads: PhaseUploadsRepository,
+    private readonly stages: Pick<TaskStagePort, 'closeUnreachedStages'>,
+    private readonly recorder: RunRecorder,
   ) {}
 
   /**
@@ -46,8 +62,9 @@ export class RunTransitions {
     to: RunStatus,
     details: Partial<Record<PhaseTable, PhaseDetails>> = {},
     phases: PhaseCache = {},
+    cause: TransitionCause = {},
   ): Promise<RunRow | undefined> {
-    return this.moveThrough(executor, run, [to], details, phases);
+    return this.moveThrough(executor, run, [to], details, phases, cause);
   }
 
   /**
@@ -62,13 +79,29 @@ export class RunTransitions {
     path: readonly RunStatus[],
     details: Partial<Record<PhaseTable, PhaseDetails>> = {},
     phases: PhaseCache = {},
+    cause: TransitionCause = {},
   ): Promise<RunRow | undefined> {
     const to = path[path.length - 1];
     if (!to) return run;
     const now = nowIso();
     const timestamps = withTimestamps(run.status_timestamps, path, now);
-    if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now))) return undefined;
-    const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now };
+    const error = to === 'errored' ? (cause.reason ?? 'the run errored') : null;
+    if (!(await this.runs.compareAndSetStatus(executor, run.id, run.status, to, timestamps, now, error))) return undefined;
+    const moved = { ...run, status: to, status_timestamps: timestamps, updated_at: now, error_message: error };
+    // The record: one event per status entered; the decision's comment goes with the first.
+    await this.recorder.record(
+      executor,
+      ...path.map((status, index) => ({
+        runId: run.id,
+        action: status,
+        description: describeRunStatus(status, cause.actor, cause.reason),
+        actor: cause.actor ?? null,
+        comment: index === 0 ? cause.comment : null,
+        at: now,
+      })),
+    );
+    // Stages the run will never reach are unreachable, not pending (errors say why; no-changes runs end early).
+    if (to === 'errored' || to === 'planned_and_finished') await this.stages.closeUnreachedStages(executor, run.id, to === 'errored' ? 'errored' : 'finished');
     // The run may have given its workspace's turn back: wake the next one, after this commits (run-queue.ts).
     if (takesTurns(run) && mayReleaseTurn(to)) await this.jobs.enqueue(executor, queueNextJob(run.workspace_id));
     // Most stage steps (`post_plan_running`, `post_plan_completed`, …) leave the phases alone: no read.

@@ -3,7 +3,7 @@ import { affectedRows, compiledOnce, compiledPerShape, definedColumns } from '..
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import { newJobTableRows } from '../jobs/job-statements.js';
 import type { Dialect } from '../db/database.js';
-import { multiTableInsert } from '../db/multi-table-insert.js';
+import { multiTableInsert, type TableRows } from '../db/multi-table-insert.js';
 import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
 import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
@@ -27,7 +27,7 @@ export type StageRow = Pick<TaskStagesTable, 'id' | 'stage' | 'status'>;
 const RUN_COLUMNS = [
   'runs.id', 'runs.workspace_id', 'runs.configuration_version_id', 'runs.status', 'runs.status_timestamps', 'runs.message',
   'runs.plan_only', 'runs.auto_apply', 'runs.is_destroy', 'runs.created_by_user_id', 'runs.created_by_name', 'runs.execution_mode',
-  'runs.created_at', 'runs.updated_at',
+  'runs.error_message', 'runs.created_at', 'runs.updated_at',
 ] as const;
 
 const PHASE_COLUMNS = [
@@ -64,8 +64,12 @@ export class RunsRepository {
   }
 
   // The statements of run progress, compiled once (db/compiled-query.ts).
-  private readonly statusWrite = compiledOnce((p: { id: string; from: string; to: string; timestamps: string; now: string }) =>
-    this.db.updateTable('runs').set({ status: p.to, status_timestamps: p.timestamps, updated_at: p.now }).where('id', '=', p.id).where('status', '=', p.from),
+  private readonly statusWrite = compiledOnce((p: { id: string; from: string; to: string; timestamps: string; now: string; error: string | null }) =>
+    this.db
+      .updateTable('runs')
+      .set({ status: p.to, status_timestamps: p.timestamps, updated_at: p.now, error_message: p.error })
+      .where('id', '=', p.id)
+      .where('status', '=', p.from),
   );
   private readonly runByIdQuery = compiledOnce((p: { id: string }) => this.db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', p.id));
   private readonly runWithStagesQuery = compiledOnce((p: { id: string }) =>
@@ -105,13 +109,14 @@ export class RunsRepository {
    * first step) in it, atomic without a transaction. SQLite: an insert per table, in the caller's
    * transaction (newRunScope), the job enqueued after them.
    */
-  async insertNewRun(executor: Executor, rows: NewRunRows, job: NewJob): Promise<void> {
+  async insertNewRun(executor: Executor, rows: NewRunRows, job: NewJob, record: readonly TableRows[] = []): Promise<void> {
     if (this.insertsInOneStatement) {
       await this.insertAll(executor, [
         { table: 'runs', rows: [rows.run] },
         { table: 'plans', rows: [rows.plan] },
         { table: 'applies', rows: [rows.apply] },
         ...this.stagesWriter.tableRows(rows),
+        ...record,
         newJobTableRows(job),
       ]);
       return;
@@ -120,6 +125,10 @@ export class RunsRepository {
     await executor.insertInto('plans').values(rows.plan).execute();
     await executor.insertInto('applies').values(rows.apply).execute();
     await this.stagesWriter.insert(executor, rows);
+    // The record's rows, as record/run-record.ts made them (its tables; runs only writes them with the run).
+    for (const table of record) {
+      if (table.rows.length > 0) await executor.insertInto(table.table).values(table.rows as never).execute();
+    }
     await this.jobs.enqueue(executor, job);
   }
 
@@ -152,8 +161,8 @@ export class RunsRepository {
    * Moves the run from `from` to `to` only if it is still in `from` (compare-and-set): of two workers
    * or requests racing on one run, exactly one wins; the other sees false and re-reads.
    */
-  async compareAndSetStatus(executor: Executor, id: string, from: string, to: string, statusTimestamps: string, now: string): Promise<boolean> {
-    return (await affectedRows(this.statusWrite(executor, { id, from, to, timestamps: statusTimestamps, now }))) > 0;
+  async compareAndSetStatus(executor: Executor, id: string, from: string, to: string, statusTimestamps: string, now: string, error: string | null = null): Promise<boolean> {
+    return (await affectedRows(this.statusWrite(executor, { id, from, to, timestamps: statusTimestamps, now, error }))) > 0;
   }
 
   /**

@@ -17,6 +17,9 @@ import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspace
 import { newRunRows } from './new-run-rows.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
 import { runCreator } from './run-creator.js';
+import { actorOf, type Actor } from '../record/actor.js';
+import { runEventTableRows } from '../record/run-record.js';
+import { describeRunStatus } from './run-event-descriptions.js';
 import type { RunProgress } from './run-progress.js';
 import { runFactsOf } from './run-facts.js';
 import { takesTurns } from './run-queue.js';
@@ -83,7 +86,7 @@ export class RunsService {
     requireAccess(context.standing, 'workspace', 'queue-run', {});
     if (executionModeOf(workspace.execution_mode) === 'local') throw Errors.localExecutionQueuesNoRuns();
     const version = await this.configurationVersionFor(workspace, input.configurationVersionId);
-    const creator = runCreator(principal);
+    const creator = { ...runCreator(principal), actor: actorOf(principal) };
     const created = await this.runs.newRunScope((executor) => this.insertRun(executor, workspace, version, input.attributes, creator));
     // The run as created, with the relations it was created with: nothing to read again.
     const { views, related } = await this.views([created.run], workspace, include, created);
@@ -102,7 +105,8 @@ export class RunsService {
     if (!version || !workspace || executionModeOf(workspace.execution_mode) === 'local') return;
     const username = version.created_by_user_id ? await this.runs.usernameOf(executor, version.created_by_user_id) : undefined;
     const creator = { userId: username ? version.created_by_user_id : null, name: username ?? 'site-admin' };
-    await this.insertRun(executor, workspace, version, { message: 'Queued automatically when the configuration was uploaded' }, creator);
+    const uploader: Actor | null = creator.userId ? { userId: creator.userId, name: creator.name, kind: 'user' } : null;
+    await this.insertRun(executor, workspace, version, { message: 'Queued automatically when the configuration was uploaded' }, { ...creator, actor: uploader });
   }
 
   /**
@@ -114,7 +118,7 @@ export class RunsService {
     workspace: WorkspaceRow,
     version: ConfigurationVersionRow,
     attributes: CreateRunInput['attributes'],
-    creator: { userId: string | null; name: string },
+    creator: { userId: string | null; name: string; actor: Actor | null },
   ): Promise<{ run: RunRow } & RunRelations> {
     const tasks = (await this.workspaceTasks.enabledFor(executor, workspace.id)).map((row) => ({
       workspaceTaskId: row.id,
@@ -123,6 +127,7 @@ export class RunsService {
       taskUrl: row.task_url,
       enforcementLevel: row.enforcement_level,
       stages: row.stages,
+      requiredApprovals: row.required_approvals,
     }));
     const rows = newRunRows({
       workspaceId: workspace.id,
@@ -137,7 +142,11 @@ export class RunsService {
       policiesApply: await this.policies.anySetApplies(executor, workspace.id),
       now: nowIso(),
     });
-    await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id));
+    // The run's first event: queued, by its creator.
+    const queued = runEventTableRows([
+      { runId: rows.run.id, action: 'queued', description: describeRunStatus('pending', creator.actor), actor: creator.actor, at: rows.run.created_at },
+    ]);
+    await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id), queued);
     const stages = rows.stages.map(({ id, run_id, stage, status }) => ({ id, run_id, stage, status }));
     return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages };
   }
@@ -156,9 +165,10 @@ export class RunsService {
   }
 
   /** apply, discard, cancel: 409 when the state machine does not allow it now; 403 without the right. */
-  async act(found: VisibleRun, action: RunAction): Promise<void> {
+  async act(found: VisibleRun, action: RunAction, comment: string | null = null): Promise<void> {
     const { context } = found;
     const runId = found.run.id;
+    const actor = actorOf(context.standing.principal);
     requireAccess(context.standing, 'run', 'act', { action });
     const { event, verb } = ACTION_EVENTS[action];
     // A compare-and-set that loses to run progress re-reads and decides again.
@@ -173,7 +183,7 @@ export class RunsService {
           const why = action === 'apply' && run.plan_only === 1 ? 'a plan-only run cannot be applied' : `the run is ${run.status}`;
           throw Errors.runActionRefused(verb, why);
         }
-        if (!(await this.transitions.move(trx, run, to))) return false;
+        if (!(await this.transitions.move(trx, run, to, {}, {}, { actor, comment }))) return false;
         if (action === 'apply') await this.progress.enqueueAdvance(trx, run.id);
         else await this.progress.closeOpenStages(trx, run.id, action);
         return true;

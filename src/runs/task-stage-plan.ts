@@ -9,6 +9,8 @@ export interface AttachedTask {
   taskUrl: string;
   enforcementLevel: 'advisory' | 'mandatory';
   stages: readonly TaskStageName[];
+  /** Distinct overriders a failed mandatory result needs (default 1). */
+  requiredApprovals?: number;
 }
 
 export interface PlannedStage {

@@ -16,4 +16,12 @@ export interface TaskStagePort {
   start(executor: Executor, taskStageId: string, organizationName: string): Promise<boolean>;
   /** The run is being canceled or discarded: close every open stage and result of it. */
   closeOpenStages(executor: Executor, runId: string, reason: 'cancel' | 'discard'): Promise<void>;
+  /**
+   * The run ended without reaching its later stages (it errored, or finished after its plan): stages still
+   * `pending` become `unreachable` (and their results too); a stage still open when the run errored is
+   * canceled. In the caller's transaction.
+   */
+  closeUnreachedStages(executor: Executor, runId: string, why: 'errored' | 'finished'): Promise<void>;
+  /** Why this stage failed the run, in words for the run's `error-message` (its results that did not pass). */
+  failureReason(executor: Executor, taskStageId: string): Promise<string>;
 }

@@ -95,7 +95,7 @@ export class TasksRepository {
     if (taskIds.length === 0) return [];
     const rows = await this.db
       .selectFrom('workspace_tasks')
-      .select(['id', 'task_id', 'workspace_id', 'enforcement_level', 'stages', 'created_at', 'updated_at'])
+      .select(['id', 'task_id', 'workspace_id', 'enforcement_level', 'stages', 'required_approvals', 'created_at', 'updated_at'])
       .where('task_id', 'in', [...taskIds])
       .orderBy('created_at')
       .orderBy('id')

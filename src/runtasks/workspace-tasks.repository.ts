@@ -6,11 +6,11 @@ import type { Executor } from '../jobs/job-queue.js';
 import type { Database, TaskStageName } from '../db/schema.js';
 import { storedStages, workspaceTaskFromRow, workspaceTaskToRow, type WorkspaceTask } from './workspace-task.js';
 
-export type WorkspaceTaskChanges = Partial<Pick<WorkspaceTask, 'enforcement_level' | 'stages' | 'updated_at'>>;
+export type WorkspaceTaskChanges = Partial<Pick<WorkspaceTask, 'enforcement_level' | 'stages' | 'required_approvals' | 'updated_at'>>;
 
 const COLUMNS = [
   'workspace_tasks.id', 'workspace_tasks.workspace_id', 'workspace_tasks.task_id', 'workspace_tasks.enforcement_level',
-  'workspace_tasks.stages', 'workspace_tasks.created_at', 'workspace_tasks.updated_at',
+  'workspace_tasks.stages', 'workspace_tasks.required_approvals', 'workspace_tasks.created_at', 'workspace_tasks.updated_at',
 ] as const;
 
 /** An enabled attachment with what a run's results copy from its task. */
@@ -21,6 +21,7 @@ export interface EnabledWorkspaceTask {
   task_url: string;
   enforcement_level: 'advisory' | 'mandatory';
   stages: TaskStageName[];
+  required_approvals: number;
 }
 
 export class WorkspaceTasksRepository {
@@ -94,7 +95,7 @@ export class WorkspaceTasksRepository {
       .innerJoin('tasks', 'tasks.id', 'workspace_tasks.task_id')
       .select([
         'workspace_tasks.id', 'workspace_tasks.task_id', 'tasks.name as task_name', 'tasks.url as task_url',
-        'workspace_tasks.enforcement_level', 'workspace_tasks.stages',
+        'workspace_tasks.enforcement_level', 'workspace_tasks.stages', 'workspace_tasks.required_approvals',
       ])
       .where('workspace_tasks.workspace_id', '=', workspaceId)
       .where('tasks.enabled', '=', 1)

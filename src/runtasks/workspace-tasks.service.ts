@@ -24,6 +24,18 @@ export interface WorkspaceTaskAttributesInput {
   'enforcement-level'?: string;
   stages?: string[];
   stage?: string;
+  /** How many distinct people must override a failed mandatory result of this task (default 1). */
+  'required-approvals'?: number;
+}
+
+/** At most this many approvers: a bound on a number people must reach, not a product limit. */
+const MAX_APPROVALS = 10;
+
+function approvalsOrThrow(value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_APPROVALS) {
+    throw Errors.requiredApprovalsInvalid(MAX_APPROVALS);
+  }
+  return value;
 }
 
 const ATTRIBUTE = '/data/attributes';
@@ -73,6 +85,7 @@ export class WorkspaceTasksService {
       task_id: task.id,
       enforcement_level: enforcement,
       stages,
+      required_approvals: input['required-approvals'] === undefined ? 1 : approvalsOrThrow(input['required-approvals']),
       created_at: now,
       updated_at: now,
     };
@@ -104,6 +117,7 @@ export class WorkspaceTasksService {
       const changes: WorkspaceTaskChanges = {};
       if (input['enforcement-level'] !== undefined) changes.enforcement_level = enforcementOrThrow(input['enforcement-level']);
       if (input.stages !== undefined || input.stage !== undefined) changes.stages = stagesOrThrow(input, current);
+      if (input['required-approvals'] !== undefined) changes.required_approvals = approvalsOrThrow(input['required-approvals']);
       if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
       return changes;
     });

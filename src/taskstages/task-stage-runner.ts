@@ -6,7 +6,11 @@ import type { Executor, NewJob } from '../jobs/job-queue.js';
 import { runAdvanceJob } from '../runs/run-advance-job.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
-import { parseTimestamps, timestampKey, withTimestamp } from '../core/status-timestamps.js';
+import { parseTimestamps, timestampKey, withTimestamp, withTimestamps } from '../core/status-timestamps.js';
+import type { Actor } from '../record/actor.js';
+import type { RunRecorder } from '../record/run-record.repository.js';
+import { stageWords } from '../runs/run-event-descriptions.js';
+import { approvalsOf, requiredApprovals, resultsSummary } from './stage-record.js';
 import {
   OPEN_POLICY_EVALUATION_STATUSES, OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus,
   type EnforcementLevel, type PolicyFacts, type ResultStatus,
@@ -84,6 +88,7 @@ export class TaskStageRunner implements TaskStagePort {
     private readonly jobs: Jobs,
     private readonly tasks: StageTimeLimits,
     private readonly evaluations: PolicyEvaluationsRepository,
+    private readonly recorder: RunRecorder,
   ) {}
 
   /** Run progress entered the stage: `running` (with `running-at`) and a delivery per result, in the caller's transaction. */
@@ -158,6 +163,40 @@ export class TaskStageRunner implements TaskStagePort {
         updated_at: now,
       });
     }
+  }
+
+  /**
+   * The run ended before these stages: pending ones (and their results) become `unreachable`; a stage still
+   * open when the run errored is canceled as by a cancel. Each closed stage is on the run's record.
+   */
+  async closeUnreachedStages(executor: Executor, runId: string, why: 'errored' | 'finished'): Promise<void> {
+    const pending = await this.stages.stagesOfRunWithStatus(executor, runId, ['pending']);
+    const now = nowIso();
+    for (const stage of pending) {
+      await this.stages.lockStage(executor, stage.id);
+      if (!(await this.stages.updateStage(executor, stage.id, ['pending'], { status: 'unreachable', status_timestamps: withTimestamp(stage.status_timestamps, 'unreachable', now), updated_at: now }))) continue;
+      for (const result of await this.stages.resultsOfStages([stage.id], executor)) {
+        await this.stages.updateResult(executor, result.id, ['pending'], {
+          status: 'unreachable',
+          status_timestamps: withTimestamp(result.status_timestamps, 'unreachable', now),
+          message: why === 'errored' ? 'the run errored before this stage' : 'the run finished before this stage',
+          updated_at: now,
+        });
+      }
+      await this.recorder.record(executor, {
+        runId, action: 'task_stage_unreachable', at: now,
+        description: `The ${stageWords(stage.stage)} task stage will not run: the run ${why === 'errored' ? 'errored' : 'finished after its plan'}`,
+      });
+    }
+    if (why === 'errored') await this.closeOpenStages(executor, runId, 'cancel');
+  }
+
+  /** Why this stage failed its run: its stage status and the mandatory results that did not pass. */
+  async failureReason(executor: Executor, taskStageId: string): Promise<string> {
+    const stage = await this.stages.findStage(taskStageId, executor);
+    if (!stage) return 'a task stage failed';
+    const results = await this.stages.resultsOfStages([stage.id], executor);
+    return `the ${stageWords(stage.stage)} task stage ${stage.status}: ${resultsSummary(results, true)}`;
   }
 
   /**
@@ -293,20 +332,41 @@ export class TaskStageRunner implements TaskStagePort {
   }
 
   /**
-   * Overrides a stage awaiting it: `running` now (a fresh `running-at`, `awaiting-override-at`
-   * kept), the override recorded, and a job that completes the stage as `passed`. Answers the updated
-   * stage, or undefined when the stage is not awaiting an override.
+   * One person's override of a stage awaiting it. The stage needs the overrides of as many distinct people
+   * as its failed mandatory results require (their workspace tasks' `required-approvals`, default 1); one
+   * person counts once. With enough, the stage is `running` again (its first `running-at` kept,
+   * `overridden-at` added) and a job completes it as `passed`; until then it stays `awaiting_override`.
+   * Each override is an event on the run's record. Answers the stage as written and its approvals, or
+   * 'not-awaiting' / 'already-approved'.
    */
-  async override(stageId: string, overriddenBy: string, comment: string | null): Promise<TaskStageRow | undefined> {
+  async override(
+    stageId: string,
+    overriddenBy: string,
+    actor: Actor,
+    comment: string | null,
+  ): Promise<{ stage: TaskStageRow; approvals: number; required: number } | 'not-awaiting' | 'already-approved'> {
     return this.db.transaction().execute(async (trx) => {
       const stage = await this.stages.lockedStage(trx, stageId);
-      if (!stage || stage.status !== 'awaiting_override') return undefined;
+      if (!stage || stage.status !== 'awaiting_override') return 'not-awaiting';
+      const overrides = await this.stages.overridesOf([stage.id], trx);
+      if (overrides.some((override) => override.overridden_by === overriddenBy)) return 'already-approved';
+      const required = requiredApprovals(await this.stages.resultsOfStages([stage.id], trx));
+      const approvals = approvalsOf([...overrides.map((override) => override.overridden_by), overriddenBy]);
       const now = nowIso();
-      const changes = { status: 'running', status_timestamps: withTimestamp(stage.status_timestamps, 'running', now, true), updated_at: now };
-      if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return undefined;
       await this.stages.insertOverride(trx, {
-        id: newId('tso'), task_stage_id: stage.id, run_id: stage.run_id, overridden_by: overriddenBy, comment, created_at: now,
+        id: newId('tso'), task_stage_id: stage.id, run_id: stage.run_id, overridden_by: overriddenBy, overridden_by_name: actor.name, comment, created_at: now,
       });
+      await this.recorder.record(trx, {
+        runId: stage.run_id,
+        action: 'overridden',
+        description: `${actor.name} overrode the ${stageWords(stage.stage)} task stage (${approvals} of ${required} approval${required === 1 ? '' : 's'})`,
+        actor,
+        comment,
+        at: now,
+      });
+      if (approvals < required) return { stage, approvals, required };
+      const changes = { status: 'running', status_timestamps: withTimestamps(stage.status_timestamps, ['running', 'overridden'], now, true), updated_at: now };
+      if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return 'not-awaiting';
       // HCP shows a policy evaluation that held the stage as `overridden` once released.
       for (const evaluation of await this.evaluations.ofStages([stage.id], trx)) {
         if (evaluation.hold !== 'override') continue;
@@ -321,7 +381,7 @@ export class TaskStageRunner implements TaskStagePort {
         payload: { stageId: stage.id },
         dedupeKey: `${JOB_KINDS.completeOverride}:${stage.id}`,
       });
-      return { ...stage, ...changes };
+      return { stage: { ...stage, ...changes }, approvals, required };
     });
   }
 
@@ -336,7 +396,9 @@ export class TaskStageRunner implements TaskStagePort {
         status_timestamps: withTimestamp(stage.status_timestamps, 'passed', now),
         updated_at: now,
       });
-      if (passed) await this.runCanMoveOn(trx, stage.run_id);
+      if (!passed) return;
+      await this.recorder.record(trx, { runId: stage.run_id, action: 'task_stage_passed', description: `The ${stageWords(stage.stage)} task stage passed after its override`, at: now });
+      await this.runCanMoveOn(trx, stage.run_id);
     });
   }
 
@@ -370,7 +432,14 @@ export class TaskStageRunner implements TaskStagePort {
       status_timestamps: withTimestamp(stage.status_timestamps, derived, now),
       updated_at: now,
     });
-    if (settled) await this.runCanMoveOn(executor, stage.run_id);
+    if (!settled) return;
+    await this.recorder.record(executor, {
+      runId: stage.run_id,
+      action: `task_stage_${derived}`,
+      description: `The ${stageWords(stage.stage)} task stage ${derived === 'awaiting_override' ? 'awaits an override' : derived}: ${resultsSummary(results, false)}`,
+      at: now,
+    });
+    await this.runCanMoveOn(executor, stage.run_id);
   }
 
   /** A stage settled: the run's next step, as the runs domain's job, in the transaction that settled it. */

@@ -230,6 +230,12 @@ export class TaskStagesRepository {
     await executor.insertInto('task_stage_overrides').values(row).execute();
   }
 
+  /** The overrides of these stages, oldest first (who approved, for the stage's "n of N" and its record). */
+  overridesOf(stageIds: readonly string[], executor: Executor = this.db): Promise<OverrideRow[]> {
+    if (stageIds.length === 0) return Promise.resolve([]);
+    return executor.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', 'in', [...stageIds]).orderBy('created_at').orderBy('id').execute();
+  }
+
   async findOverride(stageId: string, executor: Executor = this.db): Promise<OverrideRow | undefined> {
     return (await this.overrideOfStage(executor, { stageId })).rows[0];
   }

@@ -10,17 +10,28 @@ import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
 import type { VisibleRun } from '../runs/runs.service.js';
 import type { TaskStageRunner } from './task-stage-runner.js';
-import type { OutcomeRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
+import type { OutcomeRow, OverrideRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
+import { actorOf } from '../record/actor.js';
+import { requiredApprovals } from './stage-record.js';
+import { parseTimestamps, timestampKey } from '../core/status-timestamps.js';
 
 export type TaskStageInclude = 'run' | 'run.workspace' | 'task-results' | 'policy-evaluations';
 export const TASK_STAGE_INCLUDES: readonly TaskStageInclude[] = ['run', 'run.workspace', 'task-results', 'policy-evaluations'];
 
 /** A task stage with the ids of its results and policy evaluations, and what the caller may do to it. */
+/** Who overrode a stage, and how many distinct overrides it needs ("n of N"). */
+export interface StageApprovals {
+  required: number;
+  overrides: OverrideRow[];
+}
+
 export interface TaskStageView {
   stage: TaskStageRow;
   resultIds: string[];
   evaluationIds: string[];
   permissions: TaskStagePermissions;
+  /** Its overrides and how many distinct people it needs (issue 27); absent where not read. */
+  approvals?: StageApprovals;
 }
 
 /**
@@ -92,8 +103,8 @@ export class TaskStagesService {
     const { stage, standing } = found;
     const results = await this.stages.resultsOfStages([stage.id]);
     const evaluations = await this.evaluations.ofStages([stage.id]);
-    const permissions = taskStagePermissions(standing, stageHolds(stage, results, evaluations));
-    return { stage: { stage, resultIds: results.map((r) => r.id), evaluationIds: evaluations.map((e) => e.id), permissions }, results, evaluations };
+    const [view] = await this.stageViews(standing, [stage]);
+    return { stage: view!, results, evaluations };
   }
 
   /** `GET /task-stages/:id/policy-evaluations`. */
@@ -138,13 +149,11 @@ export class TaskStagesService {
     requireAccess(standing, 'task-stage', 'override', { holds });
     const permissions = taskStagePermissions(standing, holds);
     if (stage.status !== 'awaiting_override') throw Errors.stageNotAwaitingOverride(stage.status);
-    const updated = await this.runner.override(stage.id, principalLabel(principal), comment);
-    if (!updated) {
-      const now = await this.stages.findStage(stage.id);
-      throw Errors.stageNotAwaitingOverride(now?.status ?? 'gone');
-    }
-    const results = await this.stages.resultsOfStages([stage.id]);
-    return { stage: updated, resultIds: results.map((r) => r.id), evaluationIds: evaluations.map((e) => e.id), permissions };
+    const outcome = await this.runner.override(stage.id, principalLabel(principal), actorOf(principal), comment);
+    if (outcome === 'already-approved') throw Errors.alreadyApproved();
+    if (outcome === 'not-awaiting') throw Errors.stageNotAwaitingOverride((await this.stages.findStage(stage.id))?.status ?? 'gone');
+    const [view] = await this.stageViews(standing, [outcome.stage]);
+    return { ...view!, permissions };
   }
 
   /** For `GET /runs/:id?include=task_stages`: the stages of these runs in run then stage order, as `standing` sees them. */
@@ -156,6 +165,9 @@ export class TaskStagesService {
     const ids = rows.map((row) => row.id);
     const results = await this.stages.resultsOfStages(ids);
     const evaluations = await this.evaluations.ofStages(ids);
+    // Only a stage that once awaited an override can have overrides: most reads need no query for them.
+    const overridable = rows.filter((row) => parseTimestamps(row.status_timestamps)[timestampKey('awaiting_override')] !== undefined).map((row) => row.id);
+    const overrides = await this.stages.overridesOf(overridable);
     return rows.map((row) => {
       const own = results.filter((result) => result.task_stage_id === row.id);
       const ownEvaluations = evaluations.filter((evaluation) => evaluation.task_stage_id === row.id);
@@ -164,6 +176,7 @@ export class TaskStagesService {
         resultIds: own.map((result) => result.id),
         evaluationIds: ownEvaluations.map((evaluation) => evaluation.id),
         permissions: taskStagePermissions(standing, stageHolds(row, own, ownEvaluations)),
+        approvals: { required: requiredApprovals(own), overrides: overrides.filter((override) => override.task_stage_id === row.id) },
       };
     });
   }

@@ -34,6 +34,14 @@ class FakeTaskStages implements TaskStagePort {
     this.closed.push({ runId, reason });
     await executor.updateTable('task_stages').set({ status: 'canceled' }).where('run_id', '=', runId).where('status', 'in', ['pending', 'running']).execute();
   }
+
+  async closeUnreachedStages(executor: Executor, runId: string): Promise<void> {
+    await executor.updateTable('task_stages').set({ status: 'unreachable' }).where('run_id', '=', runId).where('status', '=', 'pending').execute();
+  }
+
+  async failureReason(): Promise<string> {
+    return 'a stage of the fake failed';
+  }
 }
 
 for (const dialect of testDialects()) {

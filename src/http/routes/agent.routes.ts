@@ -19,6 +19,11 @@ import type { Services } from '../../services.js';
 const ReportBody = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 100 })),
   message: Type.Optional(Type.Union([Type.String({ maxLength: 20_000 }), Type.Null()])),
+  // A finished apply's counts (optional; else read from the apply log's "Apply complete!" line).
+  'resource-additions': Type.Optional(Type.Unknown()),
+  'resource-changes': Type.Optional(Type.Unknown()),
+  'resource-destructions': Type.Optional(Type.Unknown()),
+  'resource-imports': Type.Optional(Type.Unknown()),
 });
 
 /** Where each phase is in the URL, and its lookups: `read` for readers of the run, `drive` for its pipeline. */
@@ -53,7 +58,7 @@ export async function agentRoutes(app: TypedApp, services: Services): Promise<vo
       `/${collection}/:${param}/actions/report`,
       { config: { lookup: drive }, schema: { params: Params, body: ReportBody, tags: ['agent'], summary: `Report the claimed ${kind} finished or errored` } },
       async (request, reply) => {
-        const report = parseAgentReport(request.body as { status?: unknown; message?: unknown });
+        const report = parseAgentReport(request.body as Record<string, unknown>);
         return sendDocument(reply, 200, document(kind, await agent.report(proofOf(request, drive), report)));
       },
     );

@@ -134,7 +134,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
       `/runs/:run_id/actions/${action}`,
       { config: { lookup: 'run' }, schema: { params: RunParams, body: ActionBody, tags: ['runs'], summary: `${action[0]!.toUpperCase()}${action.slice(1)} a run` } },
       async (request, reply) => {
-        await runsService.act(proofOf(request, 'run'), action);
+        await runsService.act(proofOf(request, 'run'), action, request.body?.comment ?? null);
         // 202 with no body, as HCP Terraform answers run actions.
         return reply.code(202).send();
       },

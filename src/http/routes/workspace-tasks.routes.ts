@@ -12,6 +12,8 @@ const attributes = Type.Object({
   'enforcement-level': Type.Optional(Type.String({ maxLength: 100 })),
   stages: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20 })),
   stage: Type.Optional(Type.String({ maxLength: 100 })),
+  /** Distinct people whose overrides a failed mandatory result needs before its stage moves on (1..10, default 1). */
+  'required-approvals': Type.Optional(Type.Number()),
 });
 const CreateBody = resourceBody('workspace-tasks', attributes, {
   relationships: Type.Object({

@@ -38,6 +38,8 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
       'position-in-queue': view.positionInQueue,
       'created-at': row.created_at,
       'canceled-at': timestamps['canceled-at'] ?? null,
+      // Teamstage's: why an errored run errored (also the description of its `errored` run event).
+      'error-message': row.error_message ?? null,
       actions: {
         'is-cancelable': isCancelable(status, facts),
         'is-confirmable': transition(status, 'confirm', facts) !== null,

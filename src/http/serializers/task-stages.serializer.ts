@@ -2,10 +2,11 @@ import type { TaskStagePermissions } from '../../access/task-stage-permissions.j
 import type { Resource } from '../jsonapi.js';
 import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow } from '../../taskstages/task-stages.repository.js';
-import type { TaskStageView } from '../../taskstages/task-stages.service.js';
+import type { StageApprovals, TaskStageView } from '../../taskstages/task-stages.service.js';
+import { approvalsOf } from '../../taskstages/stage-record.js';
 
 /** `permissions` and `actions` on every stage document, so clients know whether they may override. */
-export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions, evaluationIds: string[] = []): Resource {
+export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions, evaluationIds: string[] = [], approvals?: StageApprovals): Resource {
   return {
     id: stage.id,
     type: 'task-stages',
@@ -17,6 +18,18 @@ export function taskStageResource(stage: TaskStageRow, resultIds: string[], perm
       'updated-at': stage.updated_at,
       permissions,
       actions: { 'is-overridable': stage.status === 'awaiting_override' },
+      // Teamstage's: how many distinct people's overrides the stage needs, how many it has, and who gave them.
+      ...(approvals
+        ? {
+            'required-approvals': approvals.required,
+            approvals: approvalsOf(approvals.overrides.map((override) => override.overridden_by)),
+            overrides: approvals.overrides.map((override) => ({
+              'overridden-by': override.overridden_by_name ?? override.overridden_by,
+              comment: override.comment,
+              'created-at': override.created_at,
+            })),
+          }
+        : {}),
     },
     relationships: {
       run: { data: { id: stage.run_id, type: 'runs' } },
@@ -82,5 +95,5 @@ function safeJson(text: string): unknown {
 }
 
 export function taskStageViewResource(view: TaskStageView): Resource {
-  return taskStageResource(view.stage, view.resultIds, view.permissions, view.evaluationIds);
+  return taskStageResource(view.stage, view.resultIds, view.permissions, view.evaluationIds, view.approvals);
 }

@@ -11,6 +11,7 @@ export function workspaceTaskResource(row: WorkspaceTask): Resource {
       'enforcement-level': row.enforcement_level,
       stage: stages[0] ?? null,
       stages,
+      'required-approvals': row.required_approvals,
       'created-at': row.created_at,
       'updated-at': row.updated_at,
     },
