@@ -19,7 +19,7 @@ export interface LookupRequest {
  */
 export function createLookups(services: Services) {
   const { gate, teamsService, tokensService, membershipsService, organizationsService, workspacesService, tasksService } = services;
-  const { workspaceTasksService, configurationVersionsService, runsService, phaseLookup, taskStagesService, taskCallbacks } = services;
+  const { workspaceTasksService, configurationVersionsService, runsService, phaseLookup, taskStagesService, taskCallbacks, runRecordService } = services;
   const { policiesService } = services;
   return {
     organization: (request) => gate.enter(request.caller(), request.param('organization_name')),
@@ -38,6 +38,8 @@ export function createLookups(services: Services) {
     'configuration-version': (request) => configurationVersionsService.visible(request.caller(), request.param('configuration_version_id')),
     'configuration-upload': (request) => configurationVersionsService.authorizeUpload(request.param('upload_token')),
     run: (request) => runsService.visibleRun(request.caller(), request.param('run_id')),
+    'run-event': (request) => runRecordService.visibleEvent(request.caller(), request.param('run_event_id')),
+    comment: (request) => runRecordService.visibleComment(request.caller(), request.param('comment_id')),
     plan: (request) => phaseLookup.visible(request.caller(), 'plan', request.param('plan_id')),
     apply: (request) => phaseLookup.visible(request.caller(), 'apply', request.param('apply_id')),
     'plan-execution': (request) => phaseLookup.drivable(request.caller(), 'plan', request.param('plan_id')),

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { actorOf } from '../record/actor.js';
 import type { CommentRecord, RunEventRecord, RunRecorder, RunRecordRepository } from '../record/run-record.repository.js';
-import type { RunsService } from './runs.service.js';
+import type { RunsService, VisibleRun } from './runs.service.js';
 
 export type RunEventInclude = 'actor' | 'comment';
 export const RUN_EVENT_INCLUDES: readonly RunEventInclude[] = ['actor', 'comment'];
@@ -34,26 +34,32 @@ export class RunRecordService {
     private readonly runs: RunsService,
   ) {}
 
-  async events(principal: Principal, runId: string, page: PageRequest, include: Set<RunEventInclude>): Promise<Page<RunEventRecord> & Omit<RunEventsResult, 'events'>> {
-    await this.runs.visibleRun(principal, runId);
-    const { rows, total } = await this.records.eventsOf(runId, page.offset, page.size);
+  /** `found`: the run lookup's proof (find-and-authorize). */
+  async events(found: VisibleRun, page: PageRequest, include: Set<RunEventInclude>): Promise<Page<RunEventRecord> & Omit<RunEventsResult, 'events'>> {
+    const { rows, total } = await this.records.eventsOf(found.run.id, page.offset, page.size);
     return { ...pageOf(page, rows, total), ...(await this.related(rows, include)) };
   }
 
-  async event(principal: Principal, eventId: string, include: Set<RunEventInclude>): Promise<RunEventsResult> {
-    const event = await this.records.findEvent(eventId);
-    if (!event) throw Errors.runEventNotFound();
-    await this.visibleOr(principal, event.run_id, Errors.runEventNotFound);
+  /** `found`: the `run-event` lookup's proof (visibleEvent). */
+  async event(event: RunEventRecord, include: Set<RunEventInclude>): Promise<RunEventsResult> {
     return { events: [event], ...(await this.related([event], include)) };
   }
 
-  async comments(principal: Principal, runId: string, page: PageRequest): Promise<Page<CommentRecord>> {
-    await this.runs.visibleRun(principal, runId);
-    const { rows, total } = await this.records.commentsOf(runId, page.offset, page.size);
+  /** The `run-event` lookup: the event, or 404 when missing or its run is not the caller's to read. */
+  async visibleEvent(principal: Principal, eventId: string): Promise<RunEventRecord> {
+    const event = await this.records.findEvent(eventId);
+    if (!event) throw Errors.runEventNotFound();
+    await this.visibleOr(principal, event.run_id, Errors.runEventNotFound);
+    return event;
+  }
+
+  async comments(found: VisibleRun, page: PageRequest): Promise<Page<CommentRecord>> {
+    const { rows, total } = await this.records.commentsOf(found.run.id, page.offset, page.size);
     return pageOf(page, rows, total);
   }
 
-  async comment(principal: Principal, commentId: string): Promise<CommentRecord> {
+  /** The `comment` lookup: the comment, or 404 when missing or its run is not the caller's to read. */
+  async visibleComment(principal: Principal, commentId: string): Promise<CommentRecord> {
     const comment = await this.records.findComment(commentId);
     if (!comment) throw Errors.commentNotFound();
     await this.visibleOr(principal, comment.run_id, Errors.commentNotFound);
@@ -61,12 +67,13 @@ export class RunRecordService {
   }
 
   /** A comment on the run, by whoever may act on it; on the record as a `commented` event. */
-  async addComment(principal: Principal, runId: string, body: string | undefined): Promise<CommentRecord> {
-    const { context } = await this.runs.visibleRun(principal, runId);
+  async addComment(found: VisibleRun, body: string | undefined): Promise<CommentRecord> {
+    const { context } = found;
+    const runId = found.run.id;
     requireAccess(context.standing, 'run', 'act', { action: 'comment on' });
     if (typeof body !== 'string' || body.trim() === '') throw Errors.commentBodyRequired();
     if (body.length > MAX_COMMENT) throw Errors.commentBodyTooLong(MAX_COMMENT);
-    const actor = actorOf(principal);
+    const actor = actorOf(context.standing.principal);
     const { comments } = await this.db.transaction().execute((trx) =>
       this.recorder.record(trx, { runId, action: 'commented', description: `${actor.name} commented`, actor, comment: body, at: nowIso() }),
     );

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../caller.js';
+import { proofOf } from '../find-and-authorize.js';
 import { parseInclude } from '../include.js';
 import { resourceDocument } from '../jsonapi.js';
 import { listDocument } from '../list-document.js';
@@ -19,10 +19,10 @@ export async function runRecordRoutes(app: TypedApp, services: Services): Promis
 
   app.get(
     '/runs/:run_id/run-events',
-    { schema: { params: IdParam('run_id'), querystring: JsonApiQuery, tags: ['runs'], summary: "A run's events, oldest first (include: actor, comment)" } },
+    { config: { lookup: 'run' }, schema: { params: IdParam('run_id'), querystring: JsonApiQuery, tags: ['runs'], summary: "A run's events, oldest first (include: actor, comment)" } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_EVENT_INCLUDES);
-      const result = await record.events(callerOf(request), request.params.run_id, parsePage(request.query), include);
+      const result = await record.events(proofOf(request, 'run'), parsePage(request.query), include);
       const included = [...result.actors.map(actorResource), ...result.comments.map(commentResource)];
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, runEventResource, included));
     },
@@ -30,10 +30,10 @@ export async function runRecordRoutes(app: TypedApp, services: Services): Promis
 
   app.get(
     '/run-events/:run_event_id',
-    { schema: { params: IdParam('run_event_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run event (include: actor, comment)' } },
+    { config: { lookup: 'run-event' }, schema: { params: IdParam('run_event_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run event (include: actor, comment)' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_EVENT_INCLUDES);
-      const result = await record.event(callerOf(request), request.params.run_event_id, include);
+      const result = await record.event(proofOf(request, 'run-event'), include);
       const included = [...result.actors.map(actorResource), ...result.comments.map(commentResource)];
       return sendDocument(reply, 200, resourceDocument({ data: runEventResource(result.events[0]!), included }));
     },
@@ -41,25 +41,25 @@ export async function runRecordRoutes(app: TypedApp, services: Services): Promis
 
   app.get(
     '/runs/:run_id/comments',
-    { schema: { params: IdParam('run_id'), querystring: JsonApiQuery, tags: ['runs'], summary: "A run's comments, oldest first" } },
+    { config: { lookup: 'run' }, schema: { params: IdParam('run_id'), querystring: JsonApiQuery, tags: ['runs'], summary: "A run's comments, oldest first" } },
     async (request, reply) => {
-      const page = await record.comments(callerOf(request), request.params.run_id, parsePage(request.query));
+      const page = await record.comments(proofOf(request, 'run'), parsePage(request.query));
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, page, commentResource));
     },
   );
 
   app.post(
     '/runs/:run_id/comments',
-    { schema: { params: IdParam('run_id'), body: CommentBody, tags: ['runs'], summary: 'Comment on a run (whoever may act on it)' } },
+    { config: { lookup: 'run' }, schema: { params: IdParam('run_id'), body: CommentBody, tags: ['runs'], summary: 'Comment on a run (whoever may act on it)' } },
     async (request, reply) => {
-      const comment = await record.addComment(callerOf(request), request.params.run_id, request.body.data.attributes.body);
+      const comment = await record.addComment(proofOf(request, 'run'), request.body.data.attributes.body);
       return sendDocument(reply, 201, { data: commentResource(comment) });
     },
   );
 
   app.get(
     '/comments/:comment_id',
-    { schema: { params: IdParam('comment_id'), tags: ['runs'], summary: 'Show a comment' } },
-    async (request, reply) => sendDocument(reply, 200, { data: commentResource(await record.comment(callerOf(request), request.params.comment_id)) }),
+    { config: { lookup: 'comment' }, schema: { params: IdParam('comment_id'), tags: ['runs'], summary: 'Show a comment' } },
+    async (request, reply) => sendDocument(reply, 200, { data: commentResource(proofOf(request, 'comment')) }),
   );
 }
