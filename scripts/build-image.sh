@@ -59,10 +59,15 @@ fi
 echo "== the server: built unless dist/ is newer than every source (scripts/build-if-stale.mjs)"
 node --input-type=module -e "import { buildIfStale } from './scripts/build-if-stale.mjs'; buildIfStale(process.cwd());"
 
-echo "== staging /app: the bundle and better-sqlite3 (the one dependency left outside it)"
+echo "== staging /app: the bundles, the web console, the build's commit, and better-sqlite3 (the one dependency left outside them)"
 app="$work/app"
 mkdir -p "$app/dist/bundle" "$app/node_modules"
-cp dist/bundle/teamstage.mjs dist/bundle/plan-json-check.worker.mjs "$app/dist/bundle/"
+# Every bundle (the server, the worker threads it starts, the standalone pipeline client it serves at
+# /pipeline/teamstage-pipeline.mjs), the console it serves at /app (dist/web), and which commit they were
+# built from (dist/build-info.json: --version, /metrics).
+cp dist/bundle/*.mjs "$app/dist/bundle/"
+cp -R dist/web "$app/dist/web"
+cp dist/build-info.json "$app/dist/"
 cp package.json "$app/"
 stage_module() { # name, then the paths inside it to copy
   local name=$1; shift

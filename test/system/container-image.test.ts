@@ -72,6 +72,8 @@ describe('container image', { timeout: 1_200_000 }, () => {
     const build = await run('bash', ['scripts/build-image.sh'], 900_000, { ...process.env, TEAMSTAGE_IMAGE: image });
     assert.match(build, /better-sqlite3 loads, node v20\./);
     const size = Number((await podman(['image', 'inspect', '--format', '{{.Size}}', image])).trim());
+    // No anonymous volume: with PostgreSQL a container needs none (issue 31 item 6); SQLite mounts /data.
+    assert.equal((await podman(['image', 'inspect', '--format', '{{len .Config.Volumes}}', image])).trim(), '0', 'the image declares no volume');
 
     await podman(['volume', 'create', volume]);
     const port = await freePort();
@@ -91,6 +93,11 @@ describe('container image', { timeout: 1_200_000 }, () => {
     assert.equal((await podman(['exec', container, 'cat', '/data/site-token'])).trim(), siteToken);
     assert.equal((await podman(['exec', container, 'id', '-u'])).trim(), '10001', 'the server does not run as root');
     await podman(['healthcheck', 'run', container]);
+    // What the server serves besides the API is in the image too: the console, the pipeline client, and
+    // which build it is (package version and commit, not `unknown`).
+    assert.equal((await fetch(`${url}/app/`)).status, 200, 'the web console');
+    assert.equal((await fetch(`${url}/pipeline/teamstage-pipeline.mjs`)).status, 200, 'the pipeline client');
+    assert.match((await fetch(`${url}/api/v2/ping`)).headers.get('x-teamstage-version') ?? '', /^\d+\.\d+\.\d+\+(?!unknown)[0-9a-z.-]+$/, 'the build');
 
     let client = new HttpClient(url, 2);
     const { ownerToken, organization } = await bootstrapOrganization(client, siteToken, `img${suffix}`);
