@@ -22,14 +22,8 @@ for arg in "$@"; do
   esac
 done
 
-if [ -n "${TEAMSTAGE_PODMAN_FLAGS+set}" ]; then
-  read -r -a PODMAN_FLAGS <<<"$TEAMSTAGE_PODMAN_FLAGS"
-elif command -v runc >/dev/null; then
-  PODMAN_FLAGS=(--runtime runc --cgroup-manager=cgroupfs)
-else
-  PODMAN_FLAGS=()
-fi
-podman() { command podman "${PODMAN_FLAGS[@]}" "$@"; }
+# shellcheck source=podman-flags.sh
+source scripts/podman-flags.sh
 # Explicit limits for the smoke run below: without them runc on such hosts fails to set the defaults.
 RUN_LIMITS=(--ulimit nofile=1024:1024 --ulimit nproc=4096:4096)
 

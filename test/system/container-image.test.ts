@@ -5,38 +5,18 @@
  * Skipped only where podman is not installed (CI installs podman, runc and mmdebstrap: .ci/run).
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
 import { freePort } from '../helpers/postgres-server.js';
+import { installed, podmanFlags, runCommand } from '../helpers/podman.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-function installed(command: string): boolean {
-  try {
-    execFileSync(command, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const hasPodman = installed('podman');
-// As scripts/build-image.sh: runc and cgroupfs, which hosts with hybrid cgroups need (crun refuses them).
-const podmanFlags = process.env.TEAMSTAGE_PODMAN_FLAGS?.split(' ').filter(Boolean) ?? (installed('runc') ? ['--runtime', 'runc', '--cgroup-manager=cgroupfs'] : []);
 const runLimits = ['--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=4096:4096'];
-
-function run(command: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd: root, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(stdout);
-    });
-  });
-}
+const run = runCommand;
 
 const podman = (args: string[], timeoutMs = 60_000) => run('podman', [...podmanFlags, ...args], timeoutMs);
 
