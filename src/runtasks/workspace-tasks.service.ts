@@ -38,7 +38,6 @@ function approvalsOrThrow(value: number): number {
   return value;
 }
 
-const ATTRIBUTE = '/data/attributes';
 const TASK_POINTER = '/data/relationships/task/data/id';
 
 function stagesOrThrow(input: WorkspaceTaskAttributesInput, fallback?: WorkspaceTask): TaskStageName[] {
