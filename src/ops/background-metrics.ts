@@ -13,16 +13,19 @@ export interface BackgroundObservers {
 
 /**
  * Background work in /metrics: the job table (queued, running, failing, the age of the oldest due job, by
- * kind) and runs by status, read from the database at scrape time (the tables are the truth, across every
+ * kind), runs and policy evaluations by status, read from the database at scrape time (the tables are the truth, across every
  * node); deliveries and job failures counted by this node as they happen.
  */
 export function registerBackgroundMetrics(registry: Registry, stats: BackgroundStatsRepository): BackgroundObservers {
-  let snapshot: Promise<{ at: number; jobs: JobKindStats[]; runs: Array<{ status: string; count: number }> }> | undefined;
+  type Counts = Array<{ status: string; count: number }>;
+  let snapshot: Promise<{ at: number; jobs: JobKindStats[]; runs: Counts; policyEvaluations: Counts }> | undefined;
   const read = () => {
     const fresh = snapshot;
     if (fresh) return fresh;
     const now = new Date();
-    const taken = Promise.all([stats.jobs(now.toISOString()), stats.runsByStatus()]).then(([jobs, runs]) => ({ at: now.getTime(), jobs, runs }));
+    const taken = Promise.all([stats.jobs(now.toISOString()), stats.runsByStatus(), stats.policyEvaluationsByStatus()]).then(
+      ([jobs, runs, policyEvaluations]) => ({ at: now.getTime(), jobs, runs, policyEvaluations }),
+    );
     snapshot = taken;
     // Forget it after a while, or at once if the read failed, so the next scrape reads again.
     taken.then(
@@ -75,6 +78,16 @@ export function registerBackgroundMetrics(registry: Registry, stats: BackgroundS
     async collect() {
       this.reset();
       for (const row of (await read()).runs) this.set({ status: row.status }, row.count);
+    },
+  });
+  new Gauge({
+    name: 'teamstage_policy_evaluations',
+    help: 'Policy evaluations by status (passed, failed, errored, overridden, …)',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of (await read()).policyEvaluations) this.set({ status: row.status }, row.count);
     },
   });
   const jobFailures = new Counter({

@@ -40,6 +40,11 @@ export class BackgroundStatsRepository {
     }));
   }
 
+  async policyEvaluationsByStatus(): Promise<Array<{ status: string; count: number }>> {
+    const rows = await this.db.selectFrom('policy_evaluations').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').execute();
+    return rows.map((row) => ({ status: row.status, count: Number(row.count) }));
+  }
+
   async runsByStatus(): Promise<Array<{ status: string; count: number }>> {
     const rows = await this.db.selectFrom('runs').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').execute();
     return rows.map((row) => ({ status: row.status, count: Number(row.count) }));

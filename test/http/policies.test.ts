@@ -216,6 +216,9 @@ for (const dialect of testDialects()) {
       assert.equal(evaluation.attributes.status, 'failed');
       assert.equal(evaluation.attributes['policy-kind'], 'opa');
       assert.deepEqual(evaluation.attributes['result-count'], { 'advisory-failed': 0, 'mandatory-failed': 1, passed: 1, errored: 0 });
+      // Operators see evaluations in /metrics (issue 31).
+      const metrics = (await ctx.app.inject({ method: 'GET', url: '/metrics' })).body;
+      assert.match(metrics, /^teamstage_policy_evaluations\{status="failed"\} [1-9]/m);
       const included = (await api.get(`/task-stages/${stage.id}?include=policy_evaluations`)).body.included;
       assert.deepEqual(included.map((r: any) => r.id), [evaluation.id]);
 
