@@ -121,7 +121,7 @@ export class OpaEngine implements PolicyEngine {
       const outcome = await this.run(args);
       if (outcome.stopped === 'timeout') return { ok: false, reason: `the evaluation took longer than ${this.limits.timeoutMs} ms and was stopped` };
       if (outcome.stopped === 'output') return { ok: false, reason: `the evaluation answered more than ${this.limits.maxOutputBytes} bytes and was stopped` };
-      if (outcome.code !== 0) return { ok: false, reason: evalMessage(outcome, this.limits.memoryBytes) };
+      if (outcome.code !== 0) return { ok: false, reason: evalMessage(outcome, this.limits) };
       return parseEvalOutput(outcome.stdout, outcome.stderr);
     });
   }
@@ -237,8 +237,12 @@ function checkMessage(text: string, file: string): string {
   return text.split(file).join('policy.rego').trim().slice(0, 4000) || 'the policy does not compile';
 }
 
-function evalMessage(outcome: ChildOutcome, memoryBytes: number): string {
+function evalMessage(outcome: ChildOutcome, limits: { memoryBytes: number; timeoutMs: number }): string {
+  const { memoryBytes } = limits;
   const text = outcome.stdout || outcome.stderr;
+  // OPA's own --timeout ends an evaluation with one of several messages ("context deadline exceeded",
+  // "numbers.range: timed out …"): one reason, ours, whichever it was.
+  if (/context deadline exceeded|timed out|eval_cancel_error/i.test(text)) return `the evaluation took longer than ${limits.timeoutMs} ms and was stopped`;
   if (/out of memory|cannot allocate memory|runtime: failed to reserve|fatal error: runtime/i.test(outcome.stderr)) {
     return `the evaluation needed more than ${Math.floor(memoryBytes / (1024 * 1024))} MiB and was stopped`;
   }

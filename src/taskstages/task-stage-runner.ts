@@ -326,6 +326,16 @@ export class TaskStageRunner implements TaskStagePort {
       });
       if (!written) return false;
       await this.evaluations.replaceOutcomes(trx, evaluation.id, report.outcomes);
+      // The run's record (src/record) has each evaluation, written with it.
+      const count = JSON.parse(report.resultCount) as Record<string, number>;
+      await this.recorder.record(trx, {
+        runId: evaluation.run_id,
+        action: `policy_evaluation_${report.status}`,
+        description:
+          `The policy evaluation ${report.status}: ${count.passed ?? 0} passed, ${count['advisory-failed'] ?? 0} advisory failed, ` +
+          `${count['mandatory-failed'] ?? 0} mandatory failed, ${count.errored ?? 0} errored`,
+        at: now,
+      });
       await this.settleStage(trx, stage, await this.stages.resultsOfStages([stage.id], trx));
       return true;
     });

@@ -105,6 +105,11 @@ for (const dialect of testDialects()) {
       assert.match(waited.stderr + waited.stdout, /passed|planned|post_plan_completed/);
       const [evaluation] = (await org.owner.api.get(`/task-stages/${stage.id}/policy-evaluations`)).body.data;
       assert.equal(evaluation.attributes.status, 'overridden');
+      // The run's record has the evaluation and the override.
+      const events = (await org.owner.api.get(`/runs/${runId}/run-events?page%5Bsize%5D=100`)).body.data as any[];
+      const evaluated = events.find((event) => event.attributes.action === 'policy_evaluation_failed');
+      assert.ok(evaluated, JSON.stringify(events.map((event) => event.attributes.action)));
+      assert.match(evaluated.attributes.description, /1 passed, 0 advisory failed, 1 mandatory failed, 0 errored/);
     });
   });
 }
