@@ -189,6 +189,7 @@ export const Errors = {
   /** runs/run-waits.ts: a principal's waiting run reads are bounded (TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL). */
   tooManyRunWaits: (limit: number) =>
     new StatusError(429, `this token already has ${limit} waiting run reads open (the limit); wait for one to answer, or read without ?wait`),
+  invalidBooleanFilter: (parameter: string) => new Unprocessable(`${parameter} must be true or false`, { parameter }),
   invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),
   pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
   consoleNotBuilt: () => new NotFound('the web console is not built in this installation; run `npm run build`'),

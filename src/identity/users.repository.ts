@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { codePointOrder } from '../db/ordering.js';
+import { containsText } from '../db/like.js';
 import type { Database, UsersTable } from '../db/schema.js';
 
 export type UserRow = UsersTable;
@@ -40,20 +41,16 @@ export class UsersRepository {
     return this.db.selectFrom('users').select(USER_COLUMNS).where('id', 'in', [...ids]).execute();
   }
 
-  async list(offset: number, limit: number): Promise<{ rows: UserRow[]; total: number }> {
-    const rows = await this.db
+  /** People (never service accounts), by username; `search`: a lower-cased substring of the username or email. */
+  async list(offset: number, limit: number, search?: string): Promise<{ rows: UserRow[]; total: number }> {
+    const people = this.db
       .selectFrom('users')
-      .select(USER_COLUMNS)
       .where('is_service_account', '=', 0)
-      .orderBy(codePointOrder(this.db, 'username_lower'))
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    const count = await this.db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('is_service_account', '=', 0)
-      .executeTakeFirstOrThrow();
+      .$if(search !== undefined, (query) =>
+        query.where((eb) => eb.or([containsText(eb.ref('username_lower'), search!), containsText(eb.ref('email_lower'), search!)])),
+      );
+    const rows = await people.select(USER_COLUMNS).orderBy(codePointOrder(this.db, 'username_lower')).limit(limit).offset(offset).execute();
+    const count = await people.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
   }
 }

@@ -47,9 +47,15 @@ export class UsersService {
     return row;
   }
 
-  async list(principal: Principal, page: PageRequest): Promise<Page<UserRow>> {
+  /**
+   * The site admin's user list (HCP Enterprise's admin API): `q` matches username or email, case-insensitive.
+   * `filter[admin]` and `filter[suspended]`: here the site admin is a token, not a user, and no user is ever
+   * suspended, so `true` matches nobody and `false` everybody.
+   */
+  async list(principal: Principal, page: PageRequest, options: { q?: string; admin?: boolean; suspended?: boolean } = {}): Promise<Page<UserRow>> {
     requirePersonalAccess(principal, 'administer-site');
-    const { rows, total } = await this.users.list(page.offset, page.size);
+    if (options.admin === true || options.suspended === true) return pageOf(page, [], 0);
+    const { rows, total } = await this.users.list(page.offset, page.size, options.q ? options.q.toLowerCase() : undefined);
     return pageOf(page, rows, total);
   }
 

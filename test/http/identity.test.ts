@@ -81,6 +81,26 @@ for (const dialect of testDialects()) {
       assertError(await siteAdmin(ctx).post('/users/user-doesnotexist0000/authentication-tokens', {}), 404);
     });
 
+    it('GET /admin/users: q matches username or email (any case), filter[admin] and filter[suspended] (no user is either); bad values 422', async () => {
+      const admin = siteAdmin(ctx);
+      const tag = unique('findme').toLowerCase();
+      const byName = await createUser(ctx, `${tag}-name`);
+      const other = await createUser(ctx);
+      const byEmail = await admin.post('/admin/users', { data: { type: 'users', attributes: { username: unique('mail'), email: `${tag}@example.test` } } });
+      assertStatus(byEmail, 201);
+      const found = await admin.get(`/admin/users?q=${tag.toUpperCase()}`);
+      assertStatus(found, 200);
+      assert.deepEqual(found.body.data.map((user: { id: string }) => user.id).sort(), [byName.id, byEmail.body.data.id].sort());
+      assert.equal(found.body.meta.pagination['total-count'], 2);
+      const everyone = await admin.get('/admin/users?filter%5Badmin%5D=false&filter%5Bsuspended%5D=false&page%5Bsize%5D=100');
+      assert.ok(everyone.body.data.some((user: { id: string }) => user.id === other.id));
+      const admins = await admin.get('/admin/users?filter%5Badmin%5D=true');
+      assertStatus(admins, 200);
+      assert.deepEqual(admins.body.data, []);
+      assert.deepEqual((await admin.get('/admin/users?filter%5Bsuspended%5D=true')).body.data, []);
+      assertError(await admin.get('/admin/users?filter%5Badmin%5D=yes'), 422);
+    });
+
     it('/account/details answers for a user, the site admin, a team token and an organization token', async () => {
       const org = await createOrganization(ctx);
       const me = await org.owner.api.get('/account/details');

@@ -8,6 +8,16 @@ import { userResource } from '../serializers/users.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 import type { UserRow } from '../../identity/users.repository.js';
 import type { Services } from '../../services.js';
+import { Errors } from '../../core/errors.js';
+import type { Query } from '../querystring.js';
+
+function booleanFilter(query: Query, name: string): boolean | undefined {
+  const value = query[name];
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw Errors.invalidBooleanFilter(name);
+}
 
 const CreateUserBody = resourceBody('users', Type.Object({ username: Type.String({ maxLength: 1000 }), email: Type.String({ maxLength: 1000 }) }));
 
@@ -25,7 +35,12 @@ export async function usersRoutes(app: TypedApp, services: Services): Promise<vo
 
   app.get('/admin/users', { schema: { querystring: JsonApiQuery, tags: ['users'] } }, async (request, reply) => {
     const page = parsePage(request.query);
-    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, await users.list(callerOf(request), page), adminView));
+    const options = {
+      q: request.query.q || undefined,
+      admin: booleanFilter(request.query, 'filter[admin]'),
+      suspended: booleanFilter(request.query, 'filter[suspended]'),
+    };
+    return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, await users.list(callerOf(request), page, options), adminView));
   });
 
   app.get('/account/details', { schema: { tags: ['users'] } }, async (request, reply) => {
