@@ -121,6 +121,7 @@ for (const dialect of testDialects()) {
       assert.equal(defaults['auto-apply-run-trigger'], false);
       assert.deepEqual(defaults['trigger-prefixes'], []);
       assert.equal(defaults['source-name'], null);
+      assert.equal(defaults.source, 'tfe-api', 'made through the API (go-tfe TestWorkspacesReadSource)');
 
       const settings = {
         'allow-destroy-plan': false, 'assessments-enabled': true, 'auto-apply-run-trigger': true, 'file-triggers-enabled': false,

@@ -19,6 +19,8 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       ...settingsAttributes(row),
       'terraform-version': row.terraform_version ?? NOOP_TERRAFORM_VERSION,
       'working-directory': row.working_directory,
+      // HCP: how the workspace was made. Teamstage's are all made through the API (the console uses it too).
+      source: 'tfe-api',
       locked: false,
       'resource-count': 0,
       'created-at': row.created_at,
