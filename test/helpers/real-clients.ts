@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Dialect } from '../../src/db/database.js';
-import { HttpClient } from './http-client.js';
+import { Agent, fetch } from 'undici';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 import { freshDatabaseUrl } from './test-app.js';
 
@@ -35,39 +35,52 @@ export interface RealClientServer {
   close(): Promise<void>;
 }
 
-/** A fresh Teamstage process on a fresh database, with a site token and one user with a token. */
-export async function startRealClientServer(dialect: Dialect, env: Record<string, string> = {}): Promise<RealClientServer> {
+/**
+ * A fresh Teamstage process on a fresh database, with a site token and one user with a token. `tls`: the
+ * server serves HTTPS with this certificate (the CA in `ca` signed it).
+ */
+export async function startRealClientServer(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  tls?: { certFile: string; keyFile: string; ca: string },
+): Promise<RealClientServer> {
   const database = await freshDatabaseUrl(dialect);
   const siteToken = randomBytes(24).toString('hex');
   let server: ServerProcess | undefined;
+  const dispatcher = new Agent({ connect: tls ? { ca: tls.ca } : {} });
   try {
-    server = await startServerProcess({ DATABASE_URL: database.url, TEAMSTAGE_SITE_TOKEN: siteToken, TEAMSTAGE_RATE_LIMIT: '0', ...env });
-    const client = new HttpClient(server.url.replace(/^https:/, 'http:'), 1);
-    const username = 'real-client-user';
-    try {
-      const user = await client.request('POST', '/admin/users', siteToken, {
-        data: { type: 'users', attributes: { username, email: `${username}@example.test` } },
+    const tlsEnv: Record<string, string> = tls ? { TEAMSTAGE_TLS_CERT: tls.certFile, TEAMSTAGE_TLS_KEY: tls.keyFile } : {};
+    server = await startServerProcess({ DATABASE_URL: database.url, TEAMSTAGE_SITE_TOKEN: siteToken, TEAMSTAGE_RATE_LIMIT: '0', ...tlsEnv, ...env }, tls ? { tlsCa: tls.ca } : {});
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${server!.url}/api/v2${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${siteToken}`, 'content-type': 'application/vnd.api+json' },
+        body: JSON.stringify(body),
+        dispatcher,
       });
-      if (user.status !== 201) throw new Error(`create user: ${user.status} ${user.text}`);
-      const token = await client.request('POST', `/users/${user.body.data.id}/authentication-tokens`, siteToken, {});
-      if (token.status !== 201) throw new Error(`create token: ${token.status} ${token.text}`);
-      const started = server;
-      return {
-        server: started,
-        siteToken,
-        userToken: token.body.data.attributes.token as string,
-        username,
-        close: async () => {
-          await started.kill('SIGTERM');
-          await database.drop();
-        },
-      };
-    } finally {
-      await client.close();
-    }
+      const text = await response.text();
+      if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${text}`);
+      return JSON.parse(text) as { data: { id: string; attributes: Record<string, unknown> } };
+    };
+    const username = 'real-client-user';
+    const user = await post('/admin/users', { data: { type: 'users', attributes: { username, email: `${username}@example.test` } } });
+    const token = await post(`/users/${user.data.id}/authentication-tokens`, {});
+    const started = server;
+    return {
+      server: started,
+      siteToken,
+      userToken: token.data.attributes.token as string,
+      username,
+      close: async () => {
+        await started.kill('SIGTERM');
+        await database.drop();
+      },
+    };
   } catch (error) {
     await server?.kill('SIGKILL');
     await database.drop();
     throw error;
+  } finally {
+    await dispatcher.close();
   }
 }

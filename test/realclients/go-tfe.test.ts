@@ -15,6 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Dialect } from '../../src/db/database.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
 import { buildRealClients, realClientsDir, startRealClientServer } from '../helpers/real-clients.js';
+import { makeTestCertificates } from '../helpers/tls-certificates.js';
+import os from 'node:os';
 import { testDialects } from '../helpers/test-app.js';
 import { compareResults, missingReasons, parseGoTestOutput, readExpected, renderExpected, type Observed } from './expected-results.js';
 
@@ -74,10 +76,15 @@ function runBinary(sourceDir: string, tests: string[], env: Record<string, strin
   return new Promise((resolve) => child.on('exit', () => resolve(output)));
 }
 
-async function runGoTfe(dialect: Dialect, sourceDir: string, tests: string[]): Promise<{ observed: Observed; logFile: string; serverErrors: string[] }> {
+async function runGoTfe(
+  dialect: Dialect,
+  sourceDir: string,
+  tests: string[],
+  tls?: { certFile: string; keyFile: string; ca: string; caFile: string },
+): Promise<{ observed: Observed; logFile: string; serverErrors: string[] }> {
   const taskService = await MockTaskService.start();
-  const teamstage = await startRealClientServer(dialect, { LOG_LEVEL: 'info' });
-  const logFile = path.join(realClientsDir(), `go-tfe-${dialect}.log`);
+  const teamstage = await startRealClientServer(dialect, { LOG_LEVEL: 'info' }, tls);
+  const logFile = path.join(realClientsDir(), `go-tfe-${dialect}${tls ? '-tls' : ''}.log`);
   try {
     const observed: Observed = new Map();
     let output = '';
@@ -92,6 +99,8 @@ async function runGoTfe(dialect: Dialect, sourceDir: string, tests: string[]): P
         // has one site admin, who holds them all.
         ...Object.fromEntries(ADMIN_ROLE_TOKENS.map((name) => [name, teamstage.siteToken])),
         TFC_RUN_TASK_URL: taskService.url,
+        // Go's crypto/x509 takes its roots from here: the throwaway CA of the HTTPS case.
+        ...(tls ? { SSL_CERT_FILE: tls.caFile } : {}),
       });
       output += round;
       const before = observed.size;
@@ -129,6 +138,19 @@ describe('go-tfe v1.109.0 integration tests against Teamstage', { timeout: 45 * 
 
   it('the results file gives a reason for every test that does not pass', () => {
     assert.deepEqual(missingReasons(expected), []);
+  });
+
+  it('go-tfe over HTTPS (TEAMSTAGE_TLS_CERT/KEY, a throwaway CA in SSL_CERT_FILE): team, token and membership tests pass', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-gotfe-tls-'));
+    try {
+      const certificates = makeTestCertificates(dir);
+      const overTls = ['TestTeamsCreate', 'TestTeamsList', 'TestTeamTokensCreate', 'TestTeamMembersAddByOrganizationMembers', 'TestOrganizationMembershipsRead'];
+      const run = await runGoTfe('sqlite', sourceDir, overTls, certificates);
+      assert.deepEqual(Object.fromEntries(overTls.map((name) => [name, run.observed.get(name)])), Object.fromEntries(overTls.map((name) => [name, 'pass'])), `see ${run.logFile}`);
+      assert.deepEqual(run.serverErrors, []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   for (const dialect of testDialects()) {
