@@ -35,7 +35,7 @@ build() {
 
 exec 9>"$out/build.lock"
 flock 9
-wanted=" ${*:-go-tfe tofu} "
+wanted=" ${*:-go-tfe tofu opa} "
 if [[ "$wanted" == *" go-tfe "* ]]; then
   build go-tfe.test test/realclients/gotfe go test -c -vet=off -o "$out/bin/go-tfe.test" github.com/hashicorp/go-tfe
   (cd test/realclients/gotfe && go mod download github.com/hashicorp/go-tfe && go list -m -f '{{.Dir}}' github.com/hashicorp/go-tfe) > "$out/gotfe-src"
@@ -45,4 +45,15 @@ if [[ "$wanted" == *" tofu "* ]]; then
   build tofu test/realclients/tofu go build -trimpath -ldflags "-X github.com/opentofu/opentofu/version.dev=no" \
     -o "$out/bin/tofu" github.com/opentofu/opentofu/cmd/tofu
   TF_CLI_CONFIG_FILE=/dev/null "$out/bin/tofu" version | head -1
+fi
+if [[ "$wanted" == *" opa "* ]]; then
+  # The policy engine the tests judge policies with (issue 29): OPA's pinned release, by `go install`.
+  OPA_VERSION=1.22.3
+  if [[ -x "$out/bin/opa" ]] && "$out/bin/opa" version 2>/dev/null | grep -qx "Version: $OPA_VERSION"; then
+    echo "build-real-clients: opa is up to date"
+  else
+    started=$SECONDS
+    GOFLAGS=-buildvcs=false GOBIN="$out/bin" nice -n 10 go install "github.com/open-policy-agent/opa@v$OPA_VERSION"
+    echo "build-real-clients: built opa in $((SECONDS - started)) s"
+  fi
 fi

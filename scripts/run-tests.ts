@@ -7,10 +7,11 @@
  * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. `--system` runs only test/system; `--fast`
  * everything but test/system. Other arguments are test files to run instead of all.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../test/helpers/postgres-server.js';
+import { realClientsDir } from '../test/helpers/real-clients.js';
 
 function testFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -31,8 +32,20 @@ function runNodeTests(files: string[], concurrency: number, env: NodeJS.ProcessE
   });
 }
 
+/**
+ * The real clients the tests drive (go-tfe's tests, tofu) and the policy engine (OPA), at the versions pinned
+ * in the repository, built with Go by scripts/build-real-clients.sh: minutes on a clean machine, a second
+ * once built. Done here, so that `npm test` alone works on a fresh machine.
+ */
+function buildRealClients(): string {
+  const built = spawnSync('bash', ['scripts/build-real-clients.sh'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('building the real clients failed (scripts/build-real-clients.sh; it needs Go: /usr/local/go/bin/go)');
+  return path.join(realClientsDir(), 'bin');
+}
+
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
+  const clientsBin = buildRealClients();
   const files = args.filter((arg) => !arg.startsWith('--'));
   const all = testFiles('test').sort();
   // Browser tests (test/browser: chromium against a real server on SQLite) and real clients (test/realclients:
@@ -49,7 +62,11 @@ async function main(): Promise<number> {
     console.log(`throwaway PostgreSQL ready at ${postgres.adminUrl.replace(/:[^:@/]+@/, ':***@')}`);
   }
   try {
-    const env = { ...process.env, TEAMSTAGE_TEST_PG_URL: postgres?.adminUrl ?? '' };
+    const env = {
+      ...process.env,
+      TEAMSTAGE_TEST_PG_URL: postgres?.adminUrl ?? '',
+      TEAMSTAGE_OPA_PATH: process.env.TEAMSTAGE_OPA_PATH || path.join(clientsBin, 'opa'),
+    };
     const fastCode = await runNodeTests(fast, 2, env);
     // System tests load the machine themselves: one file at a time, so their figures mean something.
     const systemCode = await runNodeTests(system, 1, env);
