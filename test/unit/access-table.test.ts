@@ -115,6 +115,16 @@ const ROWS: Row[] = [
   row('task-stage', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('task-stage', 'override', {}, '', 'AADAD HHHH ADDD HHA HHH'),
   row('task-result', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  // Policies (issue 29): members read them; owners and manage-policies write them (403 for other members), where
+  // the edition has policies; their results are read with the run they judged.
+  row('policy', 'read', { policiesEntitled: true }, '', 'AAAAA AAAA AAAA AAA HHH'),
+  row('policy', 'manage', { policiesEntitled: true }, 'an edition with policies', 'AAAAA DDDD DDDD DDA HHH'),
+  row('policy', 'manage', { policiesEntitled: false }, 'an edition without policies', 'DDDDD DDDD DDDD DDD HHH'),
+  row('policy-set', 'read', { policiesEntitled: true }, '', 'AAAAA AAAA AAAA AAA HHH'),
+  row('policy-set', 'manage', { policiesEntitled: true }, 'an edition with policies', 'AAAAA DDDD DDDD DDA HHH'),
+  row('policy-set', 'manage', { policiesEntitled: false }, 'an edition without policies', 'DDDDD DDDD DDDD DDD HHH'),
+  row('policy-evaluation', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  row('policy-set-outcome', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
 ];
 
 function letter(standing: OrganizationStanding | undefined, [thing, action, facts]: Row): string {
