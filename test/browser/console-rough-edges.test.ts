@@ -130,7 +130,8 @@ test('an errored run says so at the top, where, and why when the server says; wh
   await page.goto(runPath(gated, runId));
   const notice = page.getByTestId('run-error');
   await notice.getByText('This run errored at post-plan tasks.').waitFor();
-  assert.match(await notice.innerText(), /its result below says why/);
+  // The server says why (the run's error-message, issue 27): the failed task and what it answered.
+  assert.match(await notice.innerText(), /The task answered 500 instead of 200 after \d+ attempts/);
   for (const step of ['pre_apply', 'apply', 'post_apply']) {
     const badge = page.locator(`#step-${step} .badge`);
     if ((await badge.count()) === 0) continue; // no run task at that stage
