@@ -44,12 +44,13 @@ if [[ "$wanted" == *" tofu "* ]]; then
   # dev=no: a release build, as OpenTofu's own release makes it (else the version reads v1.10.6-dev).
   build tofu test/realclients/tofu go build -trimpath -ldflags "-X github.com/opentofu/opentofu/version.dev=no" \
     -o "$out/bin/tofu" github.com/opentofu/opentofu/cmd/tofu
-  TF_CLI_CONFIG_FILE=/dev/null "$out/bin/tofu" version | head -1
+  # sed reads to the end: `head -1` would close the pipe early, and under pipefail tofu's SIGPIPE failed the script at random.
+  TF_CLI_CONFIG_FILE=/dev/null "$out/bin/tofu" version | sed -n 1p
 fi
 if [[ "$wanted" == *" opa "* ]]; then
   # The policy engine the tests judge policies with (issue 29): OPA's pinned release, by `go install`.
   OPA_VERSION=1.22.3
-  if [[ -x "$out/bin/opa" ]] && "$out/bin/opa" version 2>/dev/null | grep -qx "Version: $OPA_VERSION"; then
+  if [[ -x "$out/bin/opa" ]] && "$out/bin/opa" version 2>/dev/null | grep -x "Version: $OPA_VERSION" >/dev/null; then
     echo "build-real-clients: opa is up to date"
   else
     started=$SECONDS
