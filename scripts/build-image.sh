@@ -6,6 +6,8 @@
 #      reused until --refresh-base (it changes only with Debian's updates).
 #   2. app: the built server (one bundled file) and its one native dependency, better-sqlite3, compiled
 #      here for Node's ABI, which must be the base's (checked below); container/Containerfile adds them.
+#   3. opa: the policy engine (issue 29), OPA's pinned release built static by scripts/build-opa.sh through
+#      the Go module proxy (minutes the first time, cached after), copied in as /usr/local/bin/opa.
 # Environment: TEAMSTAGE_IMAGE (default localhost/teamstage:latest), TEAMSTAGE_BASE_IMAGE,
 # TEAMSTAGE_PODMAN_FLAGS (global podman flags; default --runtime runc --cgroup-manager=cgroupfs when runc
 # is installed, which hosts with hybrid cgroups need: crun refuses them).
@@ -73,6 +75,11 @@ stage_module better-sqlite3 lib build/Release/better_sqlite3.node
 stage_module bindings bindings.js
 stage_module file-uri-to-path index.js
 
+echo "== the policy engine: OPA, pinned and static (scripts/build-opa.sh)"
+opa_dir="${TEAMSTAGE_REALCLIENTS_DIR:-$HOME/.cache/teamstage-realclients}/bin"
+bash scripts/build-opa.sh "$opa_dir"
+cp "$opa_dir/opa" "$work/opa"
+
 # better-sqlite3 is compiled against this Node's ABI; the image's Node must have the same one.
 host_abi=$(node -p process.versions.modules)
 image_abi=$(podman run --rm "${RUN_LIMITS[@]}" --network=none --entrypoint node "$BASE" -p process.versions.modules)
@@ -89,5 +96,7 @@ podman build --format docker --pull=never --build-arg "BASE=$BASE" --build-arg "
 # The native module loads inside the image, as the server's user.
 podman run --rm "${RUN_LIMITS[@]}" --network=none --no-healthcheck --entrypoint node "$IMAGE" \
   -e "const D=require('/app/node_modules/better-sqlite3'); new D(':memory:').prepare('select 1').get(); console.log('better-sqlite3 loads, node', process.version)"
+# So does OPA, where the server looks for it.
+podman run --rm "${RUN_LIMITS[@]}" --network=none --no-healthcheck --entrypoint sh "$IMAGE" -c '"$TEAMSTAGE_OPA_PATH" version | sed -n 1p'
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 echo "built $IMAGE ($((size / 1024 / 1024)) MiB)"

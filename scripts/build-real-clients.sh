@@ -4,11 +4,12 @@
 #   $TEAMSTAGE_REALCLIENTS_DIR/bin/tofu          OpenTofu's CLI (test/realclients/tofu)
 #   $TEAMSTAGE_REALCLIENTS_DIR/bin/go-tfe.test   go-tfe's own integration tests (test/realclients/gotfe)
 #   $TEAMSTAGE_REALCLIENTS_DIR/gotfe-src         the path of go-tfe's source, where its tests must run
+#   $TEAMSTAGE_REALCLIENTS_DIR/bin/opa           the policy engine, by scripts/build-opa.sh
 # TEAMSTAGE_REALCLIENTS_DIR defaults to ~/.cache/teamstage-realclients. A binary is rebuilt only when its
 # module's go.sum changed since it was built (the stamp beside it), so reruns take a second. Go's own
 # build cache makes a rebuild after a pin change incremental. Builds run niced, one at a time (a lock in
-# the output directory makes a second caller wait). Arguments name the clients to build (`go-tfe`, `tofu`);
-# none builds both.
+# the output directory makes a second caller wait). Arguments name the clients to build (`go-tfe`, `tofu`, `opa`);
+# none builds all three.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -48,13 +49,6 @@ if [[ "$wanted" == *" tofu "* ]]; then
   TF_CLI_CONFIG_FILE=/dev/null "$out/bin/tofu" version | sed -n 1p
 fi
 if [[ "$wanted" == *" opa "* ]]; then
-  # The policy engine the tests judge policies with (issue 29): OPA's pinned release, by `go install`.
-  OPA_VERSION=1.22.3
-  if [[ -x "$out/bin/opa" ]] && "$out/bin/opa" version 2>/dev/null | grep -x "Version: $OPA_VERSION" >/dev/null; then
-    echo "build-real-clients: opa is up to date"
-  else
-    started=$SECONDS
-    GOFLAGS=-buildvcs=false GOBIN="$out/bin" nice -n 10 go install "github.com/open-policy-agent/opa@v$OPA_VERSION"
-    echo "build-real-clients: built opa in $((SECONDS - started)) s"
-  fi
+  # The policy engine the tests judge policies with (issue 29): the same pinned, static build the image ships.
+  bash scripts/build-opa.sh "$out/bin"
 fi

@@ -1,17 +1,20 @@
 /**
  * Issue 19: the container image. Builds it (scripts/build-image.sh), runs it with a volume, creates a team
  * through the API, stops and starts the container and reads the team back, and checks that SIGTERM stops
- * it within a few seconds with exit code 0. Prints the image's size and its start-to-ready time.
+ * it within a few seconds with exit code 0. Its OPA (issue 29) judges a real plan inside the container. Prints the image's size and its start-to-ready time.
  * Skipped only where podman is not installed (CI installs podman, runc and mmdebstrap: .ci/run).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
 import { freePort } from '../helpers/postgres-server.js';
 import { installed, podmanFlags, runCommand } from '../helpers/podman.js';
+import { tarGz } from '../helpers/run-fixtures.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 
 const hasPodman = installed('podman');
@@ -32,6 +35,57 @@ async function waitReady(url: string, timeoutMs: number): Promise<number> {
     if (Date.now() - started > timeoutMs) throw new Error(`not ready within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Mandatory, and broken by 120_basic's plan (it creates resources). */
+const NO_CREATES = 'package teamstage.no_creates\nimport rego.v1\ndeny contains msg if {\n  some change in input.plan.resource_changes\n  "create" in change.change.actions\n  msg := sprintf("%s would be created", [change.address])\n}\n';
+
+/**
+ * Issue 29: the image's OPA judges a real plan. A policy that does not compile is refused with OPA's own
+ * message, a mandatory one that the plan breaks holds the post-plan stage with the violations listed.
+ */
+async function policyEvaluatesInside(client: HttpClient, url: string, ownerToken: string, organization: string): Promise<void> {
+  const call = async (method: string, route: string, body: unknown, status: number) => {
+    const response = await client.request(method, route, ownerToken, body);
+    assert.equal(response.status, status, `${method} ${route}: ${response.text}`);
+    return response.body;
+  };
+  const workspace = await call('POST', `/organizations/${organization}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'gated', 'execution-mode': 'agent' } } }, 201);
+  const policy = await call('POST', `/organizations/${organization}/policies`, {
+    data: { type: 'policies', attributes: { name: 'no-creates', kind: 'opa', query: 'data.teamstage.no_creates.deny', 'enforcement-level': 'mandatory' } },
+  }, 201);
+  const broken = await client.request('PUT', `/policies/${policy.data.id}/upload`, ownerToken, 'package broken\ndeny contains msg if {\n');
+  assert.equal(broken.status, 422, broken.text);
+  assert.match(broken.body.errors[0].detail, /does not compile: 3:0: unexpected eof token/, 'OPA\'s own message');
+  await call('PUT', `/policies/${policy.data.id}/upload`, NO_CREATES, 204);
+  await call('POST', `/organizations/${organization}/policy-sets`, {
+    data: {
+      type: 'policy-sets',
+      attributes: { name: 'gate', kind: 'opa', overridable: true },
+      relationships: { policies: { data: [{ id: policy.data.id, type: 'policies' }] }, workspaces: { data: [{ id: workspace.data.id, type: 'workspaces' }] } },
+    },
+  }, 201);
+  const version = await call('POST', `/workspaces/${workspace.data.id}/configuration-versions`, { data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } } }, 201);
+  // The container's own base URL names its port inside; the path is the same from here.
+  const uploaded = await fetch(`${url}${new URL(version.data.attributes['upload-url']).pathname}`, { method: 'PUT', body: new Uint8Array(tarGz()), headers: { 'content-type': 'application/octet-stream' } });
+  assert.equal(uploaded.status, 200);
+  const run = await call('POST', '/runs', { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: workspace.data.id } } } } }, 201);
+  const runId = run.data.id as string;
+  const planId = run.data.relationships.plan.data.id as string;
+  const status = async () => (await call('GET', `/runs/${runId}`, undefined, 200)).data.attributes.status as string;
+  await waitUntil(async () => (await status()) === 'plan_queued', 30_000, 'the plan was not queued');
+  await call('POST', `/plans/${planId}/actions/claim`, undefined, 200);
+  await call('PUT', `/plans/${planId}/json-output`, fs.readFileSync(path.join(ROOT, 'test/fixtures/terraform-plans/120_basic/plan.json'), 'utf8'), 200);
+  await call('POST', `/plans/${planId}/actions/report`, { status: 'finished' }, 200);
+  await waitUntil(async () => (await status()) === 'post_plan_awaiting_decision', 60_000, 'the policy did not hold the run');
+  const [stage] = (await call('GET', `/runs/${runId}/task-stages`, undefined, 200)).data;
+  const [evaluation] = (await call('GET', `/task-stages/${stage.id}/policy-evaluations`, undefined, 200)).data;
+  assert.equal(evaluation.attributes.status, 'failed');
+  const [outcome] = (await call('GET', `/policy-evaluations/${evaluation.id}/policy-set-outcomes`, undefined, 200)).data;
+  const [judged] = outcome.attributes.outcomes;
+  assert.equal(judged.status, 'failed');
+  assert.ok(judged.output.some((line: { print: string }) => line.print === 'null_resource.bar would be created'), JSON.stringify(judged));
 }
 
 const SITE_TOKEN_SHOWN = /Site admin token \(shown once, also saved to \/data\/site-token\):\s+(\S+)/g;
@@ -83,6 +137,10 @@ describe('container image', { timeout: 1_200_000 }, () => {
     const { ownerToken, organization } = await bootstrapOrganization(client, siteToken, `img${suffix}`);
     const created = await client.request('POST', `/organizations/${organization}/teams`, ownerToken, { data: { type: 'teams', attributes: { name: 'kept-team' } } });
     assert.equal(created.status, 200, created.text);
+    // The image has the policy engine, says so at start, and judges a real plan with it.
+    assert.match(logs, /policy engine ready/);
+    assert.match(logs, /"engine":"OPA 1\.22\.3 \(\/usr\/local\/bin\/opa\)"/);
+    await policyEvaluatesInside(client, url, ownerToken, organization);
     await client.close();
 
     // `podman stop` sends the image's STOPSIGNAL (SIGTERM) and would SIGKILL after 10 s: exit 0 well before.
