@@ -126,7 +126,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   runChangeSignals.start();
   stopFunctions.push(() => runChangeSignals.stop());
   const runWaits = new RunWaits(runChangeSignals, { maxSeconds: config.pipeline.runWaitMaxSeconds, perPrincipal: config.pipeline.runWaitsPerPrincipal });
-  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies);
+  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users);
   // Policies (issue 29): the engine is the real OPA, found at start; without it no policy is taken.
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);

@@ -228,6 +228,8 @@ export const Errors = {
     new InvalidAttribute('/data/relationships/configuration-version/data/id', 'the configuration version has not been uploaded yet'),
   runActionRefused: (verb: string, why: string) => new Conflict(`the run cannot be ${verb}: ${why}`),
   runBusy: () => new Conflict('the run is changing right now; try again'),
+  invalidRunListFilter: (parameter: string, value: string, allowed: readonly string[]) =>
+    new Unprocessable(`${parameter}: '${value}' is not one of ${allowed.join(', ')}`, { parameter }),
 
   // Run tasks, their attachments, stages and results.
   invalidTaskAttribute: (attribute: string, problem: string) => new InvalidAttribute(`/data/attributes/${attribute}`, problem),

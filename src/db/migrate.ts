@@ -21,6 +21,7 @@ import * as m017 from './migrations/017-workspace-settings.js';
 import * as m018 from './migrations/018-policies.js';
 import * as m019 from './migrations/019-policy-evaluations.js';
 import * as m021 from './migrations/021-run-change-notify.js';
+import * as m022 from './migrations/022-run-options.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '018-policies': m018 as Migration,
   '019-policy-evaluations': m019 as Migration,
   '021-run-change-notify': m021 as Migration,
+  '022-run-options': m022 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

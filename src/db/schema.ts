@@ -215,6 +215,12 @@ export interface RunsTable {
   execution_mode: string;
   /** Why an errored run errored; null otherwise (migration 015). */
   error_message: string | null;
+  /** The create attributes echoed back (refresh, target-addrs, variables, …): a JSON object, see run-options.ts (migration 022). */
+  options: string;
+  /** HCP's operation (plan_only, plan_and_apply, refresh_only, destroy, empty_apply), for filter[operation] (migration 022). */
+  operation: string;
+  /** The user who applied the run (HCP's confirmed-by), null until then (migration 022). */
+  confirmed_by_user_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,5 +1,6 @@
 import type { PhasesTable as PhaseRow, PolicyEvaluationsTable, RunsTable as RunRow, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
 import { newId } from '../core/ids.js';
+import { runOperationOf, storedRunOptions, type RunOptions } from './run-options.js';
 import { planTaskStages, type AttachedTask } from './task-stage-plan.js';
 import type { ExecutionMode } from '../workspaces/execution-mode.js';
 
@@ -24,6 +25,8 @@ export interface NewRunInput {
   /** The workspace's mode now; the run, its plan and apply keep it. */
   executionMode: ExecutionMode;
   message: string;
+  /** refresh, target-addrs, variables …, echoed on the run (run-options.ts). */
+  options: RunOptions;
   creator: { userId: string | null; name: string };
   /** The workspace's enabled tasks, in attachment order. */
   tasks: readonly AttachedTask[];
@@ -53,6 +56,9 @@ export function newRunRows(input: NewRunInput): NewRunRows {
     created_by_name: input.creator.name,
     execution_mode: input.executionMode,
     error_message: null,
+    options: storedRunOptions(input.options),
+    operation: runOperationOf({ planOnly: input.planOnly, isDestroy: input.isDestroy, options: input.options }),
+    confirmed_by_user_id: null,
     created_at: now,
     updated_at: now,
   };

@@ -2,6 +2,7 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { TaskStageName } from '../db/schema.js';
 import type { Page } from '../core/page.js';
 import type { ConfigurationVersionRow } from '../workspaces/configuration-versions.repository.js';
+import type { UserRow } from '../identity/users.repository.js';
 import type { WorkspaceRow } from '../workspaces/workspaces.repository.js';
 import type { PhaseRow, RunRow } from './runs.repository.js';
 
@@ -23,6 +24,8 @@ export interface RunRelated {
   applies: PhaseRow[];
   workspace: WorkspaceRow | undefined;
   versions: ConfigurationVersionRow[];
+  /** `include=created_by,confirmed_by`: the users the runs name. */
+  users: UserRow[];
 }
 
 /** A run as the caller sees it: its permissions and actions depend on the caller's standing. */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns } from '../db/compiled-query.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import { newJobTableRows } from '../jobs/job-statements.js';
@@ -8,6 +8,9 @@ import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/sc
 import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
 import { TURNLESS_STATUSES } from './run-queue.js';
+import { containsText } from '../db/like.js';
+import type { RunListFilter } from './run-list-filter.js';
+import { TERMINAL_RUN_STATUSES } from '../shared/run-statuses.js';
 
 export type RunRow = RunsTable;
 /** A plan or apply as read with its run; the uploads it points at (plan JSON, log) are read piece by piece (phase-uploads.repository.ts). */
@@ -27,7 +30,7 @@ export type StageRow = Pick<TaskStagesTable, 'id' | 'stage' | 'status'>;
 const RUN_COLUMNS = [
   'runs.id', 'runs.workspace_id', 'runs.configuration_version_id', 'runs.status', 'runs.status_timestamps', 'runs.message',
   'runs.plan_only', 'runs.auto_apply', 'runs.is_destroy', 'runs.created_by_user_id', 'runs.created_by_name', 'runs.execution_mode',
-  'runs.error_message', 'runs.created_at', 'runs.updated_at',
+  'runs.error_message', 'runs.options', 'runs.operation', 'runs.confirmed_by_user_id', 'runs.created_at', 'runs.updated_at',
 ] as const;
 
 const PHASE_COLUMNS = [
@@ -145,13 +148,48 @@ export class RunsRepository {
   }
 
   /** The creator's username as stored with a run (and sent to run tasks as `run_created_by`). */
+  /** HCP's confirmed-by, written with the apply decision. */
+  async setConfirmedBy(executor: Executor, runId: string, userId: string | null): Promise<void> {
+    await executor.updateTable('runs').set({ confirmed_by_user_id: userId }).where('id', '=', runId).execute();
+  }
+
   async usernameOf(executor: Executor, userId: string): Promise<string | undefined> {
     return (await executor.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())?.username;
   }
 
-  /** Newest first, as HCP lists runs. */
-  async listRuns(workspaceId: string, offset: number, limit: number): Promise<{ rows: RunRow[]; total: number }> {
-    const query = this.db.selectFrom('runs').where('runs.workspace_id', '=', workspaceId);
+  /** Newest first, as HCP lists runs; `filter` narrows the list (run-list-filter.ts says how). */
+  async listRuns(workspaceId: string, offset: number, limit: number, filter?: RunListFilter): Promise<{ rows: RunRow[]; total: number }> {
+    if (filter?.matchesNothing) return { rows: [], total: 0 };
+    let query = this.db.selectFrom('runs').where('runs.workspace_id', '=', workspaceId);
+    if (filter?.statuses) query = query.where('runs.status', 'in', filter.statuses);
+    if (filter?.operations) query = query.where('runs.operation', 'in', filter.operations);
+    // Every run here comes through the API: HCP's source `tfe-api`.
+    if (filter?.sources && !filter.sources.includes('tfe-api')) return { rows: [], total: 0 };
+    if (filter?.user) query = query.where('runs.created_by_name', '=', filter.user);
+    if (filter?.basic) {
+      const text = filter.basic.toLowerCase();
+      query = query.where((eb) =>
+        eb.or([containsText(sql`lower(runs.id)`, text), containsText(sql`lower(runs.message)`, text), containsText(sql`lower(coalesce(runs.created_by_name, ''))`, text)]),
+      );
+    }
+    if (filter?.statusGroup) {
+      // `applied` is final unless a post-apply stage follows it (run-state-machine.ts isFinished); a finished
+      // plan waits for a person when the run may still be applied (not plan-only) and no post-plan stage follows.
+      const hasStage = (stage: string) => sql<boolean>`exists (select 1 from task_stages s where s.run_id = runs.id and s.stage = ${stage})`;
+      const final = (eb: ExpressionBuilder<Database, 'runs'>) =>
+        eb.or([eb('runs.status', 'in', [...TERMINAL_RUN_STATUSES]), eb.and([eb('runs.status', '=', 'applied'), eb.not(hasStage('post_apply'))])]);
+      if (filter.statusGroup === 'final') query = query.where(final);
+      else if (filter.statusGroup === 'non_final') query = query.where((eb) => eb.not(final(eb)));
+      else {
+        query = query.where((eb) =>
+          eb.or([
+            eb('runs.status', 'in', ['pending', 'pre_plan_awaiting_decision', 'post_plan_awaiting_decision', 'pre_apply_awaiting_decision', 'post_apply_awaiting_decision']),
+            eb.and([eb('runs.status', '=', 'post_plan_completed'), eb('runs.plan_only', '=', 0)]),
+            eb.and([eb('runs.status', '=', 'planned'), eb('runs.plan_only', '=', 0), eb.not(hasStage('post_plan'))]),
+          ]),
+        );
+      }
+    }
     const rows = await query.select(RUN_COLUMNS).orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc').limit(limit).offset(offset).execute();
     const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };

@@ -9,12 +9,15 @@ import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../access/organization-gate.js';
 import { compareStages } from '../shared/stage-order.js';
 import type { WorkspaceTasksRepository } from '../runtasks/workspace-tasks.repository.js';
+import type { UsersRepository } from '../identity/users.repository.js';
 import type { PoliciesRepository } from '../policies/policies.repository.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspaceRow, WorkspacesRepository } from '../workspaces/workspaces.repository.js';
 import { newRunRows } from './new-run-rows.js';
+import { runOptionsOf, type RunOptionAttributes } from './run-options.js';
+import type { RunListFilter } from './run-list-filter.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
 import { runCreator } from './run-creator.js';
 import { actorOf, type Actor } from '../record/actor.js';
@@ -35,8 +38,8 @@ interface RunRelations {
   stages: Array<Pick<TaskStagesTable, 'id' | 'run_id' | 'stage' | 'status'>>;
 }
 
-export type RunInclude = 'task-stages' | 'plan' | 'apply' | 'workspace' | 'configuration-version';
-export const RUN_INCLUDES: readonly RunInclude[] = ['task-stages', 'plan', 'apply', 'workspace', 'configuration-version'];
+export type RunInclude = 'task-stages' | 'plan' | 'apply' | 'workspace' | 'configuration-version' | 'created-by' | 'confirmed-by';
+export const RUN_INCLUDES: readonly RunInclude[] = ['task-stages', 'plan', 'apply', 'workspace', 'configuration-version', 'created-by', 'confirmed-by'];
 
 /** A run the caller may read: its workspace and the caller's context in its organization. */
 export interface VisibleRun {
@@ -46,7 +49,7 @@ export interface VisibleRun {
 }
 
 export interface CreateRunInput {
-  attributes: { message?: string; 'plan-only'?: boolean; 'auto-apply'?: boolean; 'is-destroy'?: boolean };
+  attributes: { message?: string; 'plan-only'?: boolean; 'auto-apply'?: boolean; 'is-destroy'?: boolean } & RunOptionAttributes;
   workspaceId: string | undefined;
   configurationVersionId: string | undefined;
 }
@@ -77,6 +80,7 @@ export class RunsService {
     private readonly transitions: RunTransitions,
     private readonly progress: RunProgress,
     private readonly policies: Pick<PoliciesRepository, 'anySetApplies'>,
+    private readonly users: Pick<UsersRepository, 'findManyByIds'>,
   ) {}
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
@@ -137,6 +141,7 @@ export class RunsService {
       isDestroy: attributes['is-destroy'] === true,
       executionMode: executionModeOf(workspace.execution_mode),
       message: attributes.message ?? DEFAULT_MESSAGE,
+      options: runOptionsOf(attributes),
       creator,
       tasks,
       policiesApply: await this.policies.anySetApplies(executor, workspace.id),
@@ -157,9 +162,9 @@ export class RunsService {
     return { run: views[0]!, standing: context.standing, related };
   }
 
-  async list(found: WorkspaceContext, page: PageRequest, include: Set<RunInclude>): Promise<RunList> {
+  async list(found: WorkspaceContext, page: PageRequest, include: Set<RunInclude>, filter?: RunListFilter): Promise<RunList> {
     const { workspace, context } = found;
-    const { rows, total } = await this.runs.listRuns(workspace.id, page.offset, page.size);
+    const { rows, total } = await this.runs.listRuns(workspace.id, page.offset, page.size, filter);
     const { views, related } = await this.views(rows, workspace, include);
     return { ...pageOf(page, views, total), standing: context.standing, related };
   }
@@ -184,6 +189,8 @@ export class RunsService {
           throw Errors.runActionRefused(verb, why);
         }
         if (!(await this.transitions.move(trx, run, to, {}, {}, { actor, comment }))) return false;
+        // HCP's confirmed-by: the user who applied it (a team token acts as its service account).
+        if (action === 'apply') await this.runs.setConfirmedBy(trx, run.id, runCreator(context.standing.principal).userId);
         if (action === 'apply') await this.progress.enqueueAdvance(trx, run.id);
         else await this.progress.closeOpenStages(trx, run.id, action);
         return true;
@@ -248,7 +255,14 @@ export class RunsService {
       applies: include.has('apply') ? applies : [],
       workspace: include.has('workspace') && rows.length > 0 ? workspace : undefined,
       versions: [],
+      users: [],
     };
+    const userIds = new Set<string>();
+    for (const row of rows) {
+      if (include.has('created-by') && row.created_by_user_id) userIds.add(row.created_by_user_id);
+      if (include.has('confirmed-by') && row.confirmed_by_user_id) userIds.add(row.confirmed_by_user_id);
+    }
+    if (userIds.size > 0) related.users = await this.users.findManyByIds([...userIds]);
     if (include.has('configuration-version')) {
       for (const id of new Set(rows.map((row) => row.configuration_version_id).filter((id): id is string => id !== null))) {
         const version = await this.versions.findById(id);

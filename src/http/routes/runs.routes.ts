@@ -15,6 +15,7 @@ import type { Services } from '../../services.js';
 import type { RunResult } from '../../runs/run-view.js';
 import { RUN_INCLUDES, type RunAction, type RunInclude } from '../../runs/runs.service.js';
 import { runWaitToken, waitSeconds } from '../../runs/run-waits.js';
+import { parseRunListFilter } from '../../runs/run-list-filter.js';
 import { principalKey } from '../../core/principal.js';
 
 const relationship = (type: string) =>
@@ -27,6 +28,15 @@ const CreateRunBody = resourceBody(
     'plan-only': Type.Optional(Type.Boolean()),
     'auto-apply': Type.Optional(Type.Boolean()),
     'is-destroy': Type.Optional(Type.Boolean()),
+    // Echoed as sent (src/runs/run-options.ts).
+    refresh: Type.Optional(Type.Boolean()),
+    'refresh-only': Type.Optional(Type.Boolean()),
+    'allow-empty-apply': Type.Optional(Type.Boolean()),
+    'replace-addrs': Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
+    'target-addrs': Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
+    variables: Type.Optional(
+      Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 255 }), value: Type.String({ maxLength: 100_000 }) }), { maxItems: 1000 }),
+    ),
   }),
   {
     attributesRequired: false,
@@ -86,7 +96,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
         params: RunParams,
         querystring: JsonApiQuery,
         tags: ['runs'],
-        summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version)',
+        summary: 'Show a run (include: task_stages, plan, apply, workspace, configuration_version, created_by, confirmed_by)',
         description:
           'Long polling (an extension): with `wait=SECONDS` the answer comes as soon as the run differs from the state named by ' +
           '`wait-token` (the `meta.wait-token` of an earlier answer; without it, the state at the time of the request): its status, ' +
@@ -117,12 +127,22 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
     '/workspaces/:workspace_id/runs',
     {
       config: { lookup: 'workspace' },
-      schema: { params: IdParam('workspace_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'List the runs of a workspace, newest first' },
+      schema: {
+        params: IdParam('workspace_id'),
+        querystring: JsonApiQuery,
+        tags: ['runs'],
+        summary: 'List the runs of a workspace, newest first',
+        description:
+          'HCP filters: `filter[status]`, `filter[operation]`, `filter[source]` (comma-separated, any of), `filter[status_group]` ' +
+          '(`non_final`, `final`, `discardable`), `search[user]` (the creator\'s name), `search[basic]` (part of the id, message or creator\'s name). ' +
+          'Runs here have no commit and no agent pool: `filter[commit]`, `search[commit]` and `filter[agent_pool_names]` match none.',
+      },
     },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
       const page = parsePage(request.query);
-      const result = await runsService.list(proofOf(request, 'workspace'), page, include);
+      const filter = parseRunListFilter(request.query);
+      const result = await runsService.list(proofOf(request, 'workspace'), page, include, filter);
       const stages = await taskStagesOf(include, result.standing, result.items.map((run) => run.row.id));
       const included = runIncluded(result.related, result.standing, config.baseUrl, stages);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, (run) => runResource(run, result.standing), included));

@@ -4,6 +4,8 @@ import { canQueueRuns } from '../../access/workspace-permissions.js';
 import { uniqueResources, type Resource } from '../jsonapi.js';
 import { isCancelable, isDiscardable, transition, type RunStatus } from '../../runs/run-state-machine.js';
 import { runFactsOf } from '../../runs/run-facts.js';
+import { parseRunOptions } from '../../runs/run-options.js';
+import { userResource } from './users.serializer.js';
 import type { RunRelated, RunView } from '../../runs/run-view.js';
 import { configurationVersionResource } from './configuration-versions.serializer.js';
 import { applyResource, planResource } from './phases.serializer.js';
@@ -16,6 +18,7 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
   const facts = runFactsOf(row, view.stages, view.hasChanges);
   const queue = canQueueRuns(standing);
   const timestamps = parseTimestamps(row.status_timestamps);
+  const options = parseRunOptions(row.options);
   return {
     id: row.id,
     type: 'runs',
@@ -29,12 +32,13 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
       'auto-apply': row.auto_apply === 1,
       'is-destroy': row.is_destroy === 1,
       'has-changes': view.hasChanges,
-      refresh: true,
-      'refresh-only': false,
-      'allow-empty-apply': false,
-      'replace-addrs': [],
-      'target-addrs': [],
-      variables: [],
+      // As asked at create (run-options.ts), with HCP's defaults.
+      refresh: options.refresh,
+      'refresh-only': options.refreshOnly,
+      'allow-empty-apply': options.allowEmptyApply,
+      'replace-addrs': options.replaceAddrs,
+      'target-addrs': options.targetAddrs,
+      variables: options.variables,
       'position-in-queue': view.positionInQueue,
       'created-at': row.created_at,
       'canceled-at': timestamps['canceled-at'] ?? null,
@@ -61,6 +65,7 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
       apply: { data: view.applyId ? { id: view.applyId, type: 'applies' } : null },
       'task-stages': { data: view.stages.map((stage) => ({ id: stage.id, type: 'task-stages' })) },
       'created-by': { data: row.created_by_user_id ? { id: row.created_by_user_id, type: 'users' } : null },
+      'confirmed-by': { data: row.confirmed_by_user_id ? { id: row.confirmed_by_user_id, type: 'users' } : null },
     },
     links: { self: `/api/v2/runs/${row.id}` },
   };
@@ -76,6 +81,8 @@ export function runIncluded(related: RunRelated, standing: OrganizationStanding,
     ...related.applies.map((apply) => applyResource(apply, baseUrl)),
     ...(related.workspace ? [workspaceResource(related.workspace, standing)] : []),
     ...related.versions.map((version) => configurationVersionResource(version)),
+    // Emails are not shown here: a run's reader may not see every member's address.
+    ...related.users.map((user) => userResource(user, { showEmail: false })),
     ...taskStages,
   ]);
 }
