@@ -1,3 +1,4 @@
+import type { MembershipPermissions } from '../access/organization-permissions.js';
 import type { UserRow } from '../identity/users.repository.js';
 import type { MembershipRow } from './memberships.repository.js';
 
@@ -6,4 +7,6 @@ export interface MembershipView {
   membership: MembershipRow;
   user: UserRow | undefined;
   teamIds: string[];
+  /** What the caller may do with it (access/organization-permissions.ts). */
+  permissions: MembershipPermissions;
 }

@@ -9,6 +9,7 @@ import { isReservedUsername } from '../identity/service-account-names.js';
 import type { UsersRepository, UserRow } from '../identity/users.repository.js';
 import { requireAccess, requirePersonalAccess } from '../access/require-access.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
+import { membershipPermissions } from '../access/organization-permissions.js';
 import type { MembershipTeamsPort } from './membership-teams-port.js';
 import type { MembershipRow, MembershipsRepository } from './memberships.repository.js';
 import type { MembershipView } from './membership-view.js';
@@ -59,7 +60,9 @@ export class MembershipsService {
       throw error;
     }
     for (const teamId of teamIds) await this.teams.addMembership(teamId, row.id, row.created_at);
-    return { membership: row, user, teamIds };
+    const ownersId = await this.teams.ownersTeamId(organization.name);
+    const inOwnersTeam = ownersId !== undefined && teamIds.includes(ownersId);
+    return { membership: row, user, teamIds, permissions: membershipPermissions(standing, { inOwnersTeam }) };
   }
 
   /** The `invitation` lookup: a membership the caller may accept (their own). */
@@ -131,12 +134,20 @@ export class MembershipsService {
 
   private async views(rows: MembershipRow[], users: Map<string, UserRow>, standing: OrganizationStanding): Promise<MembershipView[]> {
     const teamIdsByMembership = await this.memberships.teamIdsOf(rows.map((row) => row.id));
-    const visible = await this.teams.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
-    return rows.map((row) => ({
-      membership: row,
-      user: users.get(row.user_id),
-      teamIds: (teamIdsByMembership.get(row.id) ?? []).filter((id) => visible.has(id)),
-    }));
+    const [visible, ownersId] = await Promise.all([
+      this.teams.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]),
+      rows.length > 0 ? this.teams.ownersTeamId(standing.organizationName) : undefined,
+    ]);
+    return rows.map((row) => {
+      const teamIds = teamIdsByMembership.get(row.id) ?? [];
+      return {
+        membership: row,
+        user: users.get(row.user_id),
+        teamIds: teamIds.filter((id) => visible.has(id)),
+        // From all its teams, secret ones too: whether it is an owner decides who may remove it.
+        permissions: membershipPermissions(standing, { inOwnersTeam: ownersId !== undefined && teamIds.includes(ownersId) }),
+      };
+    });
   }
 
   private async createInvitedUser(email: string): Promise<UserRow> {

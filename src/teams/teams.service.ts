@@ -2,6 +2,7 @@ import {
   seesAllTeams, teamPermissions, type TeamFacts,
 } from '../access/team-permissions.js';
 import { allows, requireAccess } from '../access/require-access.js';
+import { membershipPermissions } from '../access/organization-permissions.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
@@ -271,10 +272,15 @@ export class TeamsService {
         this.memberships.teamIdsOf(membershipIds),
       ]);
       const users = new Map((await usersByIds(memberships.map((m) => m.user_id))).map((user) => [user.id, user]));
-      const visibleTeamIds = await this.visibleTeamIdsAmong(standing, [...new Set([...teamIdsByMembership.values()].flat())]);
+      const teamRows = await this.teams.findManyByIds([...new Set([...teamIdsByMembership.values()].flat())]);
+      const visibleTeamIds = new Set(teamRows.filter((row) => allows(standing, 'team', 'read', row)).map((row) => row.id));
+      const ownersId = teamRows.find((row) => row.isOwners)?.id;
       for (const membership of memberships) {
-        const teamIds = (teamIdsByMembership.get(membership.id) ?? []).filter((id) => visibleTeamIds.has(id));
-        related.memberships.push({ membership, user: users.get(membership.user_id), teamIds });
+        const allTeamIds = teamIdsByMembership.get(membership.id) ?? [];
+        const teamIds = allTeamIds.filter((id) => visibleTeamIds.has(id));
+        // Whether it is an owner (from all its teams, secret ones too) decides who may remove it.
+        const permissions = membershipPermissions(standing, { inOwnersTeam: ownersId !== undefined && allTeamIds.includes(ownersId) });
+        related.memberships.push({ membership, user: users.get(membership.user_id), teamIds, permissions });
       }
     }
     return related;

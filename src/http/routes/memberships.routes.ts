@@ -22,7 +22,7 @@ const InviteBody = resourceBody('organization-memberships', Type.Object({ email:
 });
 const MembershipParams = IdParam('membership_id');
 
-const membershipOf = (view: MembershipView) => membershipResource(view.membership, view.user, view.teamIds);
+const membershipOf = (view: MembershipView) => membershipResource(view);
 
 /** Organization memberships: invite, accept, list with filters, show, delete. */
 export async function membershipsRoutes(app: TypedApp, services: Services): Promise<void> {

@@ -1,9 +1,8 @@
 import type { Resource } from '../jsonapi.js';
-import type { UserRow } from '../../identity/users.repository.js';
-import type { MembershipRow } from '../../organizations/memberships.repository.js';
+import type { MembershipView } from '../../organizations/membership-view.js';
 
-/** An organization membership; `teamIds` must already be limited to teams the caller may see. */
-export function membershipResource(membership: MembershipRow, user: UserRow | undefined, teamIds: string[]): Resource {
+/** An organization membership; its `teamIds` are already limited to teams the caller may see. */
+export function membershipResource({ membership, user, teamIds, permissions }: MembershipView): Resource {
   return {
     id: membership.id,
     type: 'organization-memberships',
@@ -11,6 +10,8 @@ export function membershipResource(membership: MembershipRow, user: UserRow | un
       status: membership.status,
       email: user?.email ?? null,
       'created-at': membership.created_at,
+      // A Teamstage extension (HCP shows none): whether the caller may remove it, as the console must know.
+      permissions,
     },
     relationships: {
       user: { data: { id: membership.user_id, type: 'users' } },

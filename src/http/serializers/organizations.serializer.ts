@@ -1,10 +1,10 @@
 import type { OrganizationStanding } from '../../access/organization-standing.js';
 import type { Resource } from '../jsonapi.js';
 import { featureSetOf, type FeatureSet } from '../../access/editions.js';
+import { organizationPermissions } from '../../access/organization-permissions.js';
 import type { OrganizationRow } from '../../organizations/organizations.repository.js';
 
 export function organizationResource(row: OrganizationRow, standing: OrganizationStanding): Resource {
-  const owner = standing.isOwner;
   return {
     id: row.name,
     type: 'organizations',
@@ -14,15 +14,7 @@ export function organizationResource(row: OrganizationRow, standing: Organizatio
       'external-id': `org-${row.name}`,
       'created-at': row.created_at,
       'plan-identifier': featureSetOf(row).name.toLowerCase(),
-      permissions: {
-        'can-update': owner,
-        'can-destroy': owner,
-        'can-create-team': owner || standing.access['manage-teams'],
-        'can-create-workspace': owner || standing.access['manage-workspaces'],
-        'can-manage-run-tasks': owner || standing.access['manage-run-tasks'],
-        'can-update-api-token': owner,
-        'can-access-via-teams': true,
-      },
+      permissions: organizationPermissions(standing, { name: row.name, policiesEntitled: featureSetOf(row).policies }),
     },
     relationships: {
       'entitlement-set': { data: { id: `org-${row.name}`, type: 'entitlement-sets' } },

@@ -40,7 +40,7 @@ export function teamResource(view: TeamView, permissions: TeamPermissions): Reso
 export function teamIncluded(related: TeamRelated): Resource[] {
   return [
     ...related.users.map((user) => userResource(user, { showEmail: related.emailsVisible })),
-    ...related.memberships.map((view) => membershipResource(view.membership, view.user, view.teamIds)),
+    ...related.memberships.map((view) => membershipResource(view)),
   ];
 }
 
