@@ -14,12 +14,16 @@ import type { TeamAttributes } from '../teams/team-types';
 interface MembershipAttributes {
   status: 'invited' | 'active';
   email: string | null;
+  /** Whether the caller may remove it (a member of the owners team: owners only). */
+  permissions?: { 'can-destroy'?: boolean };
 }
 
 /**
- * An organization's people (`organization-memberships`): who is active, who is invited; an owner invites
- * by email (optionally into teams) and gets the invitation link to send, and removes people (which also
- * takes them out of every team), after a confirmation naming them.
+ * An organization's people (`organization-memberships`): who is active, who is invited. Whoever the
+ * organization's `can-manage-users` names (owners, `manage-membership`) invites by email (optionally into
+ * the teams they may add members to) and gets the invitation link to send; each membership's own
+ * `can-destroy` offers its removal (which also takes the person out of every team), after a confirmation
+ * naming them.
  */
 export function PeoplePage(props: { organization: string }) {
   const { api } = useSession();
@@ -29,8 +33,7 @@ export function PeoplePage(props: { organization: string }) {
     () => api.get<ListDocument<MembershipAttributes>>(`/organizations/${org}/organization-memberships`, { include: 'user', 'page[size]': '100' }),
     [props.organization],
   );
-  // Inviting and removing people is the owners' (the API's organization `permissions` name no finer right for it).
-  const mayManage = organization.data?.data.attributes.permissions?.['can-update'] === true;
+  const mayInvite = organization.data?.data.attributes.permissions?.['can-manage-users'] === true;
   const [confirming, setConfirming] = useState<string | null>(null);
   const remove = useAction();
 
@@ -46,6 +49,8 @@ export function PeoplePage(props: { organization: string }) {
       <Loader result={memberships} what="people">
         {(document) => {
           const users = new Map((document.included ?? []).filter((resource) => resource.type === 'users').map((user) => [user.id, user]));
+          const removable = (membership: Resource<MembershipAttributes>) => membership.attributes.permissions?.['can-destroy'] === true;
+          const mayRemoveAny = document.data.some(removable);
           return document.data.length === 0 ? (
             <EmptyState>Nobody you can see belongs to this organization.</EmptyState>
           ) : (
@@ -56,7 +61,7 @@ export function PeoplePage(props: { organization: string }) {
                   <th scope="col">User</th>
                   <th scope="col">Email</th>
                   <th scope="col">Status</th>
-                  {mayManage && (
+                  {mayRemoveAny && (
                     <th scope="col">
                       <span class="visually-hidden">Actions</span>
                     </th>
@@ -79,9 +84,9 @@ export function PeoplePage(props: { organization: string }) {
                           'Active'
                         )}
                       </td>
-                      {mayManage && (
+                      {mayRemoveAny && (
                         <td>
-                          {confirming === membership.id ? (
+                          {!removable(membership) ? null : confirming === membership.id ? (
                             <ConfirmAction
                               question={`Remove ${name} from ${props.organization} and all its teams?`}
                               confirmLabel={`Remove ${name} now`}
@@ -110,7 +115,7 @@ export function PeoplePage(props: { organization: string }) {
           {remove.message}
         </p>
       )}
-      {mayManage && <InviteForm organization={props.organization} onInvited={memberships.reload} />}
+      {mayInvite && <InviteForm organization={props.organization} onInvited={memberships.reload} />}
     </>
   );
 }
@@ -153,6 +158,8 @@ function InviteForm(props: { organization: string; onInvited: () => void }) {
     }
   }
   const emailError = (invite.error?.forField('email').length ?? 0) > 0;
+  // Only teams the caller may add members to: an invitation into any other is refused.
+  const joinable = (teams.data?.data ?? []).filter((team) => team.attributes.permissions['can-update-membership'] === true);
   const link = sent ? `${window.location.origin}${href(paths.invitation(sent.id))}` : '';
   return (
     <section aria-labelledby="invite-heading">
@@ -179,10 +186,10 @@ function InviteForm(props: { organization: string; onInvited: () => void }) {
           aria-describedby={emailError ? 'invite-email-error' : undefined}
         />
         <FieldErrors id="invite-email-error" error={invite.error} field="email" />
-        {(teams.data?.data.length ?? 0) > 0 && (
+        {joinable.length > 0 && (
           <fieldset>
             <legend>Teams to join on accepting (optional)</legend>
-            {teams.data!.data.map((team) => (
+            {joinable.map((team) => (
               <label class="choice" key={team.id}>
                 <input
                   type="checkbox"

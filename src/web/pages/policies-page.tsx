@@ -24,7 +24,8 @@ interface PolicySetAttributes {
 
 /**
  * An organization's OPA policies and policy sets (HCP Terraform's API): what each policy checks and how
- * strictly, which sets group them and which workspaces each set applies to. Owners create a policy (its Rego
+ * strictly, which sets group them and which workspaces each set applies to. Those the organization's
+ * `can-update-sentinel` names (owners, `manage-policies`) create a policy (its Rego
  * is compiled by the server's OPA on upload; a refusal shows OPA's message) and a policy set.
  */
 export function PoliciesPage(props: { organization: string }) {
@@ -34,8 +35,8 @@ export function PoliciesPage(props: { organization: string }) {
   const policies = useApi(() => api.get<ListDocument<PolicyAttributes>>(`/organizations/${org}/policies`, { 'page[size]': '100' }), [props.organization]);
   const sets = useApi(() => api.get<ListDocument<PolicySetAttributes>>(`/organizations/${org}/policy-sets`, { 'page[size]': '100' }), [props.organization]);
   const workspaces = useApi(() => api.get<ListDocument<WorkspaceAttributes>>(`/organizations/${org}/workspaces`, { 'page[size]': '100' }), [props.organization]);
-  // The organization's permissions name no policy right; owners (can-update) may always manage policies.
-  const mayManage = organization.data?.data.attributes.permissions?.['can-update'] === true;
+  // HCP's name for writing policies (owners, `manage-policies`, on an edition with policies).
+  const mayManage = organization.data?.data.attributes.permissions?.['can-update-sentinel'] === true;
   const policyNames = new Map((policies.data?.data ?? []).map((policy) => [policy.id, policy.attributes.name]));
   const workspaceNames = new Map((workspaces.data?.data ?? []).map((workspace) => [workspace.id, workspace.attributes.name]));
   const names = (resource: Resource<unknown>, relation: string, from: Map<string, string>) =>
