@@ -2,7 +2,8 @@ import { Errors, type ApiError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { editionHasTeam } from './editions.js';
 import type { OrganizationStanding } from './organization-standing.js';
-import { canManagePolicies, canReadRuns, taskStagePermissions, type StageHolds } from './task-stage-permissions.js';
+import { decideOverride, STAGE_HOLDING_NOTHING, type OverrideStageFacts } from '../shared/override-rule.js';
+import { canManagePolicies, canReadRuns, overrideCallerOf } from './task-stage-permissions.js';
 import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, teamPermissions, type TeamFacts } from './team-permissions.js';
 import { canManageRunTasks, canManageWorkspaces, canQueueRuns, canReadRunTasks, canReadWorkspaces } from './workspace-permissions.js';
 import { allow, allowOrDeny, allowOrHide, deny, hide, type Verdict } from './verdict.js';
@@ -35,8 +36,8 @@ export interface ThingFacts {
   run: { action?: string };
   plan: Record<string, never>;
   apply: Record<string, never>;
-  /** What holds the stage (who may override depends on it); a stage of run tasks only when not given. */
-  'task-stage': { holds?: StageHolds };
+  /** The stage as the override rule reads it (who may override depends on what holds it); one holding nothing when not given. */
+  'task-stage': { stage?: OverrideStageFacts };
   'task-result': Record<string, never>;
   /** Whether the organization's edition has policies (writes are refused without). */
   policy: { policiesEntitled: boolean };
@@ -171,7 +172,11 @@ export const ACCESS_TABLE = {
   },
   'task-stage': {
     read: (s) => allowOrHide(canReadRuns(s)),
-    override: (s, stage) => allowOrDeny(taskStagePermissions(s, stage.holds)['can-override'], canReadRuns(s), Errors.overrideNotAllowed),
+    /** The override rule (shared/override-rule.ts) decides; this row only says which of its answers are 404 and 403. */
+    override: (s, facts) => {
+      const decision = decideOverride(overrideCallerOf(s), facts.stage ?? STAGE_HOLDING_NOTHING);
+      return decision.kind === 'hidden' ? hide : decision.kind === 'refused' ? deny(Errors.overrideNotAllowed()) : allow;
+    },
   },
   'task-result': { read: (s) => allowOrHide(canReadRuns(s)) },
   /** Any member of the organization reads its policies and policy sets (HCP: they are the organization's rules). */

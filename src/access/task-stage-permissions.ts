@@ -1,4 +1,6 @@
 import type { OrganizationStanding } from './organization-standing.js';
+import type { Principal } from '../core/principal.js';
+import { overridePermissions, TASKS_ONLY, type OverrideCaller, type StageHolds, type TaskStagePermissions } from '../shared/override-rule.js';
 import { canReadWorkspaces } from './workspace-permissions.js';
 
 /**
@@ -15,37 +17,38 @@ export function canReadRuns(standing: OrganizationStanding): boolean {
   return canReadWorkspaces(standing);
 }
 
-export interface TaskStagePermissions {
-  'can-override-policy': boolean;
-  'can-override-tasks': boolean;
-  'can-override': boolean;
-}
+export type { StageHolds, TaskStagePermissions } from '../shared/override-rule.js';
+export { TASKS_ONLY } from '../shared/override-rule.js';
 
-/** What holds a stage: a mandatory run task that failed, a mandatory policy that failed in an overridable set. */
-export interface StageHolds {
-  tasks: boolean;
-  policies: boolean;
-}
-
-/** A stage of run task results only, as every stage was before policies (issue 29). */
-export const TASKS_ONLY: StageHolds = { tasks: true, policies: false };
-
-/**
- * Who may override: a person (never the organization token) who owns the organization or holds
- * `manage-run-tasks` (tasks) / `manage-policy-overrides` (policy), as HCP documents. `can-override` needs the
- * right for every kind of thing that holds the stage: the tasks right for failed run tasks, the policy right
- * for failed policies, both when both failed (and, before anything failed, the rights for what the stage holds).
- */
-export function taskStagePermissions(standing: OrganizationStanding, holds: StageHolds = TASKS_ONLY): TaskStagePermissions {
-  const person = standing.actsAsPerson && canReadRuns(standing);
-  const overrideTasks = person && (standing.isOwner || standing.access['manage-run-tasks']);
-  const overridePolicy = person && (standing.isOwner || standing.access['manage-policy-overrides']);
-  const needed = holds.tasks || holds.policies ? holds : TASKS_ONLY;
+/** The caller as the override rule (shared/override-rule.ts) sees them, from their standing in the run's organization. */
+export function overrideCallerOf(standing: OrganizationStanding): OverrideCaller {
   return {
-    'can-override-policy': overridePolicy,
-    'can-override-tasks': overrideTasks,
-    'can-override': (!needed.tasks || overrideTasks) && (!needed.policies || overridePolicy),
+    actsAsPerson: standing.actsAsPerson,
+    readsRuns: canReadRuns(standing),
+    isOwner: standing.isOwner,
+    manageRunTasks: standing.access['manage-run-tasks'],
+    managePolicyOverrides: standing.access['manage-policy-overrides'],
+    overrider: overriderOf(standing.principal),
   };
+}
+
+/** Who counts once among a stage's approvers: the person, or the team whose token overrode. */
+function overriderOf(principal: Principal): string {
+  switch (principal.kind) {
+    case 'user':
+      return `user:${principal.userId}`;
+    case 'team':
+      return `team:${principal.teamId}`;
+    case 'site-admin':
+      return 'site-admin';
+    case 'organization':
+      return `organization:${principal.organizationName}`;
+  }
+}
+
+/** `permissions` of a stage held by `holds`, for this caller: the override rule's answer (shared/override-rule.ts). */
+export function taskStagePermissions(standing: OrganizationStanding, holds: StageHolds = TASKS_ONLY): TaskStagePermissions {
+  return overridePermissions(overrideCallerOf(standing), holds);
 }
 
 /** Who may write policies and policy sets: owners and holders of `manage-policies`. */

@@ -10,7 +10,9 @@ import { parseTimestamps, timestampKey, withTimestamp, withTimestamps } from '..
 import type { Actor } from '../record/actor.js';
 import type { RunRecorder } from '../record/run-record.repository.js';
 import { stageWords } from '../runs/run-event-descriptions.js';
-import { approvalsOf, requiredApprovals, resultsSummary } from './stage-record.js';
+import { resultsSummary } from './stage-record.js';
+import { overrideFactsOf } from './override-facts.js';
+import { decideOverride, type OverrideCaller, type OverrideDecision, type OverrideStageFacts } from '../shared/override-rule.js';
 import {
   OPEN_POLICY_EVALUATION_STATUSES, OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus,
   type EnforcementLevel, type PolicyFacts, type ResultStatus,
@@ -342,29 +344,34 @@ export class TaskStageRunner implements TaskStagePort {
   }
 
   /**
-   * One person's override of a stage awaiting it. The stage needs the overrides of as many distinct people
-   * as its failed mandatory results require (their workspace tasks' `required-approvals`, default 1); one
-   * person counts once. With enough, the stage is `running` again (its first `running-at` kept,
-   * `overridden-at` added) and a job completes it as `passed`; until then it stays `awaiting_override`.
-   * Each override is an event on the run's record. Answers the stage as written and its approvals, or
-   * 'not-awaiting' / 'already-approved'.
+   * One person's override of a stage, decided by the override rule (shared/override-rule.ts) on the stage as it
+   * is under its lock: `check` first answers who may (the access table's 404 or 403, thrown), then the rule
+   * answers whether the stage awaits an override, whether this person already counted, and whether their
+   * approval releases it. Each override is recorded and is an event on the run's record. Released, the stage
+   * is `running` again (its first `running-at` kept, `overridden-at` added), the policy evaluations that held
+   * it become `overridden`, and a job completes it as `passed`; until then it stays `awaiting_override`.
+   * Answers the rule's decision and the stage as written.
    */
   async override(
     stageId: string,
-    overriddenBy: string,
+    caller: OverrideCaller,
     actor: Actor,
     comment: string | null,
-  ): Promise<{ stage: TaskStageRow; approvals: number; required: number } | 'not-awaiting' | 'already-approved'> {
+    check: (facts: OverrideStageFacts) => void,
+  ): Promise<{ decision: OverrideDecision; stage?: TaskStageRow }> {
     return this.db.transaction().execute(async (trx) => {
       const stage = await this.stages.lockedStage(trx, stageId);
-      if (!stage || stage.status !== 'awaiting_override') return 'not-awaiting';
+      if (!stage) return { decision: { kind: 'not-awaiting', status: 'gone' } };
+      const evaluations = await this.evaluations.ofStages([stage.id], trx);
       const overrides = await this.stages.overridesOf([stage.id], trx);
-      if (overrides.some((override) => override.overridden_by === overriddenBy)) return 'already-approved';
-      const required = requiredApprovals(await this.stages.resultsOfStages([stage.id], trx));
-      const approvals = approvalsOf([...overrides.map((override) => override.overridden_by), overriddenBy]);
+      const facts = overrideFactsOf(stage, await this.stages.resultsOfStages([stage.id], trx), evaluations, overrides);
+      check(facts);
+      const decision = decideOverride(caller, facts);
+      if (decision.kind !== 'approved') return { decision, stage };
+      const { approvals, required } = decision;
       const now = nowIso();
       await this.stages.insertOverride(trx, {
-        id: newId('tso'), task_stage_id: stage.id, run_id: stage.run_id, overridden_by: overriddenBy, overridden_by_name: actor.name, comment, created_at: now,
+        id: newId('tso'), task_stage_id: stage.id, run_id: stage.run_id, overridden_by: caller.overrider, overridden_by_name: actor.name, comment, created_at: now,
       });
       await this.recorder.record(trx, {
         runId: stage.run_id,
@@ -374,11 +381,11 @@ export class TaskStageRunner implements TaskStagePort {
         comment,
         at: now,
       });
-      if (approvals < required) return { stage, approvals, required };
+      if (!decision.releases) return { decision, stage };
       const changes = { status: 'running', status_timestamps: withTimestamps(stage.status_timestamps, ['running', 'overridden'], now, true), updated_at: now };
-      if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return 'not-awaiting';
+      if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return { decision: { kind: 'not-awaiting', status: stage.status } };
       // HCP shows a policy evaluation that held the stage as `overridden` once released.
-      for (const evaluation of await this.evaluations.ofStages([stage.id], trx)) {
+      for (const evaluation of evaluations) {
         if (evaluation.hold !== 'override') continue;
         await this.evaluations.update(trx, evaluation.id, ['failed'], {
           status: 'overridden',
@@ -391,7 +398,7 @@ export class TaskStageRunner implements TaskStagePort {
         payload: { stageId: stage.id },
         dedupeKey: `${JOB_KINDS.completeOverride}:${stage.id}`,
       });
-      return { stage: { ...stage, ...changes }, approvals, required };
+      return { decision, stage: { ...stage, ...changes } };
     });
   }
 

@@ -1,10 +1,12 @@
 import type { OrganizationStanding } from '../access/organization-standing.js';
-import { taskStagePermissions } from '../access/task-stage-permissions.js';
+import { overrideCallerOf } from '../access/task-stage-permissions.js';
+import { overrideStanding, type OverrideCaller } from '../shared/override-rule.js';
+import { overrideFactsOf } from './override-facts.js';
 import { requireAccess } from '../access/require-access.js';
 import { HIDDEN_AS } from '../access/access-table.js';
 import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
-import type { StageHolds, TaskStagePermissions } from '../access/task-stage-permissions.js';
+import type { TaskStagePermissions } from '../access/task-stage-permissions.js';
 import type { PolicyEvaluationRow, PolicyEvaluationsRepository, PolicySetOutcomeRow } from './policy-evaluations.repository.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationGate } from '../access/organization-gate.js';
@@ -12,7 +14,6 @@ import type { VisibleRun } from '../runs/runs.service.js';
 import type { TaskStageRunner } from './task-stage-runner.js';
 import type { OutcomeRow, OverrideRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 import { actorOf } from '../record/actor.js';
-import { requiredApprovals } from './stage-record.js';
 import { parseTimestamps, timestampKey } from '../core/status-timestamps.js';
 
 export type TaskStageInclude = 'run' | 'run.workspace' | 'task-results' | 'policy-evaluations';
@@ -22,6 +23,8 @@ export const TASK_STAGE_INCLUDES: readonly TaskStageInclude[] = ['run', 'run.wor
 /** Who overrode a stage, and how many distinct overrides it needs ("n of N"). */
 export interface StageApprovals {
   required: number;
+  /** Distinct overriders so far. */
+  given: number;
   overrides: OverrideRow[];
 }
 
@@ -32,20 +35,6 @@ export interface TaskStageView {
   permissions: TaskStagePermissions;
   /** Its overrides and how many distinct people it needs (issue 27); absent where not read. */
   approvals?: StageApprovals;
-}
-
-/**
- * What holds a stage, which decides who may override it: awaiting an override, the failed mandatory run tasks
- * and the policy evaluations that asked for one; before that, whatever the stage holds.
- */
-export function stageHolds(stage: TaskStageRow, results: readonly TaskResultRow[], evaluations: readonly PolicyEvaluationRow[]): StageHolds {
-  if (stage.status === 'awaiting_override') {
-    return {
-      tasks: results.some((result) => result.enforcement_level === 'mandatory' && result.status === 'failed'),
-      policies: evaluations.some((evaluation) => evaluation.hold === 'override'),
-    };
-  }
-  return { tasks: results.length > 0, policies: evaluations.length > 0 };
 }
 
 /** `filter[n][status]` and `filter[n][enforcement_level]` of the policy set outcomes list: each pair narrows the outcomes shown. */
@@ -65,20 +54,6 @@ export interface TaskStageDetails {
   stage: TaskStageView;
   results: TaskResultRow[];
   evaluations: PolicyEvaluationRow[];
-}
-
-/** Who overrode, as recorded with the override. */
-function principalLabel(principal: Principal): string {
-  switch (principal.kind) {
-    case 'user':
-      return `user:${principal.userId}`;
-    case 'team':
-      return `team:${principal.teamId}`;
-    case 'site-admin':
-      return 'site-admin';
-    case 'organization':
-      return `organization:${principal.organizationName}`;
-  }
 }
 
 /**
@@ -141,24 +116,42 @@ export class TaskStagesService {
     return pageOf(page, rows, total);
   }
 
-  /** `found` is the route's `task-stage` lookup. */
+  /**
+   * `found` is the route's `task-stage` lookup. The override rule (shared/override-rule.ts) decides on the stage
+   * as it is under its lock: the access table turns its "hidden" and "refused" into 404 and 403, the rest are
+   * answered here (409 when the stage does not await an override or this caller already counted).
+   */
   async override(principal: Principal, found: VisibleStage, comment: string | null): Promise<TaskStageView> {
     const { stage, standing } = found;
-    const evaluations = await this.evaluations.ofStages([stage.id]);
-    const holds = stageHolds(stage, await this.stages.resultsOfStages([stage.id]), evaluations);
-    requireAccess(standing, 'task-stage', 'override', { holds });
-    const permissions = taskStagePermissions(standing, holds);
-    if (stage.status !== 'awaiting_override') throw Errors.stageNotAwaitingOverride(stage.status);
-    const outcome = await this.runner.override(stage.id, principalLabel(principal), actorOf(principal), comment);
-    if (outcome === 'already-approved') throw Errors.alreadyApproved();
-    if (outcome === 'not-awaiting') throw Errors.stageNotAwaitingOverride((await this.stages.findStage(stage.id))?.status ?? 'gone');
-    const [view] = await this.stageViews(standing, [outcome.stage]);
-    return { ...view!, permissions };
+    const { decision, stage: written } = await this.runner.override(stage.id, overrideCallerOf(standing), actorOf(principal), comment, (facts) =>
+      requireAccess(standing, 'task-stage', 'override', { stage: facts }),
+    );
+    switch (decision.kind) {
+      case 'approved': {
+        const [view] = await this.stageViews(standing, [written!]);
+        // What the caller could do as they overrode (the stage, now running, holds nothing that awaits them).
+        return { ...view!, permissions: decision.permissions };
+      }
+      case 'already-approved':
+        throw Errors.alreadyApproved();
+      case 'not-awaiting':
+        throw Errors.stageNotAwaitingOverride(decision.status);
+      case 'hidden':
+      case 'refused':
+        // Unreachable: requireAccess asked the same rule on the same facts and threw its 404 or 403.
+        throw new Error(`the access table allowed an override the rule ${decision.kind}`);
+    }
   }
 
   /** For `GET /runs/:id?include=task_stages`: the stages of these runs in run then stage order, as `standing` sees them. */
   async forRuns(standing: OrganizationStanding, runIds: readonly string[]): Promise<TaskStageView[]> {
     return this.stageViews(standing, await this.stages.stagesOfRuns(runIds));
+  }
+
+  /** What a stage document shows about overriding it, for this caller: the rule's answer, its overrides. */
+  private overrideView(caller: OverrideCaller, row: TaskStageRow, results: TaskResultRow[], evaluations: PolicyEvaluationRow[], overrides: OverrideRow[]) {
+    const standing = overrideStanding(caller, overrideFactsOf(row, results, evaluations, overrides));
+    return { permissions: standing.permissions, approvals: { required: standing.required, given: standing.approvals, overrides } };
   }
 
   private async stageViews(standing: OrganizationStanding, rows: TaskStageRow[]): Promise<TaskStageView[]> {
@@ -168,6 +161,7 @@ export class TaskStagesService {
     // Only a stage that once awaited an override can have overrides: most reads need no query for them.
     const overridable = rows.filter((row) => parseTimestamps(row.status_timestamps)[timestampKey('awaiting_override')] !== undefined).map((row) => row.id);
     const overrides = await this.stages.overridesOf(overridable);
+    const caller = overrideCallerOf(standing);
     return rows.map((row) => {
       const own = results.filter((result) => result.task_stage_id === row.id);
       const ownEvaluations = evaluations.filter((evaluation) => evaluation.task_stage_id === row.id);
@@ -175,8 +169,7 @@ export class TaskStagesService {
         stage: row,
         resultIds: own.map((result) => result.id),
         evaluationIds: ownEvaluations.map((evaluation) => evaluation.id),
-        permissions: taskStagePermissions(standing, stageHolds(row, own, ownEvaluations)),
-        approvals: { required: requiredApprovals(own), overrides: overrides.filter((override) => override.task_stage_id === row.id) },
+        ...this.overrideView(caller, row, own, ownEvaluations, overrides.filter((override) => override.task_stage_id === row.id)),
       };
     });
   }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countsFromApplyLog, parseAgentReport, reportedCounts, storedReport } from '../../src/runs/agent-report.js';
 import { describeRunStatus } from '../../src/runs/run-event-descriptions.js';
-import { approvalsOf, requiredApprovals, resultsSummary } from '../../src/taskstages/stage-record.js';
+import { resultsSummary } from '../../src/taskstages/stage-record.js';
 
 describe('apply counts', () => {
   it("reads terraform's and tofu's Apply complete! line, with and without imports, through ANSI colours", () => {
@@ -35,17 +35,9 @@ describe('apply counts', () => {
   });
 });
 
-describe('approvals', () => {
+describe('the record of a stage', () => {
   const result = (status: string, enforcement: 'advisory' | 'mandatory', required: number) => ({
     task_name: 't', status, enforcement_level: enforcement, message: null, required_approvals: required,
-  });
-  it('a stage needs the most any failed mandatory result asks for, at least 1', () => {
-    assert.equal(requiredApprovals([]), 1);
-    assert.equal(requiredApprovals([result('failed', 'mandatory', 3), result('failed', 'mandatory', 2)]), 3);
-    assert.equal(requiredApprovals([result('passed', 'mandatory', 3), result('failed', 'advisory', 5), result('failed', 'mandatory', 2)]), 2);
-  });
-  it('one overrider counts once', () => {
-    assert.equal(approvalsOf(['user:a', 'user:b', 'user:a']), 2);
   });
   it('says which results failed a stage', () => {
     assert.equal(resultsSummary([{ ...result('errored', 'mandatory', 1), task_name: 'scan', message: 'no callback' }, result('failed', 'advisory', 1)], true), "'scan' (mandatory) errored: no callback");

@@ -1,9 +1,9 @@
 import type { TaskStagePermissions } from '../../access/task-stage-permissions.js';
 import type { Resource } from '../jsonapi.js';
+import { isOverridable } from '../../shared/override-rule.js';
 import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OutcomeRow, TaskResultRow, TaskStageRow } from '../../taskstages/task-stages.repository.js';
 import type { StageApprovals, TaskStageView } from '../../taskstages/task-stages.service.js';
-import { approvalsOf } from '../../taskstages/stage-record.js';
 
 /** `permissions` and `actions` on every stage document, so clients know whether they may override. */
 export function taskStageResource(stage: TaskStageRow, resultIds: string[], permissions: TaskStagePermissions, evaluationIds: string[] = [], approvals?: StageApprovals): Resource {
@@ -17,12 +17,12 @@ export function taskStageResource(stage: TaskStageRow, resultIds: string[], perm
       'created-at': stage.created_at,
       'updated-at': stage.updated_at,
       permissions,
-      actions: { 'is-overridable': stage.status === 'awaiting_override' },
+      actions: { 'is-overridable': isOverridable(stage.status) },
       // Teamstage's: how many distinct people's overrides the stage needs, how many it has, and who gave them.
       ...(approvals
         ? {
             'required-approvals': approvals.required,
-            approvals: approvalsOf(approvals.overrides.map((override) => override.overridden_by)),
+            approvals: approvals.given,
             overrides: approvals.overrides.map((override) => ({
               'overridden-by': override.overridden_by_name ?? override.overridden_by,
               comment: override.comment,

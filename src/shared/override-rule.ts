@@ -1,0 +1,168 @@
+/**
+ * THE OVERRIDE: whether a person may release a task stage that awaits one, and what their override does.
+ * One pure function of plain data (`decideOverride`), dependency-free so that the server's access table,
+ * the task stage runner and the stage documents all ask the same rule (issue 26: "the override's rules in
+ * one function"); the console and the pipeline client read its answers from the stage document
+ * (`permissions`, `actions.is-overridable`, `required-approvals`, `approvals`).
+ *
+ * The rule in words (CONTRACT §8, issue 27):
+ * - Who: a person (never the organization token or a token it minted) who may read the run, and who owns the
+ *   organization or holds the right for every kind of thing that holds the stage: `manage-run-tasks` for a
+ *   failed mandatory run task, `manage-policy-overrides` for a failed mandatory policy in an overridable set,
+ *   both when both failed. Before anything failed, the rights for what the stage holds (run tasks when it
+ *   holds nothing). Someone who may not read the run does not learn the stage exists (hidden: 404); a reader
+ *   without the rights is refused (403).
+ * - When: only from `awaiting_override` (else the override conflicts with the stage's status: 409).
+ * - How many: the stage needs the overrides of as many distinct people as the most that any of its failed
+ *   mandatory run tasks asks for (their workspace tasks' `required-approvals`) and its workspace asks for
+ *   (`required-approvals` of the workspace), at least 1. One person (a user, or one team token) counts once:
+ *   a second override by the same one conflicts (409).
+ * - What it does: the override is recorded; with enough distinct approvals the stage is released (it runs
+ *   again, then passes, and the policy evaluations that held it become `overridden`); with fewer it keeps
+ *   awaiting the others.
+ */
+import { AWAITING_OVERRIDE } from './task-stage-statuses.js';
+
+/** What holds a stage: a mandatory run task that failed, a mandatory policy that failed in an overridable set. */
+export interface StageHolds {
+  tasks: boolean;
+  policies: boolean;
+}
+
+/** A stage of run task results only, as every stage was before policies (issue 29). */
+export const TASKS_ONLY: StageHolds = { tasks: true, policies: false };
+
+/** The caller as the rule sees it (built from their standing in the run's organization: access/task-stage-permissions.ts). */
+export interface OverrideCaller {
+  /** Not the organization token nor a token it minted. */
+  actsAsPerson: boolean;
+  /** May read the run (and so see its stages). */
+  readsRuns: boolean;
+  isOwner: boolean;
+  manageRunTasks: boolean;
+  managePolicyOverrides: boolean;
+  /** Who counts once: `user:<id>`, `team:<id>`, `site-admin`. */
+  overrider: string;
+}
+
+/** A run task result of the stage, as the rule needs it. */
+export interface OverrideResultFacts {
+  status: string;
+  enforcementLevel: string;
+  /** Its workspace task's `required-approvals` when the run was created. */
+  requiredApprovals: number;
+}
+
+/** The stage as the rule needs it, read under the stage's lock when the override is decided. */
+export interface OverrideStageFacts {
+  status: string;
+  results: readonly OverrideResultFacts[];
+  /** The `hold` of each of its policy evaluations (`none`, `override`, `fail`, `error`). */
+  policyHolds: readonly string[];
+  /** The workspace's `required-approvals` (1 when it asks for nothing more than the seed). */
+  workspaceRequiredApprovals: number;
+  /** Who overrode it so far (`overrider` keys, oldest first). */
+  overriders: readonly string[];
+}
+
+/** What every stage document says about overriding it (HCP's `permissions` and `actions`, Teamstage's "n of N"). */
+export interface TaskStagePermissions {
+  'can-override-policy': boolean;
+  'can-override-tasks': boolean;
+  'can-override': boolean;
+}
+
+export interface OverrideStanding {
+  holds: StageHolds;
+  permissions: TaskStagePermissions;
+  /** `actions.is-overridable`: the stage waits for a person. */
+  isOverridable: boolean;
+  /** Distinct people whose overrides it needs, and has. */
+  required: number;
+  approvals: number;
+}
+
+export type OverrideDecision =
+  /** The caller may not read the run: 404, as for a stage that does not exist. */
+  | { kind: 'hidden' }
+  /** The caller sees the stage but lacks a right it needs: 403. */
+  | { kind: 'refused' }
+  /** The stage does not await an override: 409. */
+  | { kind: 'not-awaiting'; status: string }
+  /** This caller already counted: 409, it needs another person. */
+  | { kind: 'already-approved' }
+  /** The override is recorded; `releases` when it brings the distinct approvals to the number required. */
+  | { kind: 'approved'; approvals: number; required: number; releases: boolean; permissions: TaskStagePermissions };
+
+/** Empty facts: a stage that holds nothing yet (its permissions are those of a stage of run tasks). */
+export const STAGE_HOLDING_NOTHING: OverrideStageFacts = { status: 'pending', results: [], policyHolds: [], workspaceRequiredApprovals: 1, overriders: [] };
+
+const failedMandatory = (result: OverrideResultFacts) => result.enforcementLevel === 'mandatory' && result.status === 'failed';
+
+/**
+ * What holds a stage, which decides who may override it: awaiting an override, the failed mandatory run tasks
+ * and the policy evaluations that asked for one; before that, whatever the stage holds.
+ */
+export function stageHolds(stage: OverrideStageFacts): StageHolds {
+  if (isOverridable(stage.status)) {
+    return { tasks: stage.results.some(failedMandatory), policies: stage.policyHolds.includes('override') };
+  }
+  return { tasks: stage.results.length > 0, policies: stage.policyHolds.length > 0 };
+}
+
+/** Who may override a stage held by `holds` (see the rule above). */
+export function overridePermissions(caller: Omit<OverrideCaller, 'overrider'>, holds: StageHolds = TASKS_ONLY): TaskStagePermissions {
+  const person = caller.actsAsPerson && caller.readsRuns;
+  const overrideTasks = person && (caller.isOwner || caller.manageRunTasks);
+  const overridePolicy = person && (caller.isOwner || caller.managePolicyOverrides);
+  const needed = holds.tasks || holds.policies ? holds : TASKS_ONLY;
+  return {
+    'can-override-policy': overridePolicy,
+    'can-override-tasks': overrideTasks,
+    'can-override': (!needed.tasks || overrideTasks) && (!needed.policies || overridePolicy),
+  };
+}
+
+/** Distinct people whose overrides the stage needs: the most its failed mandatory tasks and its workspace ask for, at least 1. */
+export function requiredApprovals(stage: Pick<OverrideStageFacts, 'results' | 'workspaceRequiredApprovals'>): number {
+  const counts = stage.results.filter(failedMandatory).map((result) => wholeOrOne(result.requiredApprovals));
+  return Math.max(1, wholeOrOne(stage.workspaceRequiredApprovals), ...counts);
+}
+
+/** Approvals given: one per distinct overrider (a person, or a team token, counts once). */
+export function approvalsOf(overriders: readonly string[]): number {
+  return new Set(overriders).size;
+}
+
+/** `actions.is-overridable`: the stage waits for a person to override it (or to discard its run). */
+export function isOverridable(status: string): boolean {
+  return status === AWAITING_OVERRIDE;
+}
+
+/** What the stage document shows this caller about overriding it. */
+export function overrideStanding(caller: Omit<OverrideCaller, 'overrider'>, stage: OverrideStageFacts): OverrideStanding {
+  const holds = stageHolds(stage);
+  return {
+    holds,
+    permissions: overridePermissions(caller, holds),
+    isOverridable: isOverridable(stage.status),
+    required: requiredApprovals(stage),
+    approvals: approvalsOf(stage.overriders),
+  };
+}
+
+/** THE decision on one override by `caller` of a stage as it is now; the checks in the order their answers rank. */
+export function decideOverride(caller: OverrideCaller, stage: OverrideStageFacts): OverrideDecision {
+  const standing = overrideStanding(caller, stage);
+  if (!caller.readsRuns) return { kind: 'hidden' };
+  if (!standing.permissions['can-override']) return { kind: 'refused' };
+  if (!standing.isOverridable) return { kind: 'not-awaiting', status: stage.status };
+  if (stage.overriders.includes(caller.overrider)) return { kind: 'already-approved' };
+  const approvals = approvalsOf([...stage.overriders, caller.overrider]);
+  return { kind: 'approved', approvals, required: standing.required, releases: approvals >= standing.required, permissions: standing.permissions };
+}
+
+function wholeOrOne(value: number): number {
+  const count = Number(value);
+  return Number.isInteger(count) && count >= 1 ? count : 1;
+}
