@@ -42,6 +42,9 @@ import { PlanJsonChecker } from './runs/plan-json-checker.js';
 import { RunsService } from './runs/runs.service.js';
 import { RunRecorder, RunRecordRepository } from './record/run-record.repository.js';
 import { RunRecordService } from './runs/run-record.service.js';
+import { AuditTrailRepository } from './record/audit-trail.repository.js';
+import { AuditTrailRecorder } from './record/audit-trail-recorder.js';
+import { AuditTrailService } from './record/audit-trail.service.js';
 import { TaskVerifier } from './runtasks/task-verification.js';
 import { TaskDestinations } from './outbound/task-destinations.js';
 import { TasksRepository } from './runtasks/tasks.repository.js';
@@ -73,7 +76,10 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const teams = new TeamsRepository(db, handle.dialect);
   const standings = new StandingRepository(db);
   const gate = new OrganizationGate(organizations, standings);
-  const teamsService = new TeamsService(teams, users, memberships, gate);
+  // The organization audit trail: written by every domain in the transaction of its change, read with the audit trail token.
+  const auditTrail = new AuditTrailRepository(db);
+  const auditTrailRecorder = new AuditTrailRecorder(db, auditTrail);
+  const teamsService = new TeamsService(teams, users, memberships, gate, auditTrailRecorder);
   const stopFunctions: Array<() => Promise<void>> = [];
   const jobs = new Jobs(
     handle,
@@ -159,6 +165,9 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     runRecorder,
     runRecords,
     runRecordService,
+    /** The audit trail's port: `auditTrailRecorder.record(trx, { organizationName, actor, resource })`. */
+    auditTrailRecorder,
+    auditTrailService: new AuditTrailService(auditTrail),
     taskStageRunner,
     taskAccessTokens,
     runsService,

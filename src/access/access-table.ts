@@ -1,5 +1,5 @@
 import { Errors, type ApiError } from '../core/errors.js';
-import type { Principal } from '../core/principal.js';
+import type { AnyPrincipal } from '../core/principal.js';
 import { editionHasTeam } from './editions.js';
 import type { OrganizationStanding } from './organization-standing.js';
 import { decideOverride, STAGE_HOLDING_NOTHING, type OverrideStageFacts } from '../shared/override-rule.js';
@@ -195,19 +195,25 @@ export type ActionOn<T extends Thing> = keyof (typeof ACCESS_TABLE)[T] & string;
  */
 export const PERSONAL_TABLE = {
   /** Creating organizations: people (users, site admins), not tokens of an organization or a team. */
-  'create-organization': (p: Principal) => allowOrHide(p.kind === 'user' || p.kind === 'site-admin'),
+  'create-organization': (p: AnyPrincipal) => allowOrHide(p.kind === 'user' || p.kind === 'site-admin'),
   /** The same where TEAMSTAGE_ORGANIZATION_CREATORS=site-admin: a user sees the endpoint and is refused (403). */
-  'create-organization-site-admin-only': (p: Principal) =>
+  'create-organization-site-admin-only': (p: AnyPrincipal) =>
     p.kind === 'site-admin' ? allow : p.kind === 'user' ? deny(Errors.onlySiteAdminCreatesOrganizations()) : hide,
   /** Users and the site's settings. */
-  'administer-site': (p: Principal) => allowOrHide(p.kind === 'site-admin'),
+  'administer-site': (p: AnyPrincipal) => allowOrHide(p.kind === 'site-admin'),
   /** A user's own tokens (or any user's, for a site admin): listed and created through the user... */
-  'manage-user-tokens': (p: Principal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
+  'manage-user-tokens': (p: AnyPrincipal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
   /** ...or one of them, by the token's id. */
-  'manage-user-token': (p: Principal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
+  'manage-user-token': (p: AnyPrincipal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
   /** Only the invited user accepts an invitation. */
-  'accept-invitation': (p: Principal, userId: string) => allowOrHide(p.kind === 'user' && p.userId === userId),
-} satisfies Record<string, (principal: Principal, userId: string) => Verdict>;
+  'accept-invitation': (p: AnyPrincipal, userId: string) => allowOrHide(p.kind === 'user' && p.userId === userId),
+  /**
+   * The organization audit trail (`GET /organization/audit-trail`, which names no organization): only an
+   * organization's audit trail token reads it, and only its own organization's. Every other token, the
+   * organization token and owners' tokens included, finds nothing there (CONTRACT section 3).
+   */
+  'read-audit-trail': (p: AnyPrincipal) => allowOrHide(p.kind === 'audit-trail'),
+} satisfies Record<string, (principal: AnyPrincipal, userId: string) => Verdict>;
 
 export type PersonalAction = keyof typeof PERSONAL_TABLE;
 
@@ -218,4 +224,5 @@ export const PERSONAL_HIDDEN_AS: Record<PersonalAction, () => ApiError> = {
   'manage-user-tokens': Errors.userNotFound,
   'manage-user-token': Errors.tokenNotFound,
   'accept-invitation': Errors.membershipNotFound,
+  'read-audit-trail': Errors.auditTrailNotFound,
 };

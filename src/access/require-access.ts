@@ -1,4 +1,4 @@
-import type { Principal } from '../core/principal.js';
+import type { AnyPrincipal } from '../core/principal.js';
 import { ACCESS_TABLE, HIDDEN_AS, PERSONAL_HIDDEN_AS, PERSONAL_TABLE, type ActionOn, type PersonalAction, type Thing, type ThingFacts } from './access-table.js';
 import type { OrganizationStanding } from './organization-standing.js';
 import type { Verdict } from './verdict.js';
@@ -46,7 +46,7 @@ export function requireAccess<T extends Thing>(
 }
 
 /** The same for things outside organizations; `userId`: the user whose thing it is, where there is one. */
-export function requirePersonalAccess(principal: Principal, action: PersonalAction, userId = ''): void {
+export function requirePersonalAccess(principal: AnyPrincipal, action: PersonalAction, userId = ''): void {
   const verdict: Verdict = PERSONAL_TABLE[action](principal, userId);
   if (verdict.kind === 'deny') throw verdict.error;
   if (verdict.kind !== 'allow') throw PERSONAL_HIDDEN_AS[action]();

@@ -115,6 +115,8 @@ export const Errors = {
   policySetNotFound: () => new NotFound('policy set not found'),
   policyEvaluationNotFound: () => new NotFound('policy evaluation not found'),
   policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
+  /** What every token but an audit trail token finds at the organization audit trail (access-table.ts). */
+  auditTrailNotFound: () => new NotFound("the organization audit trail is read with the organization's audit trail token (?token=audit-trails)"),
   policyNotUploaded: () => new NotFound('the policy has not been uploaded yet'),
 
   // Refused to a caller who may see the thing.
@@ -190,6 +192,8 @@ export const Errors = {
   tooManyRunWaits: (limit: number) =>
     new StatusError(429, `this token already has ${limit} waiting run reads open (the limit); wait for one to answer, or read without ?wait`),
   invalidBooleanFilter: (parameter: string) => new Unprocessable(`${parameter} must be true or false`, { parameter }),
+  invalidAuditTrailSince: () =>
+    new Unprocessable('since must be an ISO 8601 time with its zone, such as 2026-01-02T03:04:05.000Z', { parameter: 'since' }),
   invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),
   pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
   consoleNotBuilt: () => new NotFound('the web console is not built in this installation; run `npm run build`'),

@@ -22,6 +22,7 @@ import * as m018 from './migrations/018-policies.js';
 import * as m019 from './migrations/019-policy-evaluations.js';
 import * as m021 from './migrations/021-run-change-notify.js';
 import * as m022 from './migrations/022-run-options.js';
+import * as m023 from './migrations/023-audit-trail.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '019-policy-evaluations': m019 as Migration,
   '021-run-change-notify': m021 as Migration,
   '022-run-options': m022 as Migration,
+  '023-audit-trail': m023 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

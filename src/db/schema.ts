@@ -354,6 +354,22 @@ export interface RunEventsTable {
   created_at: string;
 }
 
+/** HCP's organization audit trail (migration 023); `seq` orders it, `meta` is a JSON object. */
+export interface AuditTrailTable {
+  seq: Generated<number>;
+  id: string;
+  organization_name: string;
+  timestamp: string;
+  accessor_id: string | null;
+  actor_name: string;
+  actor_kind: string;
+  request_id: string | null;
+  resource_id: string;
+  resource_type: string;
+  action: string;
+  meta: string | null;
+}
+
 /** Migration 018 (issue 29): an OPA policy; `rego` is null until uploaded. */
 export interface PoliciesTable {
   id: string;
@@ -430,6 +446,7 @@ export interface OrganizationTeamCountsTable {
 export interface Database {
   comments: CommentsTable;
   run_events: RunEventsTable;
+  audit_trail: AuditTrailTable;
   organization_team_counts: OrganizationTeamCountsTable;
   jobs: JobsTable;
   users: UsersTable;

@@ -18,11 +18,15 @@ import { taskStagesRoutes } from './routes/task-stages.routes.js';
 import { configurationVersionsRoutes } from './routes/configuration-versions.routes.js';
 import { workspacesRoutes } from './routes/workspaces.routes.js';
 import { policiesRoutes } from './routes/policies.routes.js';
+import { auditTrailRoutes } from './routes/audit-trail.routes.js';
+import { inRequestScope } from '../record/request-scope.js';
 
 /** Every /api/v2 route, by area. */
 export async function registerApiRoutes(api: TypedApp, services: Services): Promise<void> {
   // Before every route: the lookup a route declares runs before its body is read.
   registerFindAndAuthorize(api, createLookups(services));
+  // The handler and all it awaits know their request's id: the audit trail records it (record/request-scope.ts).
+  api.addHook('preHandler', (request, _reply, done) => inRequestScope(request.id, done));
   await usersRoutes(api, services);
   await tokensRoutes(api, services);
   await organizationsRoutes(api, services);
@@ -39,4 +43,5 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await policiesRoutes(api, services);
   await taskStagesRoutes(api, services);
   await callbacksRoutes(api, services);
+  await auditTrailRoutes(api, services);
 }

@@ -10,18 +10,20 @@ export interface Actor {
   name: string;
   /** The kind of token: `user`, `team`, `organization`, `site-admin`, `audit-trail`. */
   kind: string;
+  /** The token it acted with: the audit trail names it when there is no user (an organization token, the site admin). */
+  tokenId?: string;
 }
 
 export function actorOf(principal: Principal): Actor {
   switch (principal.kind) {
     case 'user':
-      return { userId: principal.userId, name: principal.username, kind: 'user' };
+      return { userId: principal.userId, name: principal.username, kind: 'user', tokenId: principal.tokenId };
     case 'team':
-      return { userId: principal.serviceAccountUserId, name: `api-team_${idSuffix(principal.teamId)}`, kind: 'team' };
+      return { userId: principal.serviceAccountUserId, name: `api-team_${idSuffix(principal.teamId)}`, kind: 'team', tokenId: principal.tokenId };
     case 'organization':
-      return { userId: null, name: `api-org_${principal.organizationName}`, kind: 'organization' };
+      return { userId: null, name: `api-org_${principal.organizationName}`, kind: 'organization', tokenId: principal.tokenId };
     case 'site-admin':
-      return { userId: null, name: 'site-admin', kind: 'site-admin' };
+      return { userId: null, name: 'site-admin', kind: 'site-admin', tokenId: principal.tokenId };
     default:
       // A token kind added later (the audit-trail token) reads only; it never acts.
       return { userId: null, name: (principal as { kind: string }).kind, kind: (principal as { kind: string }).kind };

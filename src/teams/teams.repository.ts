@@ -44,19 +44,28 @@ export class TeamsRepository {
    * Inserts the rows in one statement, skipping any whose name its organization already has (or that an
    * earlier row of the same batch takes); answers the ids it inserted. Other errors fail the whole batch.
    */
-  async insertUnlessNameTaken(rows: readonly TeamRow[]): Promise<Set<string>> {
+  async insertUnlessNameTaken(rows: readonly TeamRow[], alsoWrite?: (trx: Kysely<Database>, inserted: Set<string>) => Promise<void>): Promise<Set<string>> {
     // In name order, so two batches meet each other's names in the same order: on PostgreSQL a batch
     // that waits for another's uncommitted name can never be waited for by it (no deadlock).
     const ordered = [...rows].sort(
       (a, b) => compareText(a.organization_name, b.organization_name) || compareText(a.name_lower, b.name_lower),
     );
-    const inserted = await this.db
-      .insertInto('teams')
-      .values(ordered)
-      .onConflict((oc) => oc.columns(['organization_name', 'name_lower']).doNothing())
-      .returning('id')
-      .execute();
-    return new Set(inserted.map((row) => row.id));
+    const insert = async (executor: Kysely<Database>) => {
+      const inserted = await executor
+        .insertInto('teams')
+        .values(ordered)
+        .onConflict((oc) => oc.columns(['organization_name', 'name_lower']).doNothing())
+        .returning('id')
+        .execute();
+      return new Set(inserted.map((row) => row.id));
+    };
+    if (!alsoWrite) return insert(this.db);
+    // `alsoWrite` (the audit trail) goes in the same transaction: it exists exactly when the teams do.
+    return this.db.transaction().execute(async (trx) => {
+      const inserted = await insert(trx);
+      await alsoWrite(trx, inserted);
+      return inserted;
+    });
   }
 
   // The statements of every team read: their SQL is built once (compiled-query.ts), not per request.
@@ -120,14 +129,21 @@ export class TeamsRepository {
    * nothing is written), and they are written before the lock is released. Answers the row as stored, or
    * undefined when the team no longer exists. `decide` runs under the lock, so it waits on nothing.
    */
-  async modify(id: string, decide: (current: Team) => TeamChanges): Promise<Team | undefined> {
+  async modify(
+    id: string,
+    decide: (current: Team) => TeamChanges,
+    alsoWrite?: (trx: Kysely<Database>, before: Team, after: Team) => Promise<void>,
+  ): Promise<Team | undefined> {
     return retryOnDeadlock(() =>
       this.db.transaction().execute(async (trx) => {
         const current = await forUpdate(trx.selectFrom('teams').select(TEAM_COLUMNS).where('id', '=', id), this.dialect).executeTakeFirst();
         if (!current) return undefined;
         const changes = decide(teamFromRow(current));
         if (Object.keys(changes).length > 0) await trx.updateTable('teams').set(changes).where('id', '=', id).execute();
-        return teamFromRow({ ...current, ...changes });
+        const stored = teamFromRow({ ...current, ...changes });
+        // In the same transaction (the audit trail): what it writes exists exactly when the change does.
+        await alsoWrite?.(trx, teamFromRow(current), stored);
+        return stored;
       }),
     );
   }
@@ -150,10 +166,11 @@ export class TeamsRepository {
   }
 
   /** Deletes the team with its memberships and tokens. */
-  async delete(id: string): Promise<void> {
+  async delete(id: string, alsoWrite?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('tokens').where('team_id', '=', id).execute();
       await trx.deleteFrom('teams').where('id', '=', id).execute();
+      await alsoWrite?.(trx);
     });
   }
 

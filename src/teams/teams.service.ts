@@ -17,6 +17,9 @@ import {
   mergeOrganizationAccess, noAccess, type AccessChange, type OrganizationAccess,
 } from '../access/organization-access.js';
 import { TeamInserts } from './team-inserts.js';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { auditRow } from '../record/audit-trail.js';
+import { teamCreated, teamDeleted, teamUpdated } from './team-audit.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
 import type { TeamChanges, TeamRow, TeamsRepository } from './teams.repository.js';
 import { teamFromRow, type Team } from './team.js';
@@ -82,8 +85,9 @@ export class TeamsService {
     private readonly users: UsersRepository,
     private readonly memberships: MembershipsRepository,
     private readonly gate: OrganizationGate,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {
-    this.inserts = new TeamInserts(teams);
+    this.inserts = new TeamInserts(teams, auditTrail);
   }
 
   async list(context: OrganizationContext, options: { q?: string; names?: string[]; page: PageRequest; include: Set<TeamInclude> }): Promise<TeamList> {
@@ -138,8 +142,8 @@ export class TeamsService {
       created_at: now,
       updated_at: now,
     };
-    if ((await this.inserts.insert(row)) === 'name-taken') throw Errors.nameTaken();
     const team = teamFromRow(row);
+    if ((await this.inserts.insert(row, auditRow(teamCreated(context.standing.principal, team)))) === 'name-taken') throw Errors.nameTaken();
     // A team that did not exist a moment ago has no members and no token: nothing to look up.
     return this.result(team, context.standing, include, { team, members: [], invitedMembershipIds: [], serviceAccountUserId: null });
   }
@@ -155,7 +159,14 @@ export class TeamsService {
     const { row, standing } = found;
     let stored: Team | undefined;
     try {
-      stored = await this.teams.modify(row.id, (current) => this.changesFor(standing, current, input));
+      stored = await this.teams.modify(
+        row.id,
+        (current) => this.changesFor(standing, current, input),
+        async (trx, before, after) => {
+          const entry = teamUpdated(standing.principal, before, after);
+          if (entry) await this.auditTrail.record(trx, entry);
+        },
+      );
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
@@ -203,7 +214,7 @@ export class TeamsService {
   async delete(found: TeamAccess): Promise<void> {
     const { row, standing } = found;
     requireAccess(standing, 'team', 'delete', row);
-    await this.teams.delete(row.id);
+    await this.teams.delete(row.id, (trx) => this.auditTrail.record(trx, teamDeleted(standing.principal, row)));
   }
 
   /** The `team` lookup: the team and the caller's standing, or 404 when it does not exist or the caller may not see it. */

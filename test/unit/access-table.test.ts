@@ -7,7 +7,7 @@ import { outsider, standingFromTeams, type OrganizationStanding } from '../../sr
 import { requireAccess, requirePersonalAccess, verdictFor } from '../../src/access/require-access.js';
 import type { TeamFacts } from '../../src/access/team-permissions.js';
 import { ApiError } from '../../src/core/errors.js';
-import type { Principal } from '../../src/core/principal.js';
+import type { AnyPrincipal, Principal } from '../../src/core/principal.js';
 
 /**
  * Every row of the access table, for every kind of caller: A allow, H hide (404), D deny (403 or the
@@ -184,18 +184,21 @@ describe('the access table', () => {
     const alice = user('alice');
     const orgToken: Principal = { kind: 'organization', tokenId: 'at-org', organizationName: ORG };
     const token = teamToken('team-x', true);
-    const expected: Record<keyof typeof PERSONAL_TABLE, [Principal, string, boolean][]> = {
+    const auditTrailToken: AnyPrincipal = { kind: 'audit-trail', tokenId: 'at-audit', organizationName: ORG };
+    const expected: Record<keyof typeof PERSONAL_TABLE, [AnyPrincipal, string, boolean][]> = {
       'create-organization': [[admin, '', true], [alice, '', true], [orgToken, '', false], [token, '', false]],
       'create-organization-site-admin-only': [[admin, '', true], [orgToken, '', false], [token, '', false]],
       'administer-site': [[admin, '', true], [alice, '', false], [orgToken, '', false], [token, '', false]],
       'manage-user-tokens': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
       'manage-user-token': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
-      'accept-invitation': [[admin, 'bob', false], [alice, 'alice', true], [alice, 'bob', false], [token, 'alice', false]],
+      'accept-invitation': [[admin, 'bob', false], [alice, 'alice', true], [alice, 'bob', false], [token, 'alice', false], [auditTrailToken, 'alice', false]],
+      // Only the audit trail token reads the audit trail; the organization token and owners' tokens find nothing (404).
+      'read-audit-trail': [[auditTrailToken, '', true], [admin, '', false], [alice, '', false], [orgToken, '', false], [token, '', false]],
     };
     // Where only the site admin creates organizations, a user sees the endpoint and is refused: 403, not 404.
     assert.throws(() => requirePersonalAccess(alice, 'create-organization-site-admin-only'), (error: ApiError) =>
       error.status === 403 && /only the site admin creates organizations/.test(error.message));
-    for (const [action, cases] of Object.entries(expected) as [keyof typeof PERSONAL_TABLE, [Principal, string, boolean][]][]) {
+    for (const [action, cases] of Object.entries(expected) as [keyof typeof PERSONAL_TABLE, [AnyPrincipal, string, boolean][]][]) {
       for (const [principal, userId, allowed] of cases) {
         const run = () => requirePersonalAccess(principal, action, userId);
         if (allowed) run();

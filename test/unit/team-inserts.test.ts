@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { AuditTrailRecorder } from '../../src/record/audit-trail-recorder.js';
+import { AuditTrailRepository } from '../../src/record/audit-trail.repository.js';
+import { auditRow, type AuditTrailRow } from '../../src/record/audit-trail.js';
 import { TeamInserts } from '../../src/teams/team-inserts.js';
 import { TeamsRepository, type TeamRow } from '../../src/teams/teams.repository.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
@@ -26,6 +29,15 @@ function teamRow(organization: string, name: string): TeamRow {
   };
 }
 
+/** The audit trail entry of a new team (what TeamsService writes with it). */
+function auditOf(row: TeamRow): AuditTrailRow {
+  return auditRow({
+    organizationName: row.organization_name,
+    actor: { userId: 'user-batch', name: 'batch', kind: 'user' },
+    resource: { id: row.id, type: 'team', action: 'create', meta: { after: { name: row.name } } },
+  });
+}
+
 /** A repository that records each batch it is asked to write, and may be slowed down. */
 class RecordingTeams extends TeamsRepository {
   readonly batches: number[] = [];
@@ -33,13 +45,13 @@ class RecordingTeams extends TeamsRepository {
   mostRunning = 0;
   delayMs = 0;
 
-  override async insertUnlessNameTaken(rows: readonly TeamRow[]): Promise<Set<string>> {
+  override async insertUnlessNameTaken(rows: readonly TeamRow[], alsoWrite?: Parameters<TeamsRepository['insertUnlessNameTaken']>[1]): Promise<Set<string>> {
     this.batches.push(rows.length);
     this.running += 1;
     this.mostRunning = Math.max(this.mostRunning, this.running);
     try {
       if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-      return await super.insertUnlessNameTaken(rows);
+      return await super.insertUnlessNameTaken(rows, alsoWrite);
     } finally {
       this.running -= 1;
     }
@@ -74,6 +86,17 @@ for (const dialect of testDialects()) {
       return name;
     }
 
+    const recorder = () => new AuditTrailRecorder(handle.db, new AuditTrailRepository(handle.db));
+    const newTeam = (organization: string, name: string): [TeamRow, AuditTrailRow] => {
+      const row = teamRow(organization, name);
+      return [row, auditOf(row)];
+    };
+    /** The audit trail's team entries of an organization, by team name. */
+    async function audited(name: string): Promise<string[]> {
+      const rows = await handle.db.selectFrom('audit_trail').select('meta').where('organization_name', '=', name).where('resource_type', '=', 'team').execute();
+      return rows.map((row) => (JSON.parse(row.meta!) as { after: { name: string } }).after.name).sort();
+    }
+
     async function teamCount(name: string): Promise<{ teams: number; visible: number }> {
       const row = await handle.db.selectFrom('organization_team_counts').select(['teams', 'visible_teams']).where('organization_name', '=', name).executeTakeFirst();
       return { teams: Number(row?.teams ?? 0), visible: Number(row?.visible_teams ?? 0) };
@@ -82,68 +105,72 @@ for (const dialect of testDialects()) {
     it('writes creations that arrive together in one statement, and each is in the table and counted', async () => {
       const org = await newOrganization();
       const teams = new RecordingTeams(handle.db, handle.dialect);
-      const inserts = new TeamInserts(teams);
+      const inserts = new TeamInserts(teams, recorder());
       const rows = Array.from({ length: 40 }, (_, i) => teamRow(org, `team-${i}`));
-      const outcomes = await Promise.all(rows.map((row) => inserts.insert(row)));
+      const outcomes = await Promise.all(rows.map((row) => inserts.insert(row, auditOf(row))));
       assert.deepEqual(new Set(outcomes), new Set(['inserted']));
       assert.deepEqual(teams.batches, [40], 'one batch for forty creations');
       const stored = await handle.db.selectFrom('teams').select('id').where('organization_name', '=', org).execute();
       assert.deepEqual(new Set(stored.map((row) => row.id)), new Set(rows.map((row) => row.id)));
       assert.deepEqual(await teamCount(org), { teams: 40, visible: rows.filter((row) => row.visibility === 'organization').length });
+      assert.equal((await audited(org)).length, 40, 'each team with its audit trail entry, in the same batch');
     });
 
     it('tells each caller its own outcome: a name already taken, or taken by an earlier row of the same batch', async () => {
       const org = await newOrganization();
-      const inserts = new TeamInserts(new TeamsRepository(handle.db, handle.dialect));
-      assert.equal(await inserts.insert(teamRow(org, 'platform')), 'inserted');
+      const inserts = new TeamInserts(new TeamsRepository(handle.db, handle.dialect), recorder());
+      assert.equal(await inserts.insert(...newTeam(org, 'platform')), 'inserted');
       const outcomes = await Promise.all([
-        inserts.insert(teamRow(org, 'PLATFORM')),
-        inserts.insert(teamRow(org, 'network')),
-        inserts.insert(teamRow(org, 'Network')),
-        inserts.insert(teamRow(org, 'security')),
+        inserts.insert(...newTeam(org, 'PLATFORM')),
+        inserts.insert(...newTeam(org, 'network')),
+        inserts.insert(...newTeam(org, 'Network')),
+        inserts.insert(...newTeam(org, 'security')),
       ]);
       assert.deepEqual(outcomes, ['name-taken', 'inserted', 'name-taken', 'inserted']);
       assert.equal((await teamCount(org)).teams, 3);
       const names = await handle.db.selectFrom('teams').select('name').where('organization_name', '=', org).orderBy('name').execute();
       assert.deepEqual(names.map((row) => row.name), ['network', 'platform', 'security']);
+      assert.deepEqual(await audited(org), ['network', 'platform', 'security'], 'no entry for a creation refused for its name');
     });
 
     it('when a batch fails as a whole, retries its rows one by one so only the bad row fails', async () => {
       const org = await newOrganization();
       const teams = new RecordingTeams(handle.db, handle.dialect);
-      const inserts = new TeamInserts(teams);
+      const inserts = new TeamInserts(teams, recorder());
       const settled = await Promise.allSettled([
-        inserts.insert(teamRow(org, 'first')),
-        inserts.insert(teamRow('no-such-organization', 'orphan')),
-        inserts.insert(teamRow(org, 'second')),
+        inserts.insert(...newTeam(org, 'first')),
+        inserts.insert(...newTeam('no-such-organization', 'orphan')),
+        inserts.insert(...newTeam(org, 'second')),
       ]);
       assert.deepEqual(teams.batches, [3, 1, 1, 1]);
       assert.deepEqual(settled.map((result) => result.status), ['fulfilled', 'rejected', 'fulfilled']);
       const names = await handle.db.selectFrom('teams').select('name').where('organization_name', '=', org).orderBy('name').execute();
       assert.deepEqual(names.map((row) => row.name), ['first', 'second']);
       assert.equal((await teamCount(org)).teams, 2);
+      // The failed batch rolled back its entries with its teams; the retried rows wrote their own once.
+      assert.deepEqual(await audited(org), ['first', 'second']);
     });
 
     it('two nodes creating the same names in opposite orders never fail a batch (no deadlock between batches)', async () => {
       const org = await newOrganization();
       const failures: unknown[] = [];
       class FailureRecordingTeams extends TeamsRepository {
-        override async insertUnlessNameTaken(rows: readonly TeamRow[]): Promise<Set<string>> {
+        override async insertUnlessNameTaken(rows: readonly TeamRow[], alsoWrite?: Parameters<TeamsRepository['insertUnlessNameTaken']>[1]): Promise<Set<string>> {
           try {
-            return await super.insertUnlessNameTaken(rows);
+            return await super.insertUnlessNameTaken(rows, alsoWrite);
           } catch (error) {
             failures.push(error);
             throw error;
           }
         }
       }
-      const nodeA = new TeamInserts(new FailureRecordingTeams(handle.db, handle.dialect));
-      const nodeB = new TeamInserts(new FailureRecordingTeams(handle.db, handle.dialect));
+      const nodeA = new TeamInserts(new FailureRecordingTeams(handle.db, handle.dialect), recorder());
+      const nodeB = new TeamInserts(new FailureRecordingTeams(handle.db, handle.dialect), recorder());
       for (let round = 0; round < 5; round++) {
         const names = Array.from({ length: 60 }, (_, i) => `clash-${round}-${String(i).padStart(2, '0')}`);
         const [fromA, fromB] = await Promise.all([
-          Promise.all(names.map((name) => nodeA.insert(teamRow(org, name)))),
-          Promise.all([...names].reverse().map((name) => nodeB.insert(teamRow(org, name)))),
+          Promise.all(names.map((name) => nodeA.insert(...newTeam(org, name)))),
+          Promise.all([...names].reverse().map((name) => nodeB.insert(...newTeam(org, name)))),
         ]);
         fromB.reverse();
         names.forEach((name, i) => assert.deepEqual([fromA[i], fromB[i]].sort(), ['inserted', 'name-taken'], name));
@@ -155,10 +182,10 @@ for (const dialect of testDialects()) {
       const org = await newOrganization();
       const teams = new RecordingTeams(handle.db, handle.dialect);
       teams.delayMs = 200;
-      const inserts = new TeamInserts(teams);
+      const inserts = new TeamInserts(teams, recorder());
       const pending: Array<Promise<unknown>> = [];
       for (let wave = 0; wave < 6; wave++) {
-        for (let i = 0; i < 5; i++) pending.push(inserts.insert(teamRow(org, `wave-${wave}-${i}`)));
+        for (let i = 0; i < 5; i++) pending.push(inserts.insert(...newTeam(org, `wave-${wave}-${i}`)));
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await Promise.all(pending);
