@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Document } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
-import { ErrorNotice, FieldErrors } from '../components/page-states';
+import { ActionOutcome, SubmitButton, TextField } from '../components/form-parts';
 import { useSession } from '../session/session-context';
 
 /**
@@ -61,32 +61,12 @@ export function FirstUserForm() {
         </div>
       ) : (
         <form class="stacked" onSubmit={submit}>
-          <label for="new-user-name">User name</label>
-          <input
-            id="new-user-name"
-            required
-            autocomplete="off"
-            value={username}
-            onInput={(event) => setUsername((event.target as HTMLInputElement).value)}
-            aria-invalid={create.error?.forField('username').length ? 'true' : undefined}
-            aria-describedby={create.error?.forField('username').length ? 'new-user-name-error' : undefined}
-          />
-          <FieldErrors id="new-user-name-error" error={create.error} field="username" />
-          <label for="new-user-email">Email</label>
-          <input
-            id="new-user-email"
-            type="email"
-            required
-            value={email}
-            onInput={(event) => setEmail((event.target as HTMLInputElement).value)}
-            aria-invalid={create.error?.forField('email').length ? 'true' : undefined}
-            aria-describedby={create.error?.forField('email').length ? 'new-user-email-error' : undefined}
-          />
-          <FieldErrors id="new-user-email-error" error={create.error} field="email" />
-          {create.error && !create.error.forField('username').length && !create.error.forField('email').length && <ErrorNotice error={create.error} />}
-          <button type="submit" disabled={create.busy}>
-            {create.busy ? 'Adding…' : 'Add the user and make their token'}
-          </button>
+          <TextField id="new-user-name" label="User name" required autocomplete="off" value={username} onValue={setUsername} error={create.error} field="username" />
+          <TextField id="new-user-email" label="Email" type="email" required value={email} onValue={setEmail} error={create.error} field="email" />
+          <ActionOutcome action={create} placed={['username', 'email']} />
+          <SubmitButton busy={create.busy} busyLabel="Adding…">
+            Add the user and make their token
+          </SubmitButton>
         </form>
       )}
     </section>

@@ -3,8 +3,8 @@ import { segment } from '../api/api-client';
 import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ConfirmAction } from '../components/confirm-action';
-import { EmptyState, ErrorNotice, FieldErrors, Loader } from '../components/page-states';
+import { ActionOutcome, ActionsHeader, CheckboxGroup, ConfirmedButton, SubmitButton, TextField, useRowConfirmation } from '../components/form-parts';
+import { EmptyState, Loader } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
@@ -34,11 +34,10 @@ export function PeoplePage(props: { organization: string }) {
     [props.organization],
   );
   const mayInvite = organization.data?.data.attributes.permissions?.['can-manage-users'] === true;
-  const [confirming, setConfirming] = useState<string | null>(null);
   const remove = useAction();
+  const confirmRow = useRowConfirmation(remove.busy);
 
   async function removeMembership(id: string, name: string) {
-    setConfirming(null);
     const done = await remove.run(() => api.delete(`/organization-memberships/${segment(id)}`), `${name} removed from ${props.organization}.`);
     if (done) memberships.reload();
   }
@@ -61,11 +60,7 @@ export function PeoplePage(props: { organization: string }) {
                   <th scope="col">User</th>
                   <th scope="col">Email</th>
                   <th scope="col">Status</th>
-                  {mayRemoveAny && (
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  )}
+                  {mayRemoveAny && <ActionsHeader />}
                 </tr>
               </thead>
               <tbody>
@@ -86,18 +81,14 @@ export function PeoplePage(props: { organization: string }) {
                       </td>
                       {mayRemoveAny && (
                         <td>
-                          {!removable(membership) ? null : confirming === membership.id ? (
-                            <ConfirmAction
+                          {removable(membership) && (
+                            <ConfirmedButton
+                              label="Remove"
+                              accessibleName={`Remove ${name} from the organization`}
                               question={`Remove ${name} from ${props.organization} and all its teams?`}
                               confirmLabel={`Remove ${name} now`}
-                              busy={remove.busy}
-                              onConfirm={() => void removeMembership(membership.id, name)}
-                              onCancel={() => setConfirming(null)}
+                              {...confirmRow(membership.id, () => void removeMembership(membership.id, name))}
                             />
-                          ) : (
-                            <button type="button" class="danger" onClick={() => setConfirming(membership.id)} aria-label={`Remove ${name} from the organization`}>
-                              Remove
-                            </button>
                           )}
                         </td>
                       )}
@@ -109,12 +100,7 @@ export function PeoplePage(props: { organization: string }) {
           );
         }}
       </Loader>
-      {remove.error && <ErrorNotice error={remove.error} />}
-      {remove.message && (
-        <p role="status" class="notice notice-ok">
-          {remove.message}
-        </p>
-      )}
+      <ActionOutcome action={remove} />
       {mayInvite && <InviteForm organization={props.organization} onInvited={memberships.reload} />}
     </>
   );
@@ -157,7 +143,6 @@ function InviteForm(props: { organization: string; onInvited: () => void }) {
       props.onInvited();
     }
   }
-  const emailError = (invite.error?.forField('email').length ?? 0) > 0;
   // Only teams the caller may add members to: an invitation into any other is refused.
   const joinable = (teams.data?.data ?? []).filter((team) => team.attributes.permissions['can-update-membership'] === true);
   const link = sent ? `${window.location.origin}${href(paths.invitation(sent.id))}` : '';
@@ -175,38 +160,19 @@ function InviteForm(props: { organization: string; onInvited: () => void }) {
         </div>
       )}
       <form class="stacked" onSubmit={submit}>
-        <label for="invite-email">Email</label>
-        <input
-          id="invite-email"
-          type="email"
-          required
-          value={email}
-          onInput={(event) => setEmail((event.target as HTMLInputElement).value)}
-          aria-invalid={emailError ? 'true' : undefined}
-          aria-describedby={emailError ? 'invite-email-error' : undefined}
-        />
-        <FieldErrors id="invite-email-error" error={invite.error} field="email" />
+        <TextField id="invite-email" label="Email" type="email" required value={email} onValue={setEmail} error={invite.error} field="email" />
         {joinable.length > 0 && (
-          <fieldset>
-            <legend>Teams to join on accepting (optional)</legend>
-            {joinable.map((team) => (
-              <label class="choice" key={team.id}>
-                <input
-                  type="checkbox"
-                  checked={chosen.includes(team.id)}
-                  onChange={(event) =>
-                    setChosen((event.target as HTMLInputElement).checked ? [...chosen, team.id] : chosen.filter((id) => id !== team.id))
-                  }
-                />
-                {team.attributes.name}
-              </label>
-            ))}
-          </fieldset>
+          <CheckboxGroup
+            legend="Teams to join on accepting (optional)"
+            options={joinable.map((team) => ({ value: team.id, label: team.attributes.name }))}
+            chosen={chosen}
+            onChange={setChosen}
+          />
         )}
-        {invite.error && !emailError && <ErrorNotice error={invite.error} />}
-        <button type="submit" disabled={invite.busy}>
-          {invite.busy ? 'Inviting…' : 'Invite'}
-        </button>
+        <ActionOutcome action={invite} placed={['email']} />
+        <SubmitButton busy={invite.busy} busyLabel="Inviting…">
+          Invite
+        </SubmitButton>
       </form>
     </section>
   );

@@ -3,7 +3,8 @@ import { segment } from '../api/api-client';
 import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { EmptyState, ErrorNotice, FieldErrors, Loader } from '../components/page-states';
+import { ActionOutcome, CheckboxGroup, SubmitButton, TextField } from '../components/form-parts';
+import { EmptyState, Loader } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
 import { useSession, type OrganizationAttributes } from '../session/session-context';
 import type { WorkspaceAttributes } from '../workspaces/workspace-types';
@@ -151,17 +152,12 @@ function CreatePolicyForm(props: { organization: string; onCreated: () => void }
       props.onCreated();
     }
   }
-  const fieldError = (field: string) => (create.error?.forField(field).length ?? 0) > 0;
   return (
     <section aria-labelledby="create-policy-heading">
       <h2 id="create-policy-heading">Create a policy</h2>
       <form class="stacked" onSubmit={submit}>
-        <label for="policy-name">Policy name</label>
-        <input id="policy-name" required value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} aria-describedby={fieldError('name') ? 'policy-name-error' : undefined} />
-        <FieldErrors id="policy-name-error" error={create.error} field="name" />
-        <label for="policy-query">Query (each result it yields is a failure)</label>
-        <input id="policy-query" required value={query} onInput={(event) => setQuery((event.target as HTMLInputElement).value)} aria-describedby={fieldError('query') ? 'policy-query-error' : undefined} />
-        <FieldErrors id="policy-query-error" error={create.error} field="query" />
+        <TextField id="policy-name" label="Policy name" required value={name} onValue={setName} error={create.error} field="name" />
+        <TextField id="policy-query" label="Query (each result it yields is a failure)" required value={query} onValue={setQuery} error={create.error} field="query" />
         <fieldset>
           <legend>Enforcement</legend>
           <label class="choice">
@@ -175,15 +171,10 @@ function CreatePolicyForm(props: { organization: string; onCreated: () => void }
         </fieldset>
         <label for="policy-rego">Rego</label>
         <textarea id="policy-rego" class="code" rows={8} required spellcheck={false} value={rego} onInput={(event) => setRego((event.target as HTMLTextAreaElement).value)} />
-        {create.error && !fieldError('name') && !fieldError('query') && <ErrorNotice error={create.error} what="policy" />}
-        {create.message && (
-          <p role="status" class="notice notice-ok">
-            {create.message}
-          </p>
-        )}
-        <button type="submit" disabled={create.busy}>
-          {create.busy ? 'Compiling…' : 'Create policy'}
-        </button>
+        <ActionOutcome action={create} placed={['name', 'query']} what="policy" />
+        <SubmitButton busy={create.busy} busyLabel="Compiling…">
+          Create policy
+        </SubmitButton>
       </form>
     </section>
   );
@@ -202,7 +193,6 @@ function CreatePolicySetForm(props: {
   const [policyIds, setPolicyIds] = useState<string[]>([]);
   const [workspaceIds, setWorkspaceIds] = useState<string[]>([]);
   const create = useAction();
-  const toggle = (list: string[], id: string, on: boolean) => (on ? [...list, id] : list.filter((value) => value !== id));
   async function submit(event: Event) {
     event.preventDefault();
     const done = await create.run(
@@ -230,51 +220,30 @@ function CreatePolicySetForm(props: {
     <section aria-labelledby="create-set-heading">
       <h2 id="create-set-heading">Create a policy set</h2>
       <form class="stacked" onSubmit={submit}>
-        <label for="set-name">Set name</label>
-        <input id="set-name" required value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
-        <FieldErrors id="set-name-error" error={create.error} field="name" />
-        <fieldset>
-          <legend>Policies</legend>
+        <TextField id="set-name" label="Set name" required value={name} onValue={setName} error={create.error} field="name" />
+        <CheckboxGroup legend="Policies" options={props.policies.map((policy) => ({ value: policy.id, label: policy.attributes.name }))} chosen={policyIds} onChange={setPolicyIds}>
           {props.policies.length === 0 && <p class="muted">Create a policy first.</p>}
-          {props.policies.map((policy) => (
-            <label class="choice" key={policy.id}>
-              <input type="checkbox" checked={policyIds.includes(policy.id)} onChange={(event) => setPolicyIds(toggle(policyIds, policy.id, (event.target as HTMLInputElement).checked))} />
-              {policy.attributes.name}
-            </label>
-          ))}
-        </fieldset>
+        </CheckboxGroup>
         <label class="choice">
           <input type="checkbox" checked={global} onChange={(event) => setGlobal((event.target as HTMLInputElement).checked)} />
           Every workspace of the organization
         </label>
         {!global && (
-          <fieldset>
-            <legend>Workspaces</legend>
-            {props.workspaces.map((workspace) => (
-              <label class="choice" key={workspace.id}>
-                <input
-                  type="checkbox"
-                  checked={workspaceIds.includes(workspace.id)}
-                  onChange={(event) => setWorkspaceIds(toggle(workspaceIds, workspace.id, (event.target as HTMLInputElement).checked))}
-                />
-                {workspace.attributes.name}
-              </label>
-            ))}
-          </fieldset>
+          <CheckboxGroup
+            legend="Workspaces"
+            options={props.workspaces.map((workspace) => ({ value: workspace.id, label: workspace.attributes.name }))}
+            chosen={workspaceIds}
+            onChange={setWorkspaceIds}
+          >
+            {props.workspaces.length === 0 && <p class="muted">No workspace yet: choose every workspace, or create one first.</p>}
+          </CheckboxGroup>
         )}
         <label class="choice">
           <input type="checkbox" checked={overridable} onChange={(event) => setOverridable((event.target as HTMLInputElement).checked)} />
           A failed mandatory policy may be overridden (by those who may override policies)
         </label>
-        {create.error && !create.error.forField('name').length && <ErrorNotice error={create.error} what="policy set" />}
-        {create.message && (
-          <p role="status" class="notice notice-ok">
-            {create.message}
-          </p>
-        )}
-        <button type="submit" disabled={create.busy}>
-          Create policy set
-        </button>
+        <ActionOutcome action={create} placed={['name']} what="policy set" />
+        <SubmitButton busy={create.busy}>Create policy set</SubmitButton>
       </form>
     </section>
   );

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { DEFAULT_STAGES, TASK_STAGE_ORDER, type TaskStageName } from '../../shared/stage-order.js';
 import { segment } from '../api/api-client';
 import { useAction } from '../api/use-action';
-import { ErrorNotice, FieldErrors } from '../components/page-states';
+import { ActionOutcome, CheckboxGroup, refuses, SubmitButton } from '../components/form-parts';
+import { FieldErrors } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { RunTask } from '../workspaces/workspace-types';
 
@@ -41,7 +42,7 @@ export function AttachTaskForm(props: { workspaceId: string; tasks: RunTask[]; o
     }
   }
   if (props.tasks.length === 0) return <p class="muted">Every run task of the organization is attached here, or it has none yet (see its run tasks page).</p>;
-  const stagesError = (attach.error?.forField('stages').length ?? 0) > 0;
+  const stagesError = refuses(attach.error, 'stages');
   return (
     <form class="stacked" onSubmit={submit} aria-labelledby="attach-task-heading">
       <h3 id="attach-task-heading">Attach a run task</h3>
@@ -54,22 +55,9 @@ export function AttachTaskForm(props: { workspaceId: string; tasks: RunTask[]; o
           </option>
         ))}
       </select>
-      <fieldset aria-describedby={stagesError ? 'attach-stages-error' : undefined}>
-        <legend>Stages</legend>
-        {STAGES.map((stage) => (
-          <label class="choice" key={stage.value}>
-            <input
-              type="checkbox"
-              checked={stages.includes(stage.value)}
-              onChange={(event) =>
-                setStages((event.target as HTMLInputElement).checked ? [...stages, stage.value] : stages.filter((value) => value !== stage.value))
-              }
-            />
-            {stage.label}
-          </label>
-        ))}
+      <CheckboxGroup legend="Stages" options={STAGES} chosen={stages} onChange={setStages} describedBy={stagesError ? 'attach-stages-error' : undefined}>
         <FieldErrors id="attach-stages-error" error={attach.error} field="stages" />
-      </fieldset>
+      </CheckboxGroup>
       <fieldset>
         <legend>Enforcement</legend>
         <label class="choice">
@@ -81,15 +69,10 @@ export function AttachTaskForm(props: { workspaceId: string; tasks: RunTask[]; o
           Advisory: a failure is reported and the run goes on
         </label>
       </fieldset>
-      {attach.error && !stagesError && <ErrorNotice error={attach.error} />}
-      {attach.message && (
-        <p role="status" class="notice notice-ok">
-          {attach.message}
-        </p>
-      )}
-      <button type="submit" disabled={attach.busy || !taskId || stages.length === 0}>
+      <ActionOutcome action={attach} placed={['stages']} />
+      <SubmitButton busy={attach.busy} incomplete={!taskId || stages.length === 0}>
         Attach
-      </button>
+      </SubmitButton>
     </form>
   );
 }

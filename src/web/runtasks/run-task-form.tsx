@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import { useAction } from '../api/use-action';
-import { ErrorNotice, FieldErrors } from '../components/page-states';
+import { ActionOutcome, SubmitButton, TextField } from '../components/form-parts';
 import { useSession } from '../session/session-context';
 import type { RunTask } from '../workspaces/workspace-types';
 
@@ -43,47 +43,40 @@ export function RunTaskForm(props: { organization: string; task?: RunTask; onSav
       props.onSaved();
     }
   }
-  const fieldError = (field: string) => (save.error?.forField(field).length ?? 0) > 0;
-  const placed = ['name', 'url', 'description', 'hmac-key'].some(fieldError);
-  const described = (field: string) => (fieldError(field) ? `${prefix}-${field}-error` : undefined);
   return (
     <form class="stacked" onSubmit={submit}>
-      <label for={`${prefix}-name`}>Name</label>
-      <input id={`${prefix}-name`} required value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} aria-invalid={fieldError('name') ? 'true' : undefined} aria-describedby={described('name')} />
-      <FieldErrors id={`${prefix}-name-error`} error={save.error} field="name" />
-      <label for={`${prefix}-url`}>Service URL</label>
-      <input
+      <TextField id={`${prefix}-name`} label="Name" required value={name} onValue={setName} error={save.error} field="name" />
+      <TextField
         id={`${prefix}-url`}
+        label="Service URL"
         type="url"
         required
         value={url}
-        onInput={(event) => setUrl((event.target as HTMLInputElement).value)}
-        aria-invalid={fieldError('url') ? 'true' : undefined}
-        aria-describedby={[`${prefix}-url-hint`, described('url')].filter(Boolean).join(' ')}
+        onValue={setUrl}
+        error={save.error}
+        field="url"
+        hint="The service is sent a test request now and must answer 200."
       />
-      <p id={`${prefix}-url-hint`} class="muted">
-        The service is sent a test request now and must answer 200.
-      </p>
-      <FieldErrors id={`${prefix}-url-error`} error={save.error} field="url" />
-      <label for={`${prefix}-hmac`}>{props.task ? 'New HMAC key (optional; empty keeps the current one)' : 'HMAC key (optional)'}</label>
-      <input id={`${prefix}-hmac`} type="password" autocomplete="new-password" value={hmacKey} onInput={(event) => setHmacKey((event.target as HTMLInputElement).value)} aria-describedby={described('hmac-key')} />
-      <FieldErrors id={`${prefix}-hmac-key-error`} error={save.error} field="hmac-key" />
-      <label for={`${prefix}-description`}>Description (optional)</label>
-      <input id={`${prefix}-description`} maxLength={300} value={description} onInput={(event) => setDescription((event.target as HTMLInputElement).value)} aria-describedby={described('description')} />
-      <FieldErrors id={`${prefix}-description-error`} error={save.error} field="description" />
+      <TextField
+        id={`${prefix}-hmac`}
+        label={props.task ? 'New HMAC key (optional; empty keeps the current one)' : 'HMAC key (optional)'}
+        type="password"
+        autocomplete="new-password"
+        value={hmacKey}
+        onValue={setHmacKey}
+        error={save.error}
+        field="hmac-key"
+        errorId={`${prefix}-hmac-key-error`}
+      />
+      <TextField id={`${prefix}-description`} label="Description (optional)" maxLength={300} value={description} onValue={setDescription} error={save.error} field="description" />
       <label class="choice">
         <input type="checkbox" checked={enabled} onChange={(event) => setEnabled((event.target as HTMLInputElement).checked)} />
         Enabled (runs call it)
       </label>
-      {save.error && !placed && <ErrorNotice error={save.error} />}
-      {save.message && (
-        <p role="status" class="notice notice-ok">
-          {save.message}
-        </p>
-      )}
-      <button type="submit" disabled={save.busy}>
-        {save.busy ? 'Checking the service…' : props.task ? 'Save run task' : 'Register run task'}
-      </button>
+      <ActionOutcome action={save} placed={['name', 'url', 'description', 'hmac-key']} />
+      <SubmitButton busy={save.busy} busyLabel="Checking the service…">
+        {props.task ? 'Save run task' : 'Register run task'}
+      </SubmitButton>
     </form>
   );
 }

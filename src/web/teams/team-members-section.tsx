@@ -3,7 +3,7 @@ import { segment } from '../api/api-client';
 import type { ListDocument, Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ConfirmAction } from '../components/confirm-action';
+import { ActionOutcome, ActionsHeader, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
 import { EmptyState, ErrorNotice } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { Team } from './team-types';
@@ -23,10 +23,9 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
   const serviceAccounts = team.attributes['users-count'] - team.attributes['non-service-users-count'];
   const change = useAction();
   // Removing takes two clicks: "Remove" asks, "Remove <name> now" acts (as revoking a token does).
-  const [confirming, setConfirming] = useState<string | null>(null);
+  const confirmRow = useRowConfirmation(change.busy);
 
   async function remove(member: Member) {
-    setConfirming(null);
     const done = await change.run(
       () => api.delete(`/teams/${segment(team.id)}/relationships/organization-memberships`, { data: [{ type: 'organization-memberships', id: member.membershipId }] }),
       `${member.username} removed from the team.`,
@@ -46,7 +45,7 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
             <tr>
               <th scope="col">User</th>
               <th scope="col">Email</th>
-              {canChange && <th scope="col"><span class="visually-hidden">Actions</span></th>}
+              {canChange && <ActionsHeader />}
             </tr>
           </thead>
           <tbody>
@@ -56,19 +55,14 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
                 <td data-label="Email">{member.email ?? <span class="muted">hidden</span>}</td>
                 {canChange && (
                   <td>
-                    {confirming === member.membershipId ? (
-                      <ConfirmAction
-                        question={`Remove ${member.username} from ${team.attributes.name}?`}
-                        confirmLabel={`Remove ${member.username} now`}
-                        busy={change.busy}
-                        onConfirm={() => remove(member)}
-                        onCancel={() => setConfirming(null)}
-                      />
-                    ) : (
-                      <button type="button" class="danger" disabled={change.busy} onClick={() => setConfirming(member.membershipId)} aria-label={`Remove ${member.username}`}>
-                        Remove
-                      </button>
-                    )}
+                    <ConfirmedButton
+                      label="Remove"
+                      accessibleName={`Remove ${member.username}`}
+                      question={`Remove ${member.username} from ${team.attributes.name}?`}
+                      confirmLabel={`Remove ${member.username} now`}
+                      disableWhileBusy
+                      {...confirmRow(member.membershipId, () => void remove(member))}
+                    />
                   </td>
                 )}
               </tr>
@@ -81,12 +75,7 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
           Not listed: the team's <code>api-team_</code> service account, which its team token acts as.
         </p>
       )}
-      {change.error && <ErrorNotice error={change.error} />}
-      {change.message && (
-        <p role="status" class="notice notice-ok">
-          {change.message}
-        </p>
-      )}
+      <ActionOutcome action={change} />
       {canChange && <AddMemberForm team={team} current={members} onAdded={props.onChanged} />}
     </section>
   );

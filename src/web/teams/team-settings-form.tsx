@@ -1,10 +1,14 @@
 import { useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import { useAction } from '../api/use-action';
-import { ErrorNotice, FieldErrors } from '../components/page-states';
+import { ActionOutcome, SubmitButton, TextField } from '../components/form-parts';
+import { FieldErrors } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { Team } from './team-types';
 import { VisibilityChoice } from './visibility-choice';
+
+/** The fields that show the server's refusal of them (the token checkbox has no line of its own: its refusal goes in the notice). */
+const SETTINGS_FIELDS = ['name', 'visibility'];
 
 /** Name, visibility and member token management: each control shown only when `permissions` allow it. */
 export function TeamSettingsForm(props: { team: Team; onSaved: () => void }) {
@@ -44,24 +48,13 @@ export function TeamSettingsForm(props: { team: Team; onSaved: () => void }) {
       </section>
     );
   }
-  const nameError = (save.error?.forField('name').length ?? 0) > 0;
-  const placed = ['name', 'visibility', 'allow-member-token-management'].some((field) => (save.error?.forField(field).length ?? 0) > 0);
   return (
     <section aria-labelledby="settings-heading">
       <h2 id="settings-heading">Settings</h2>
       <form onSubmit={submit} class="stacked">
         {can['can-update-name'] ? (
           <>
-            <label for="team-name">Team name</label>
-            <input
-              id="team-name"
-              required
-              value={name}
-              onInput={(event) => setName((event.target as HTMLInputElement).value)}
-              aria-invalid={nameError ? 'true' : undefined}
-              aria-describedby={nameError ? 'team-name-error' : undefined}
-            />
-            <FieldErrors id="team-name-error" error={save.error} field="name" />
+            <TextField id="team-name" label="Team name" required value={name} onValue={setName} error={save.error} field="name" />
           </>
         ) : (
           <p class="muted">The name of this team cannot be changed by you.</p>
@@ -77,15 +70,10 @@ export function TeamSettingsForm(props: { team: Team; onSaved: () => void }) {
             Members of this team may create and revoke its tokens
           </label>
         )}
-        {save.error && !placed && <ErrorNotice error={save.error} />}
-        {save.message && (
-          <p role="status" class="notice notice-ok">
-            {save.message}
-          </p>
-        )}
-        <button type="submit" disabled={save.busy}>
-          {save.busy ? 'Saving…' : 'Save settings'}
-        </button>
+        <ActionOutcome action={save} placed={SETTINGS_FIELDS} />
+        <SubmitButton busy={save.busy} busyLabel="Saving…">
+          Save settings
+        </SubmitButton>
       </form>
     </section>
   );

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import type { Document } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
-import { ErrorNotice, FieldErrors } from '../components/page-states';
+import { ActionOutcome, SubmitButton, TextField } from '../components/form-parts';
+import { FieldErrors } from '../components/page-states';
 import { paths } from '../router/console-paths';
 import { navigate } from '../router/history-router';
 import { useSession } from '../session/session-context';
@@ -42,22 +43,10 @@ export function WorkspaceForm(props: { organization: string; workspace?: Workspa
     else if (props.workspace && attributes.name !== props.workspace.attributes.name) navigate(paths.workspace(props.organization, attributes.name), { replace: true });
     else props.onSaved?.();
   }
-  const fieldError = (field: string) => (save.error?.forField(field).length ?? 0) > 0;
-  const placed = ['name', 'description', 'execution-mode', 'auto-apply'].some(fieldError);
   return (
     <form class="stacked" onSubmit={submit}>
-      <label for={`${idPrefix}-name`}>Workspace name</label>
-      <input
-        id={`${idPrefix}-name`}
-        required
-        value={name}
-        onInput={(event) => setName((event.target as HTMLInputElement).value)}
-        aria-invalid={fieldError('name') ? 'true' : undefined}
-        aria-describedby={fieldError('name') ? `${idPrefix}-name-error` : undefined}
-      />
-      <FieldErrors id={`${idPrefix}-name-error`} error={save.error} field="name" />
-      <label for={`${idPrefix}-description`}>Description (optional)</label>
-      <input id={`${idPrefix}-description`} value={description} onInput={(event) => setDescription((event.target as HTMLInputElement).value)} />
+      <TextField id={`${idPrefix}-name`} label="Workspace name" required value={name} onValue={setName} error={save.error} field="name" />
+      <TextField id={`${idPrefix}-description`} label="Description (optional)" value={description} onValue={setDescription} error={save.error} field="description" />
       <fieldset>
         <legend>Execution mode</legend>
         {MODES.map((option) => (
@@ -72,15 +61,11 @@ export function WorkspaceForm(props: { organization: string; workspace?: Workspa
         <input type="checkbox" checked={autoApply} onChange={(event) => setAutoApply((event.target as HTMLInputElement).checked)} />
         Apply automatically after a successful plan (no one confirms)
       </label>
-      {save.error && !placed && <ErrorNotice error={save.error} />}
-      {save.message && (
-        <p role="status" class="notice notice-ok">
-          {save.message}
-        </p>
-      )}
-      <button type="submit" disabled={save.busy}>
-        {save.busy ? 'Saving…' : props.workspace ? 'Save workspace' : 'Create workspace'}
-      </button>
+      {/* auto-apply has no line of its own: its refusal goes in the notice. */}
+      <ActionOutcome action={save} placed={['name', 'description', 'execution-mode']} />
+      <SubmitButton busy={save.busy} busyLabel="Saving…">
+        {props.workspace ? 'Save workspace' : 'Create workspace'}
+      </SubmitButton>
     </form>
   );
 }

@@ -1,10 +1,9 @@
-import { useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import type { ListDocument } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ConfirmAction } from '../components/confirm-action';
-import { EmptyState, ErrorNotice, Loader } from '../components/page-states';
+import { ActionOutcome, ActionsHeader, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
+import { EmptyState, Loader } from '../components/page-states';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { AttachTaskForm } from '../runtasks/attach-task-form';
@@ -27,14 +26,13 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
     () => api.get<ListDocument<RunTaskAttributes>>(`/organizations/${segment(props.organization)}/tasks`, { 'page[size]': '100' }),
     [props.organization],
   );
-  const [confirming, setConfirming] = useState<string | null>(null);
   const detach = useAction();
+  const confirmRow = useRowConfirmation(detach.busy);
   const names = new Map((tasks.data?.data ?? []).map((task) => [task.id, task.attributes.name]));
   const attachedTaskIds = new Set((attachments.data?.data ?? []).map((attachment) => relatedId(attachment, 'task')));
   const unattached = ((tasks.data?.data ?? []) as RunTask[]).filter((task) => !attachedTaskIds.has(task.id));
 
   async function remove(id: string, name: string) {
-    setConfirming(null);
     const done = await detach.run(() => api.delete(`/workspaces/${segment(props.workspace.id)}/tasks/${segment(id)}`), `${name} detached.`);
     if (done) attachments.reload();
   }
@@ -58,11 +56,7 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
                   <th scope="col">Run task</th>
                   <th scope="col">Stages</th>
                   <th scope="col">Enforcement</th>
-                  {canManage && (
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  )}
+                  {canManage && <ActionsHeader />}
                 </tr>
               </thead>
               <tbody>
@@ -81,19 +75,13 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
                       </td>
                       {canManage && (
                         <td>
-                          {confirming === attachment.id ? (
-                            <ConfirmAction
-                              question={`Detach ${name} from ${props.workspace.attributes.name}?`}
-                              confirmLabel={`Detach ${name} now`}
-                              busy={detach.busy}
-                              onConfirm={() => void remove(attachment.id, name)}
-                              onCancel={() => setConfirming(null)}
-                            />
-                          ) : (
-                            <button type="button" class="danger" onClick={() => setConfirming(attachment.id)} aria-label={`Detach ${name}`}>
-                              Detach
-                            </button>
-                          )}
+                          <ConfirmedButton
+                            label="Detach"
+                            accessibleName={`Detach ${name}`}
+                            question={`Detach ${name} from ${props.workspace.attributes.name}?`}
+                            confirmLabel={`Detach ${name} now`}
+                            {...confirmRow(attachment.id, () => void remove(attachment.id, name))}
+                          />
                         </td>
                       )}
                     </tr>
@@ -104,12 +92,7 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
           )
         }
       </Loader>
-      {detach.error && <ErrorNotice error={detach.error} />}
-      {detach.message && (
-        <p role="status" class="notice notice-ok">
-          {detach.message}
-        </p>
-      )}
+      <ActionOutcome action={detach} />
       {canManage && tasks.state === 'ok' && <AttachTaskForm workspaceId={props.workspace.id} tasks={unattached} onAttached={attachments.reload} />}
     </section>
   );
