@@ -21,6 +21,7 @@ import { mixedScenarios } from './mixed-scenarios.js';
 import { CONSOLE_SCENARIO, consoleScenario } from './console-scenario.js';
 import './task-scenarios.js';
 import './pipeline-scenario.js';
+import './policy-isolation-scenario.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const smoke = process.argv.includes('--smoke');
