@@ -222,7 +222,7 @@ export const Errors = {
   unknownFeatureSet: (id: string) => new Unprocessable(`feature set '${id}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' }),
   invalidExecutionMode: (modes: readonly string[]) => new InvalidAttribute('/data/attributes/execution-mode', `execution-mode must be one of ${modes.join(', ')}`),
   invalidArchive: (problem: string) => new Unprocessable(problem),
-  configurationAlreadyUploaded: () => new Conflict('this configuration version has already been uploaded'),
+  configurationAlreadyUsed: () => new Conflict('a run was made from this configuration version: its archive can no longer be replaced'),
   runWorkspaceRequired: () => new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required'),
   noUploadedConfiguration: () =>
     new InvalidAttribute('/data/relationships/configuration-version', 'the workspace has no uploaded configuration version; upload one first'),

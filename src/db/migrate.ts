@@ -23,6 +23,7 @@ import * as m019 from './migrations/019-policy-evaluations.js';
 import * as m021 from './migrations/021-run-change-notify.js';
 import * as m022 from './migrations/022-run-options.js';
 import * as m023 from './migrations/023-audit-trail.js';
+import * as m024 from './migrations/024-provisional-configuration.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '021-run-change-notify': m021 as Migration,
   '022-run-options': m022 as Migration,
   '023-audit-trail': m023 as Migration,
+  '024-provisional-configuration': m024 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

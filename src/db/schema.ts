@@ -137,6 +137,8 @@ export interface WorkspacesTable {
   source_url: string | null;
   /** As set; null shows the executor's version. */
   terraform_version: string | null;
+  /** HCP's current-configuration-version: the newest non-provisional version, or a provisional one applied (migration 024). */
+  current_configuration_version_id: string | null;
 }
 
 export interface TasksTable {
@@ -175,6 +177,8 @@ export interface ConfigurationVersionsTable {
   status_timestamps: string;
   auto_queue_runs: Flag;
   speculative: Flag;
+  /** Becomes the workspace's current version only when a run made from it is applied (migration 024). */
+  provisional: Flag;
   upload_token_hash: string;
   archive_size: number | null;
   created_by_user_id: string | null;

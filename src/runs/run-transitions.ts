@@ -11,6 +11,7 @@ import type { Actor } from '../record/actor.js';
 import type { RunRecorder } from '../record/run-record.repository.js';
 import { describeRunStatus } from './run-event-descriptions.js';
 import type { TaskStagePort } from './task-stage-port.js';
+import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
 import type { PhaseChanges, PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
 
 /** What a phase's outcome writes on the plan or apply with the status change. */
@@ -50,6 +51,8 @@ export class RunTransitions {
     private readonly uploads: PhaseUploadsRepository,
     private readonly stages: Pick<TaskStagePort, 'closeUnreachedStages'>,
     private readonly recorder: RunRecorder,
+    /** A provisional configuration version becomes current when its run is applied (HCP). */
+    private readonly versions: Pick<ConfigurationVersionsRepository, 'promoteProvisional'>,
   ) {}
 
   /**
@@ -100,6 +103,7 @@ export class RunTransitions {
         at: now,
       })),
     );
+    if (path.includes('applied') && run.configuration_version_id) await this.versions.promoteProvisional(executor, run.configuration_version_id);
     // Stages the run will never reach are unreachable, not pending (errors say why; no-changes runs end early).
     if (to === 'errored' || to === 'planned_and_finished') await this.stages.closeUnreachedStages(executor, run.id, to === 'errored' ? 'errored' : 'finished');
     // The run may have given its workspace's turn back: wake the next one, after this commits (run-queue.ts).

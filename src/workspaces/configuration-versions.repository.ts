@@ -5,15 +5,32 @@ import type { ConfigurationVersionsTable, Database } from '../db/schema.js';
 export type ConfigurationVersionRow = ConfigurationVersionsTable;
 
 const COLUMNS = [
-  'id', 'workspace_id', 'status', 'status_timestamps', 'auto_queue_runs', 'speculative', 'upload_token_hash', 'archive_size',
+  'id', 'workspace_id', 'status', 'status_timestamps', 'auto_queue_runs', 'speculative', 'provisional', 'upload_token_hash', 'archive_size',
   'created_by_user_id', 'created_at', 'updated_at',
 ] as const;
 
 export class ConfigurationVersionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** A new version; one that is not provisional becomes its workspace's current version at once (HCP). */
   async insert(row: ConfigurationVersionRow): Promise<void> {
-    await this.db.insertInto('configuration_versions').values(row).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('configuration_versions').values(row).execute();
+      if (row.provisional === 0) {
+        await trx.updateTable('workspaces').set({ current_configuration_version_id: row.id }).where('id', '=', row.workspace_id).execute();
+      }
+    });
+  }
+
+  /** A provisional version whose run was applied becomes its workspace's current version (HCP); others change nothing. */
+  async promoteProvisional(executor: Executor, id: string): Promise<void> {
+    await executor
+      .updateTable('workspaces')
+      .set({ current_configuration_version_id: id })
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom('configuration_versions as cv').select('cv.id').where('cv.id', '=', id).where('cv.provisional', '=', 1).whereRef('cv.workspace_id', '=', 'workspaces.id')),
+      )
+      .execute();
   }
 
   findById(id: string, executor: Executor = this.db): Promise<ConfigurationVersionRow | undefined> {
@@ -36,6 +53,25 @@ export class ConfigurationVersionsRepository {
       .where('status', '=', 'pending')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * An uploaded version takes a new archive while no run was made from it: its size changes, in the
+   * transaction that then replaces its pieces. Answers whether it took it.
+   */
+  async markReuploaded(executor: Executor, id: string, archiveSize: number, now: string): Promise<boolean> {
+    const result = await executor
+      .updateTable('configuration_versions')
+      .set({ archive_size: archiveSize, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'uploaded')
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('runs').select('runs.id').where('runs.configuration_version_id', '=', id))))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async deleteArchiveChunks(executor: Executor, id: string): Promise<void> {
+    await executor.deleteFrom('configuration_archive_chunks').where('configuration_version_id', '=', id).execute();
   }
 
   async insertArchiveChunk(executor: Executor, id: string, position: number, data: Buffer): Promise<void> {
@@ -70,6 +106,10 @@ export class ConfigurationVersionsRepository {
       .select(COLUMNS)
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'uploaded')
+      // A provisional version is used only once it is current (its run was applied).
+      .where(({ or, eb, selectFrom }) =>
+        or([eb('provisional', '=', 0), eb('id', '=', selectFrom('workspaces').select('current_configuration_version_id').where('workspaces.id', '=', workspaceId))]),
+      )
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(1)

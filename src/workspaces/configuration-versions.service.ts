@@ -19,6 +19,8 @@ import type { WorkspacesRepository } from './workspaces.repository.js';
 export interface ConfigurationVersionInput {
   'auto-queue-runs'?: boolean;
   speculative?: boolean;
+  /** Not the workspace's current version until a run made from it is applied. */
+  provisional?: boolean;
 }
 
 /** A configuration version just created, with the one-time URL its archive is uploaded to. */
@@ -84,6 +86,7 @@ export class ConfigurationVersionsService {
       // HCP queues a run on upload by default; here only when the creator may queue runs (not the organization token).
       auto_queue_runs: input['auto-queue-runs'] !== false && canQueueRuns(context.standing) ? 1 : 0,
       speculative: input.speculative ? 1 : 0,
+      provisional: input.provisional ? 1 : 0,
       upload_token_hash: hashToken(uploadToken),
       archive_size: null,
       created_by_user_id: principal.kind === 'user' ? principal.userId : principal.kind === 'team' ? principal.serviceAccountUserId : null,
@@ -109,11 +112,13 @@ export class ConfigurationVersionsService {
   async authorizeUpload(uploadToken: string): Promise<AuthorizedUpload> {
     const row = uploadToken.length <= 200 ? await this.versions.findByUploadTokenHash(hashToken(uploadToken)) : undefined;
     if (!row) throw Errors.uploadUrlNotFound();
-    if (row.status !== 'pending') throw Errors.configurationAlreadyUploaded();
+    // Uploaded again (go-tfe's TestConfigurationVersionsUploadTarGzip; HCP's upload URL takes a new archive):
+    // allowed until a run is made from the version, so no run's configuration ever changes under it.
+    if (row.status !== 'pending' && (await this.versions.runIdsUsing(row.id, 1)).length > 0) throw Errors.configurationAlreadyUsed();
     return { row, [AUTHORIZED]: true };
   }
 
-  /** Stores the uploaded archive, piece by piece, once only; queues a run with auto-queue-runs. */
+  /** Stores the uploaded archive, piece by piece; queues a run with auto-queue-runs after the first upload. */
   async upload(authorized: AuthorizedUpload, archive: UploadedArchive): Promise<void> {
     const { row } = authorized;
     const problem = await tarGzProblem(archive.size, archive.read());
@@ -121,12 +126,16 @@ export class ConfigurationVersionsService {
     const now = nowIso();
     const timestamps = withTimestamps(row.status_timestamps, ['uploaded'], now);
     await this.db.transaction().execute(async (trx) => {
-      if (!(await this.versions.markUploaded(trx, row.id, archive.size, timestamps, now))) {
-        throw Errors.configurationAlreadyUploaded();
+      // The first upload moves the version from pending; a later one replaces the archive, checked again
+      // under the row's lock: still no run made from it (else 409).
+      const first = await this.versions.markUploaded(trx, row.id, archive.size, timestamps, now);
+      if (!first) {
+        if (!(await this.versions.markReuploaded(trx, row.id, archive.size, now))) throw Errors.configurationAlreadyUsed();
+        await this.versions.deleteArchiveChunks(trx, row.id);
       }
       let position = 0;
       for await (const chunk of archive.read(ARCHIVE_CHUNK_BYTES)) await this.versions.insertArchiveChunk(trx, row.id, position++, chunk);
-      if (row.auto_queue_runs === 1) await this.runQueuer.queueForUpload(trx, row.id);
+      if (first && row.auto_queue_runs === 1) await this.runQueuer.queueForUpload(trx, row.id);
     });
   }
 

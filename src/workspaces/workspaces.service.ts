@@ -62,6 +62,7 @@ export class WorkspacesService {
       execution_mode: executionMode,
       created_at: now,
       updated_at: now,
+      current_configuration_version_id: null,
       ...settingsOnCreate(input),
     };
     try {

@@ -58,8 +58,60 @@ for (const dialect of testDialects()) {
       assert.equal(fetched.headers['content-type'], 'application/octet-stream');
       assert.ok(fetched.rawPayload.equals(archive), 'downloads exactly what was uploaded');
 
-      const again = await putUpload(ctx, uploadUrl, archive);
-      assert.equal(again.statusCode, 409, 'an upload URL works once');
+      // HCP's upload URL takes a new archive (go-tfe uploads twice): it replaces the first until a run uses the version.
+      const replacement = tarGz({ 'main.tf': 'resource "null_resource" "y" {}\n' });
+      const again = await putUpload(ctx, uploadUrl, replacement);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.ok((await download(org.owner.token, version.id)).rawPayload.equals(replacement), 'the second archive replaced the first');
+      const runs = (await org.owner.api.get(`/workspaces/${workspace.id}/runs`)).body.data;
+      assert.equal(runs.length, 0, 'a re-upload queues no run');
+      const run = await org.owner.api.post('/runs', {
+        data: {
+          type: 'runs',
+          relationships: {
+            workspace: { data: { type: 'workspaces', id: workspace.id } },
+            'configuration-version': { data: { type: 'configuration-versions', id: version.id } },
+          },
+        },
+      });
+      assertStatus(run, 201);
+      const used = await putUpload(ctx, uploadUrl, archive);
+      assert.equal(used.statusCode, 409, 'a run was made from it: its archive stays');
+      assert.ok((await download(org.owner.token, version.id)).rawPayload.equals(replacement), 'unchanged');
+    });
+
+    it("provisional: echoed; not the workspace's current-configuration-version until a run made from it is applied", async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const current = async () => (await org.owner.api.get(`/workspaces/${workspace.id}`)).body.data.relationships['current-configuration-version'].data;
+      assert.equal(await current(), null);
+      const plain = await uploadConfiguration(ctx, org.owner.api, workspace.id);
+      assert.deepEqual(await current(), { id: plain, type: 'configuration-versions' });
+      const created = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ provisional: true, 'auto-queue-runs': false }));
+      assertStatus(created, 201);
+      assert.equal(created.body.data.attributes.provisional, true);
+      assert.equal((await org.owner.api.get(`/configuration-versions/${created.body.data.id}`)).body.data.attributes.provisional, true);
+      assert.equal((await putUpload(ctx, created.body.data.attributes['upload-url'], tarGz())).statusCode, 200);
+      assert.deepEqual(await current(), { id: plain, type: 'configuration-versions' }, 'the provisional version is not current');
+      // A run without a version takes the current one, not the newer provisional one.
+      const implicit = await createRun(org.owner.api, workspace.id);
+      assert.equal(implicit.data.relationships['configuration-version'].data.id, plain);
+      await waitForRunStatus(org.owner.api, implicit.data.id, 'planned');
+      assertStatus(await org.owner.api.post(`/runs/${implicit.data.id}/actions/discard`, {}), 202);
+      const run = await org.owner.api.post('/runs', {
+        data: {
+          type: 'runs',
+          attributes: { 'auto-apply': true },
+          relationships: {
+            workspace: { data: { type: 'workspaces', id: workspace.id } },
+            'configuration-version': { data: { type: 'configuration-versions', id: created.body.data.id } },
+          },
+        },
+      });
+      assertStatus(run, 201);
+      await waitForRunStatus(org.owner.api, run.body.data.id, 'applied');
+      assert.deepEqual(await current(), { id: created.body.data.id, type: 'configuration-versions' }, 'applied: now current');
+      assertError(await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ provisional: 'yes' })), 422);
     });
 
     it('accepts any content type (or none) for the upload, as raw bytes', async () => {

@@ -34,11 +34,11 @@ for (const dialect of testDialects()) {
       return { connection, response: await connection.response(PROMPTLY_MS) };
     }
 
-    async function newUploadUrl(): Promise<string> {
+    async function newUploadUrl(attributes: Record<string, unknown> = { 'auto-queue-runs': false }): Promise<string> {
       const org = await createOrganization(ctx);
       const workspace = await createWorkspace(org.owner.api, org.name);
       const created = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, {
-        data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } },
+        data: { type: 'configuration-versions', attributes },
       });
       assert.equal(created.status, 201, created.text);
       return new URL(created.body.data.attributes['upload-url']).pathname;
@@ -59,8 +59,9 @@ for (const dialect of testDialects()) {
       }
     });
 
-    it('an upload to a used URL is answered 409 before its body is sent', async () => {
-      const path = await newUploadUrl();
+    it('an upload to the URL of a version a run was made from is answered 409 before its body is sent', async () => {
+      // auto-queue-runs: the first upload queues a run from the version, so its archive may not be replaced.
+      const path = await newUploadUrl({});
       const first = await RawConnection.open(port);
       const archive = tarGz();
       await first.write(`PUT ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: ${archive.length}\r\n\r\n`);

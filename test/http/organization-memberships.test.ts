@@ -64,6 +64,20 @@ for (const dialect of testDialects()) {
       assertError(await org.owner.api.get(`/organization-memberships/${membership.id}?include=bogus`), 400, /include parameter/);
     });
 
+    it('the invitation answers with its user included, exactly as a read with include=user and the list with include=user show it', async () => {
+      const org = await createOrganization(ctx);
+      const created = await org.owner.api.post(`/organizations/${org.name}/organization-memberships`, invitation(`${unique('new')}@example.test`));
+      assertStatus(created, 201);
+      assert.equal(created.body.included.length, 1);
+      assert.equal(created.body.included[0].id, created.body.data.relationships.user.data.id);
+      const shown = await org.owner.api.get(`/organization-memberships/${created.body.data.id}?include=user`);
+      assert.deepEqual(shown.body.data, created.body.data);
+      assert.deepEqual(shown.body.included, created.body.included);
+      const listed = await org.owner.api.get(`/organizations/${org.name}/organization-memberships?include=user`);
+      assert.deepEqual(listed.body.data.find((item: any) => item.id === created.body.data.id), created.body.data);
+      assert.deepEqual(listed.body.included.find((item: any) => item.id === created.body.included[0].id), created.body.included[0]);
+    });
+
     it('an email nobody registered yet is invited too; duplicates and bad emails are 422', async () => {
       const org = await createOrganization(ctx);
       const email = `${unique('new')}@example.test`;

@@ -15,7 +15,7 @@ export const UPLOAD_BODY_LIMIT = 100 * 1024 * 1024;
 
 const CreateBody = resourceBody(
   'configuration-versions',
-  Type.Object({ 'auto-queue-runs': Type.Optional(Type.Boolean()), speculative: Type.Optional(Type.Boolean()) }),
+  Type.Object({ 'auto-queue-runs': Type.Optional(Type.Boolean()), speculative: Type.Optional(Type.Boolean()), provisional: Type.Optional(Type.Boolean()) }),
   { attributesRequired: false },
 );
 const VersionParams = IdParam('configuration_version_id');

@@ -34,7 +34,10 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
     async (request, reply) => {
       const teamIds = request.body.data.relationships?.teams?.data.map((team) => team.id) ?? [];
       const data = await memberships.invite(proofOf(request, 'organization'), request.body.data.attributes.email, teamIds);
-      return sendDocument(reply, 201, { data: membershipOf(data) });
+      // HCP answers an invitation with its user included (go-tfe compares the created membership with a read
+      // that includes the user, field by field).
+      const included = data.user ? [userResource(data.user, { showEmail: true })] : [];
+      return sendDocument(reply, 201, { data: membershipOf(data), ...(included.length > 0 ? { included } : {}) });
     },
   );
 

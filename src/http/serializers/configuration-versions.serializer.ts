@@ -10,7 +10,7 @@ export function configurationVersionResource(row: ConfigurationVersionRow, uploa
     'error-message': null,
     source: 'tfe-api',
     speculative: row.speculative === 1,
-    provisional: false,
+    provisional: row.provisional === 1,
     status: row.status,
     'status-timestamps': parseTimestamps(row.status_timestamps),
     'changed-files': [],

@@ -30,6 +30,9 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
     },
     relationships: {
       organization: { data: { id: row.organization_name, type: 'organizations' } },
+      'current-configuration-version': {
+        data: row.current_configuration_version_id ? { id: row.current_configuration_version_id, type: 'configuration-versions' } : null,
+      },
     },
     links: {
       self: `/api/v2/workspaces/${row.id}`,
