@@ -126,6 +126,8 @@ export interface WorkspacesTable {
   auto_apply_run_trigger: Flag;
   file_triggers_enabled: Flag;
   global_remote_state: Flag;
+  /** Distinct people whose overrides a stage of its runs needs at least (migration 026). */
+  required_approvals: number;
   queue_all_runs: Flag;
   speculative_enabled: Flag;
   structured_run_output_enabled: Flag;
@@ -261,6 +263,8 @@ export interface TaskStagesTable {
   stage: TaskStageName;
   status: string;
   status_timestamps: string;
+  /** The workspace's `required-approvals` when the run was created (migration 026). */
+  required_approvals: number;
   created_at: string;
   updated_at: string;
 }

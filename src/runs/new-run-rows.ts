@@ -30,6 +30,8 @@ export interface NewRunInput {
   creator: { userId: string | null; name: string };
   /** The workspace's enabled tasks, in attachment order. */
   tasks: readonly AttachedTask[];
+  /** The workspace's `required-approvals` now: each stage keeps it. */
+  requiredApprovals: number;
   /** Whether a policy set applies to the workspace now. */
   policiesApply: boolean;
   now: string;
@@ -86,7 +88,7 @@ export function newRunRows(input: NewRunInput): NewRunRows {
   const policyEvaluations: PolicyEvaluationsTable[] = [];
   for (const planned of planTaskStages(input.tasks, input.planOnly, input.policiesApply)) {
     const stageId = newId('ts');
-    stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending', status_timestamps: JSON.stringify({}), created_at: now, updated_at: now });
+    stages.push({ id: stageId, run_id: run.id, stage: planned.stage, status: 'pending', status_timestamps: JSON.stringify({}), required_approvals: input.requiredApprovals, created_at: now, updated_at: now });
     if (planned.policies) {
       policyEvaluations.push({
         id: newId('poleval'), task_stage_id: stageId, run_id: run.id, status: 'pending', status_timestamps: JSON.stringify({}),

@@ -144,6 +144,7 @@ export class RunsService {
       options: runOptionsOf(attributes),
       creator,
       tasks,
+      requiredApprovals: Number(workspace.required_approvals ?? 1),
       policiesApply: await this.policies.anySetApplies(executor, workspace.id),
       now: nowIso(),
     });

@@ -1,3 +1,4 @@
+import { isRequiredApprovals, MAX_REQUIRED_APPROVALS } from '../shared/override-rule.js';
 import type { Kysely } from 'kysely';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { requireAccess } from '../access/require-access.js';
@@ -29,12 +30,8 @@ export interface WorkspaceTaskAttributesInput {
 }
 
 /** At most this many approvers: a bound on a number people must reach, not a product limit. */
-const MAX_APPROVALS = 10;
-
 function approvalsOrThrow(value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_APPROVALS) {
-    throw Errors.requiredApprovalsInvalid(MAX_APPROVALS);
-  }
+  if (!isRequiredApprovals(value)) throw Errors.requiredApprovalsInvalid(MAX_REQUIRED_APPROVALS);
   return value;
 }
 

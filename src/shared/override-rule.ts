@@ -97,6 +97,14 @@ export type OverrideDecision =
 /** Empty facts: a stage that holds nothing yet (its permissions are those of a stage of run tasks). */
 export const STAGE_HOLDING_NOTHING: OverrideStageFacts = { status: 'pending', results: [], policyHolds: [], workspaceRequiredApprovals: 1, overriders: [] };
 
+/** The most distinct approvers a workspace or a workspace task may require. */
+export const MAX_REQUIRED_APPROVALS = 10;
+
+/** A `required-approvals` setting (of a workspace or a workspace task): a whole number from 1 to the most. */
+export function isRequiredApprovals(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_REQUIRED_APPROVALS;
+}
+
 const failedMandatory = (result: OverrideResultFacts) => result.enforcementLevel === 'mandatory' && result.status === 'failed';
 
 /**

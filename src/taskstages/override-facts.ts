@@ -16,7 +16,7 @@ export function overrideFactsOf(
     status: stage.status,
     results: results.map((result) => ({ status: result.status, enforcementLevel: result.enforcement_level, requiredApprovals: Number(result.required_approvals) })),
     policyHolds: evaluations.map((evaluation) => String(evaluation.hold)),
-    workspaceRequiredApprovals: 1,
+    workspaceRequiredApprovals: Number(stage.required_approvals),
     overriders: overrides.map((override) => override.overridden_by),
   };
 }

@@ -1,3 +1,4 @@
+import { isRequiredApprovals, MAX_REQUIRED_APPROVALS } from '../shared/override-rule.js';
 import { allows, requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import { isUniqueViolation } from '../db/database.js';
@@ -25,10 +26,18 @@ export interface WorkspaceAttributesInput extends WorkspaceSettingsInput {
   description?: string | null;
   'working-directory'?: string | null;
   'execution-mode'?: string;
+  /** Distinct people whose overrides a stage of its runs needs at least (1..10, default 1). */
+  'required-approvals'?: number;
 }
 
 /** A PATCH: only the attributes sent change. */
 export type WorkspaceUpdateInput = Partial<WorkspaceAttributesInput>;
+
+function requiredApprovalsInput(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!isRequiredApprovals(value)) throw Errors.requiredApprovalsInvalid(MAX_REQUIRED_APPROVALS);
+  return value;
+}
 
 function executionModeInput(value: string | undefined): ExecutionMode | undefined {
   if (value === undefined) return undefined;
@@ -50,6 +59,7 @@ export class WorkspacesService {
     const problem = nameProblem(input.name);
     if (problem) throw Errors.invalidName('/data/attributes/name', problem);
     const executionMode = executionModeInput(input['execution-mode']) ?? 'remote';
+    const requiredApprovals = requiredApprovalsInput(input['required-approvals']) ?? 1;
     const now = nowIso();
     const row = {
       id: newId('ws'),
@@ -60,6 +70,7 @@ export class WorkspacesService {
       auto_apply: input['auto-apply'] ? (1 as const) : (0 as const),
       working_directory: input['working-directory'] ?? '',
       execution_mode: executionMode,
+      required_approvals: requiredApprovals,
       created_at: now,
       updated_at: now,
       current_configuration_version_id: null,
@@ -117,6 +128,8 @@ export class WorkspacesService {
     }
     const executionMode = executionModeInput(input['execution-mode']);
     if (executionMode !== undefined) changes.execution_mode = executionMode;
+    const requiredApprovals = requiredApprovalsInput(input['required-approvals']);
+    if (requiredApprovals !== undefined) changes.required_approvals = requiredApprovals;
     if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;
     if (input.description !== undefined) changes.description = input.description;
     if (input['working-directory'] !== undefined) changes.working_directory = input['working-directory'] ?? '';

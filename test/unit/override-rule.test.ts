@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  approvalsOf, decideOverride, isOverridable, overridePermissions, overrideStanding, requiredApprovals, stageHolds,
+  approvalsOf, decideOverride, isOverridable, isRequiredApprovals, overridePermissions, overrideStanding, requiredApprovals, stageHolds,
   type OverrideCaller, type OverrideDecision, type OverrideResultFacts, type OverrideStageFacts,
 } from '../../src/shared/override-rule.js';
 
@@ -99,5 +99,12 @@ describe('how many distinct people', () => {
     });
     assert.equal(isOverridable('awaiting_override'), true);
     for (const status of ['pending', 'running', 'passed', 'failed', 'errored', 'canceled', 'unreachable']) assert.equal(isOverridable(status), false);
+  });
+});
+
+describe('a required-approvals setting', () => {
+  it('is a whole number from 1 to 10', () => {
+    for (const good of [1, 2, 10]) assert.equal(isRequiredApprovals(good), true, String(good));
+    for (const bad of [0, 11, 1.5, -1, Number.NaN, '2', null, undefined]) assert.equal(isRequiredApprovals(bad), false, String(bad));
   });
 });

@@ -16,6 +16,15 @@ const workspaceAttributes = {
   'working-directory': NullableString(1000),
   /** remote, agent or local: checked by the service, which names the allowed values. */
   'execution-mode': Type.Optional(Type.String({ maxLength: 100 })),
+  /** Teamstage's (issue 27): checked by the service (a whole number from 1 to 10). */
+  'required-approvals': Type.Optional(
+    Type.Number({
+      description:
+        "Teamstage's: how many distinct people must override a task stage of this workspace's runs before it moves on (1 to 10, default 1). " +
+        "A stage needs the most of this and its failed mandatory workspace tasks' own required-approvals; one person counts once. " +
+        'Runs keep the number their workspace had when they were created.',
+    }),
+  ),
   // Stored and returned only (src/workspaces/workspace-settings.ts): what the tfe provider sets.
   ...Object.fromEntries(Object.keys(FLAG_SETTINGS).map((key) => [key, Type.Optional(Type.Boolean())])),
   ...Object.fromEntries(Object.keys(LIST_SETTINGS).map((key) => [key, Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }))])),

@@ -16,6 +16,8 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       description: row.description,
       'auto-apply': row.auto_apply === 1,
       'execution-mode': executionModeOf(row.execution_mode),
+      // Teamstage's: distinct overrides a stage of its runs needs at least (issue 27).
+      'required-approvals': Number(row.required_approvals),
       ...settingsAttributes(row),
       'terraform-version': row.terraform_version ?? NOOP_TERRAFORM_VERSION,
       'working-directory': row.working_directory,
