@@ -50,10 +50,24 @@ test('I/O that became readable meanwhile is read between the first start and the
   const turns = new EventLoopTurns();
   const events: string[] = [];
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['-e', 'process.stdout.write("x")']);
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  // The child writes to its stdout (a pipe: the write is done when it returns), then leaves a mark on disk.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turns-'));
+  const mark = path.join(dir, 'written');
+  const script = `process.stdout.write("x"); require("node:fs").writeFileSync(${JSON.stringify(mark)}, "")`;
+  const child = spawn(process.execPath, ['-e', script]);
   const received = new Promise<void>((resolve) => child.stdout.once('data', () => (events.push('io'), resolve())));
-  // Hold the loop until the child's output is certainly waiting to be read: only a poll reads it.
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+  // Hold the loop, without polling, until the child's output is certainly waiting to be read: the mark says so,
+  // however long the child took to start on a loaded machine (a fixed pause was too short under load).
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 30_000;
+  while (!fs.existsSync(mark)) {
+    assert.ok(Date.now() < deadline, 'the child wrote nothing within 30 s');
+    Atomics.wait(sleeper, 0, 0, 5);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
   const starts: Array<Promise<void>> = [];
   for (let i = 0; i < 3; i++) starts.push(turns.next().then(() => void events.push(`job${i}`)));
   await Promise.all([...starts, received]);
