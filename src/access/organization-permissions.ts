@@ -30,6 +30,8 @@ export function organizationPermissions(standing: OrganizationStanding, organiza
     'can-read-run-tasks': onOrganization('list-run-tasks'),
     'can-manage-run-tasks': onOrganization('create-run-task'),
     'can-update-api-token': administer,
+    /** Make and revoke the audit trail token, the one token that reads the audit trail (HCP's name). */
+    'can-manage-auditing': administer,
     'can-access-via-teams': true,
   };
 }

@@ -10,7 +10,8 @@ const subscription = (featureSetId: string) => ({
 });
 
 /**
- * The organization's `permissions` (HCP's keys `can-manage-users`, `can-update-sentinel`, `can-read-run-tasks`)
+ * The organization's `permissions` (HCP's keys `can-manage-users`, `can-update-sentinel`, `can-read-run-tasks`,
+ * `can-manage-auditing`)
  * and each membership's `permissions.can-destroy` say exactly what the endpoints then allow: each check below
  * reads the permission and then tries the action.
  */
@@ -84,6 +85,15 @@ for (const dialect of testDialects()) {
       assertStatus(await siteAdmin(ctx).post(`/admin/organizations/${org.name}/subscription`, subscription('fs-free')), 201);
       assert.equal((await permissionsOf(org.owner, org))['can-create-team'], false);
       assertError(await org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name: 'on-free' } } }), 404);
+    });
+
+    it('can-manage-auditing: owners only, who may then make the audit trail token; anyone else gets 404', async () => {
+      const org = await createOrganization(ctx);
+      const manager = await memberWith(org, { 'manage-membership': true, 'manage-teams': true, 'manage-organization-access': true });
+      assert.equal((await permissionsOf(org.owner, org))['can-manage-auditing'], true);
+      assert.equal((await permissionsOf(manager, org))['can-manage-auditing'], false);
+      assertStatus(await org.owner.api.post(`/organizations/${org.name}/authentication-token?token=audit-trails`), 201);
+      assertError(await manager.api.post(`/organizations/${org.name}/authentication-token?token=audit-trails`), 404);
     });
 
     it("a membership's can-destroy: false for an owner's membership unless the caller owns the organization; the removal agrees", async () => {
