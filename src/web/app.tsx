@@ -92,7 +92,7 @@ function Shell(props: { session: Session }) {
         <nav aria-label="Main">
           <ul>
             {organizations.flatMap((organization) =>
-              ORG_NAV.map((item) => {
+              ORG_NAV.filter((item) => !item.permission || organization.attributes.permissions?.[item.permission] === true).map((item) => {
                 const target = item.pattern.replace(':org', encodeURIComponent(organization.id));
                 return (
                   <li key={`${organization.id}${item.pattern}`}>

@@ -1,5 +1,6 @@
 import type { FunctionComponent } from 'preact';
 import { AccountPage } from './pages/account-page';
+import { AuditTrailPage } from './pages/audit-trail-page';
 import { InvitationPage } from './pages/invitation-page';
 import { PeoplePage } from './pages/people-page';
 import { PoliciesPage } from './pages/policies-page';
@@ -35,16 +36,21 @@ export const ROUTES: Route[] = [
   { pattern: '/:org/workspaces/:name', page: ({ params }) => <WorkspacePage lookup={{ organization: params.org!, name: params.name! }} /> },
   { pattern: '/:org/workspaces/:ws/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
   { pattern: '/:org/tasks', page: ({ params }) => <RunTasksPage organization={params.org!} /> },
+  { pattern: '/:org/audit-trail', page: ({ params }) => <AuditTrailPage organization={params.org!} /> },
   // The forms `run_app_url` and `workspace_app_url` had before they took HCP's: links already sent still open.
   { pattern: '/:org/:ws/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
   { pattern: '/:org/:ws', page: ({ params }) => <WorkspacePage lookup={{ organization: params.org!, name: params.ws! }} /> },
 ];
 
-/** Per-organization navigation: label and path pattern (":org" is replaced by the organization's name). */
-export const ORG_NAV: { label: string; pattern: string }[] = [
+/**
+ * Per-organization navigation: label and path pattern (":org" is replaced by the organization's name), and
+ * the organization permission that offers the link, where only some may use the page.
+ */
+export const ORG_NAV: { label: string; pattern: string; permission?: string }[] = [
   { label: 'Teams', pattern: '/:org/teams' },
   { label: 'People', pattern: '/:org/people' },
   { label: 'Workspaces', pattern: '/:org/workspaces' },
   { label: 'Run tasks', pattern: '/:org/tasks' },
   { label: 'Policies', pattern: '/:org/policies' },
+  { label: 'Audit trail', pattern: '/:org/audit-trail', permission: 'can-manage-auditing' },
 ];

@@ -1,0 +1,143 @@
+import { useMemo, useState } from 'preact/hooks';
+import { createApiClient } from '../api/api-client';
+import { useApi } from '../api/use-api';
+import { EmptyState, Loader } from '../components/page-states';
+import { actionWords, detailsOf, resourceKind, resourceName, sinceFromLocalInput, type AuditTrailEntry, type AuditTrailPage } from './audit-trail-model';
+
+const PAGE_SIZE = '20';
+
+/**
+ * The trail read with an audit trail token: who did what to which resource and when, oldest first (HCP's
+ * order), from a chosen time on (`since`), a page at a time. A token the server refuses (revoked, expired,
+ * replaced: 401) is forgotten (`onRefused`); any other token reads no trail (404) and is said to be the wrong one.
+ */
+export function AuditTrailEntries(props: { organization: string; token: string; onRefused: (why: string) => void; onForget: () => void }) {
+  const client = useMemo(
+    () => createApiClient(props.token, () => props.onRefused('The audit trail token was not accepted: it was revoked, replaced or has expired.')),
+    [props.token],
+  );
+  const [sinceInput, setSinceInput] = useState('');
+  const [since, setSince] = useState<string | undefined>(undefined);
+  const [pageNumber, setPageNumber] = useState(1);
+  const trail = useApi(
+    () => client.get<AuditTrailPage>('/organization/audit-trail', { since, 'page[number]': String(pageNumber), 'page[size]': PAGE_SIZE }),
+    [client, since, pageNumber],
+  );
+
+  return (
+    <section aria-labelledby="audit-entries-heading">
+      <h2 id="audit-entries-heading">Changes</h2>
+      <form
+        class="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setSince(sinceFromLocalInput(sinceInput));
+          setPageNumber(1);
+        }}
+      >
+        <label for="audit-since">Changes since (your local time)</label>
+        <input id="audit-since" type="datetime-local" step={1} value={sinceInput} onInput={(event) => setSinceInput((event.target as HTMLInputElement).value)} />
+        <button type="submit">Show</button>
+        {since && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setSinceInput('');
+              setSince(undefined);
+              setPageNumber(1);
+            }}
+          >
+            Show every change
+          </button>
+        )}
+        <button type="button" class="secondary" onClick={props.onForget}>
+          Use another token
+        </button>
+      </form>
+      {trail.state === 'error' && trail.error.isNotFound ? (
+        <div role="alert" class="notice notice-error">
+          <strong>This token reads no audit trail.</strong> Use the organization’s audit trail token, not a user, team or organization token.
+        </div>
+      ) : (
+        <Loader result={trail} what="audit trail">
+          {(page) => <EntriesTable organization={props.organization} page={page} since={since} onPage={setPageNumber} />}
+        </Loader>
+      )}
+    </section>
+  );
+}
+
+function EntriesTable(props: { organization: string; page: AuditTrailPage; since: string | undefined; onPage: (page: number) => void }) {
+  const { data, pagination } = props.page;
+  // An audit trail token belongs to one organization: one of another organization reads that one's trail.
+  const elsewhere = data.find((entry) => entry.auth.organization_id !== props.organization)?.auth.organization_id;
+  if (data.length === 0) {
+    return <EmptyState>{props.since ? `No change since ${new Date(props.since).toLocaleString()}.` : 'No change recorded yet.'}</EmptyState>;
+  }
+  return (
+    <>
+      {elsewhere && (
+        <div role="alert" class="notice notice-error">
+          <strong>This is the audit trail token of {elsewhere}, not of {props.organization}:</strong> the changes below are {elsewhere}’s.
+        </div>
+      )}
+      <table class="list">
+        <caption class="visually-hidden">Audit trail of {props.organization}</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">What</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((entry) => (
+            <EntryRow key={entry.id} entry={entry} />
+          ))}
+        </tbody>
+      </table>
+      <nav class="inline-form" aria-label="Audit trail pages">
+        <button type="button" class="secondary" disabled={pagination.prev_page === null} onClick={() => pagination.prev_page !== null && props.onPage(pagination.prev_page)}>
+          Previous page
+        </button>
+        <span>
+          Page {pagination.current_page} of {pagination.total_pages} · {pagination.total_count} {pagination.total_count === 1 ? 'change' : 'changes'}
+        </span>
+        <button type="button" class="secondary" disabled={pagination.next_page === null} onClick={() => pagination.next_page !== null && props.onPage(pagination.next_page)}>
+          Next page
+        </button>
+      </nav>
+    </>
+  );
+}
+
+function EntryRow(props: { entry: AuditTrailEntry }) {
+  const { entry } = props;
+  const details = detailsOf(entry);
+  return (
+    <tr>
+      <td data-label="When">
+        <time dateTime={entry.timestamp}>{new Date(entry.timestamp).toLocaleString()}</time>
+      </td>
+      <td data-label="Who">{entry.auth.description}</td>
+      <td data-label="What">
+        {resourceKind(entry.resource.type)} <strong>{resourceName(entry)}</strong> {actionWords(entry.resource.action)}
+      </td>
+      <td data-label="Details">
+        {details.length === 0 ? (
+          <span class="muted">—</span>
+        ) : (
+          <ul class="plain">
+            {details.map((detail) => (
+              <li key={detail.attribute}>
+                <code>{detail.attribute}</code>: {detail.before !== undefined ? `${detail.before} → ${detail.after}` : detail.after}
+              </li>
+            ))}
+          </ul>
+        )}
+      </td>
+    </tr>
+  );
+}
