@@ -84,6 +84,8 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   wrapRequestListener(app.server, responses);
 
   const services = createServices(handle, config, app.log);
+  // The key of the signed log URLs, read (or made) once: every node of a cluster shares it through the database.
+  await services.phaseLogs.load();
 
   const metrics = createMetrics(app);
   // Background work in /metrics: the job table and runs read at scrape time, deliveries and job failures as they happen.

@@ -84,6 +84,8 @@ export interface Config {
     planJsonMaxValues: number;
     /** TEAMSTAGE_LOG_MAX_BYTES: the largest plan or apply log accepted (422 beyond). */
     logMaxBytes: number;
+    /** TEAMSTAGE_LOG_URL_TTL: seconds a plan's or apply's signed log-read-url stays valid (at least; rounded up to 5 minutes). */
+    logUrlTtlSeconds: number;
   };
   /** The `teamstage pipeline` client side (README "Gate your pipeline"). */
   pipeline: {
@@ -314,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       planJsonMaxDepth: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_DEPTH', env.TEAMSTAGE_PLAN_JSON_MAX_DEPTH, 128),
       planJsonMaxValues: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_VALUES', env.TEAMSTAGE_PLAN_JSON_MAX_VALUES, 10_000_000),
       logMaxBytes: wholeCount('TEAMSTAGE_LOG_MAX_BYTES', env.TEAMSTAGE_LOG_MAX_BYTES, 10 * 1024 * 1024),
+      logUrlTtlSeconds: positiveNumber('TEAMSTAGE_LOG_URL_TTL', env.TEAMSTAGE_LOG_URL_TTL, 86_400),
     },
     pipeline: {
       clientFile: env.TEAMSTAGE_PIPELINE_CLIENT_FILE ? path.resolve(env.TEAMSTAGE_PIPELINE_CLIENT_FILE) : undefined,

@@ -39,6 +39,8 @@ import { RunTransitions } from './runs/run-transitions.js';
 import { RunsRepository } from './runs/runs.repository.js';
 import { PhaseUploadsRepository } from './runs/phase-uploads.repository.js';
 import { PlanJsonChecker } from './runs/plan-json-checker.js';
+import { PhaseLogsService } from './runs/phase-logs.service.js';
+import { SigningKeysRepository } from './runs/signing-keys.repository.js';
 import { RunsService } from './runs/runs.service.js';
 import { RunRecorder, RunRecordRepository } from './record/run-record.repository.js';
 import { RunRecordService } from './runs/run-record.service.js';
@@ -132,6 +134,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   runChangeSignals.start();
   stopFunctions.push(() => runChangeSignals.stop());
   const runWaits = new RunWaits(runChangeSignals, { maxSeconds: config.pipeline.runWaitMaxSeconds, perPrincipal: config.pipeline.runWaitsPerPrincipal });
+  // Plans' and applies' signed log URLs (log-url-signature.ts), read without a token as HCP's are.
+  const phaseLogs = new PhaseLogsService(runs, phaseUploads, new SigningKeysRepository(db), { baseUrl: config.baseUrl, ttlSeconds: config.agent.logUrlTtlSeconds }, log);
   const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users);
   // Policies (issue 29): the engine is the real OPA, found at start; without it no policy is taken.
   const policyEngine = policyEngineFor(config.policies);
@@ -144,6 +148,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     config,
     handle,
     log,
+    phaseLogs,
     repositories: { tokens, users, organizations, memberships, teams, standings, workspaces, tasks, workspaceTasks, configurationVersions, runs, taskStages, deliveries, policies, policyEvaluations },
     gate,
     jobs,

@@ -232,6 +232,8 @@ export const Errors = {
     new InvalidAttribute('/data/relationships/configuration-version/data/id', 'the configuration version has not been uploaded yet'),
   runActionRefused: (verb: string, why: string) => new Conflict(`the run cannot be ${verb}: ${why}`),
   runBusy: () => new Conflict('the run is changing right now; try again'),
+  logUrlNotFound: () => new NotFound('log not found, or its URL has expired: read the plan or apply again for a fresh log-read-url'),
+  invalidLogRange: (parameter: string) => new Unprocessable(`${parameter} must be a whole number of bytes, 0 or more`, { parameter }),
   invalidRunListFilter: (parameter: string, value: string, allowed: readonly string[]) =>
     new Unprocessable(`${parameter}: '${value}' is not one of ${allowed.join(', ')}`, { parameter }),
 

@@ -257,6 +257,14 @@ export interface PhasesTable {
   updated_at: string;
 }
 
+/** Keys the server signs its own URLs with, one per use (migration 027); never returned. */
+export interface SigningKeysTable {
+  name: string;
+  /** base64url of 32 random bytes. */
+  secret: string;
+  created_at: string;
+}
+
 export interface TaskStagesTable {
   id: string;
   run_id: string;
@@ -453,6 +461,7 @@ export interface OrganizationTeamCountsTable {
 
 export interface Database {
   comments: CommentsTable;
+  signing_keys: SigningKeysTable;
   run_events: RunEventsTable;
   audit_trail: AuditTrailTable;
   organization_team_counts: OrganizationTeamCountsTable;

@@ -129,7 +129,10 @@ for (const dialect of testDialects()) {
       assert.equal((await org.owner.api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'planned', 'waits for apply though the plan is empty');
       const plan = (await org.owner.api.get(`/plans/${run.planId}`)).body.data;
       assert.deepEqual(plan.attributes['execution-details'], { mode: 'remote' });
-      assert.equal(plan.attributes['log-read-url'], null);
+      // Remote mode: the built-in executor's few lines, through the signed URL, with no token.
+      const remoteLog = await ctx.app.inject({ method: 'GET', url: new URL(plan.attributes['log-read-url']).pathname });
+      assert.equal(remoteLog.statusCode, 200);
+      assert.equal(remoteLog.body, "\u0002Teamstage's built-in executor runs no Terraform (simulated).\n\nNo changes. Your infrastructure matches the configuration.\n\u0003");
       // The agent protocol is for agent mode only.
       assertError(await org.owner.api.post(`/applies/${run.applyId}/actions/claim`), 409, /not in agent execution mode/);
     });
@@ -147,7 +150,7 @@ for (const dialect of testDialects()) {
       assert.equal(queued.attributes.status, 'queued');
       assert.equal((await api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'plan_queued');
       assert.deepEqual(queued.attributes['execution-details'], { mode: 'agent' });
-      assert.equal(queued.attributes['log-read-url'], `${ctx.config.baseUrl}/api/v2/plans/${run.planId}/log`);
+      assert.match(queued.attributes['log-read-url'], new RegExp(`^${ctx.config.baseUrl}/api/v2/signed-logs/\\d+/[\\w-]+/plans/${run.planId}/log$`));
       // Nothing to upload or report before the claim; no apply before the plan.
       assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('120_basic')), 409, /claim it first/);
       assertError(await report(api, 'plans', run.planId, { status: 'finished' }), 409, /claim it first/);
@@ -175,6 +178,10 @@ for (const dialect of testDialects()) {
       assert.equal(served.statusCode, 200);
       assert.match(String(served.headers['content-type']), /^text\/plain/);
       assert.ok(served.rawPayload.equals(log), 'the log is served as uploaded, byte for byte');
+      // The signed log-read-url, with no token: framed by STX, without ETX while the plan is running.
+      const signedPath = new URL(queued.attributes['log-read-url']).pathname;
+      const unsigned = await ctx.app.inject({ method: 'GET', url: signedPath });
+      assert.ok(unsigned.rawPayload.equals(Buffer.concat([Buffer.from([2]), log])), 'STX, then the log as uploaded');
 
       const reported = await report(api, 'plans', run.planId, { status: 'finished' });
       assertStatus(reported, 200);
@@ -204,7 +211,9 @@ for (const dialect of testDialects()) {
       assert.equal(applied.attributes.actions['is-cancelable'], false);
       const apply = (await api.get(`/applies/${run.applyId}`)).body.data;
       assert.equal(apply.attributes.status, 'finished');
-      assert.equal(apply.attributes['log-read-url'], `${ctx.config.baseUrl}/api/v2/applies/${run.applyId}/log`);
+      assert.match(apply.attributes['log-read-url'], new RegExp(`/api/v2/signed-logs/\\d+/[\\w-]+/applies/${run.applyId}/log$`));
+      const applyLog = await ctx.app.inject({ method: 'GET', url: `${new URL(apply.attributes['log-read-url']).pathname}?limit=8&offset=1` });
+      assert.equal(applyLog.body, 'Apply co', 'offset and limit count bytes of the framed log');
       assert.equal((await api.get(`/applies/${run.applyId}/log`)).text, 'Apply complete! Resources: 7 added\n');
       assertStatus(await report(api, 'applies', run.applyId, { status: 'finished' }), 200);
     });

@@ -28,6 +28,7 @@ const FREE_TEXT = [
 const SAMPLE_ARGUMENTS: Record<string, unknown[]> = {
   refusedBeforeRouting: [400, 'bad URL encoding'],
   invalidExecutionMode: [['remote', 'agent', 'local']],
+  invalidRunListFilter: ['filter[status_group]', 'done', ['non_final', 'final', 'discardable']],
 };
 
 function serverFiles(dir: string): string[] {

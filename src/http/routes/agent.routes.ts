@@ -41,8 +41,8 @@ const EMPTY_UPLOAD: UploadedFile = { size: 0, path: '/dev/null', read: async fun
  */
 export async function agentRoutes(app: TypedApp, services: Services): Promise<void> {
   const agent = services.agentPhasesService;
-  const { baseUrl } = services.config;
-  const document = (kind: PhaseKind, row: PhaseRow) => ({ data: kind === 'plan' ? planResource(row, baseUrl) : applyResource(row, baseUrl) });
+  const logUrls = services.phaseLogs;
+  const document = (kind: PhaseKind, row: PhaseRow) => ({ data: kind === 'plan' ? planResource(row, logUrls) : applyResource(row, logUrls) });
 
   for (const kind of ['plan', 'apply'] as const) {
     const { collection, param, read, drive } = PATHS[kind];

@@ -66,7 +66,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
   const runDocument = async (result: RunResult, include: Set<RunInclude>) =>
     resourceDocument({
       data: runResource(result.run, result.standing),
-      included: runIncluded(result.related, result.standing, config.baseUrl, await taskStagesOf(include, result.standing, [result.run.row.id])),
+      included: runIncluded(result.related, result.standing, services.phaseLogs, await taskStagesOf(include, result.standing, [result.run.row.id])),
     });
 
   app.post(
@@ -144,7 +144,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
       const filter = parseRunListFilter(request.query);
       const result = await runsService.list(proofOf(request, 'workspace'), page, include, filter);
       const stages = await taskStagesOf(include, result.standing, result.items.map((run) => run.row.id));
-      const included = runIncluded(result.related, result.standing, config.baseUrl, stages);
+      const included = runIncluded(result.related, result.standing, services.phaseLogs, stages);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, (run) => runResource(run, result.standing), included));
     },
   );

@@ -46,7 +46,7 @@ export async function taskStagesRoutes(app: TypedApp, services: Services): Promi
         const visibleRun = await runsService.visibleRun(callerOf(request), stage.stage.run_id);
         const run = await runsService.show(visibleRun, new Set(include.has('run.workspace') ? ['workspace'] : []));
         // JSON:API: the run on the way to its workspace is included too.
-        included.push(runResource(run.run, run.standing), ...runIncluded(run.related, run.standing, services.config.baseUrl));
+        included.push(runResource(run.run, run.standing), ...runIncluded(run.related, run.standing, services.phaseLogs));
       }
       if (include.has('task-results')) included.push(...results.map(taskResultResource));
       if (include.has('policy-evaluations')) included.push(...evaluations.map(policyEvaluationResource));

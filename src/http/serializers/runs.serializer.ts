@@ -8,7 +8,7 @@ import { parseRunOptions } from '../../runs/run-options.js';
 import { userResource } from './users.serializer.js';
 import type { RunRelated, RunView } from '../../runs/run-view.js';
 import { configurationVersionResource } from './configuration-versions.serializer.js';
-import { applyResource, planResource } from './phases.serializer.js';
+import { applyResource, planResource, type LogUrls } from './phases.serializer.js';
 import { workspaceResource } from './workspaces.serializer.js';
 
 /** Type `runs`: HCP's attributes that matter to clients, `actions` from the state machine, `permissions` for the caller. */
@@ -75,10 +75,10 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
  * `included` of a run document: plans, applies, the workspace, configuration versions, then the task stages
  * (`include=task_stages`, read from the task stage side), each once.
  */
-export function runIncluded(related: RunRelated, standing: OrganizationStanding, baseUrl: string, taskStages: Resource[] = []): Resource[] {
+export function runIncluded(related: RunRelated, standing: OrganizationStanding, logUrls: LogUrls, taskStages: Resource[] = []): Resource[] {
   return uniqueResources([
-    ...related.plans.map((plan) => planResource(plan, baseUrl)),
-    ...related.applies.map((apply) => applyResource(apply, baseUrl)),
+    ...related.plans.map((plan) => planResource(plan, logUrls)),
+    ...related.applies.map((apply) => applyResource(apply, logUrls)),
     ...(related.workspace ? [workspaceResource(related.workspace, standing)] : []),
     ...related.versions.map((version) => configurationVersionResource(version)),
     // Emails are not shown here: a run's reader may not see every member's address.
