@@ -3,6 +3,7 @@ import { createApiClient } from '../api/api-client';
 import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
 import { actionWords, detailsOf, resourceKind, resourceName, sinceFromLocalInput, type AuditTrailEntry, type AuditTrailPage } from './audit-trail-model';
+import { ListTable } from '../components/list-table';
 
 const PAGE_SIZE = '20';
 
@@ -82,22 +83,11 @@ function EntriesTable(props: { organization: string; page: AuditTrailPage; since
           <strong>This is the audit trail token of {elsewhere}, not of {props.organization}:</strong> the changes below are {elsewhere}’s.
         </div>
       )}
-      <table class="list">
-        <caption class="visually-hidden">Audit trail of {props.organization}</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">What</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
+      <ListTable caption={`Audit trail of ${props.organization}`} columns={['When', 'Who', 'What', 'Details']}>
           {data.map((entry) => (
             <EntryRow key={entry.id} entry={entry} />
           ))}
-        </tbody>
-      </table>
+      </ListTable>
       <nav class="inline-form" aria-label="Audit trail pages">
         <button type="button" class="secondary" disabled={pagination.prev_page === null} onClick={() => pagination.prev_page !== null && props.onPage(pagination.prev_page)}>
           Previous page

@@ -148,15 +148,6 @@ export function ConfirmedButton(props: {
   );
 }
 
-/** The header of a list's column of row actions: named for screen readers, blank to the eye. */
-export function ActionsHeader() {
-  return (
-    <th scope="col">
-      <span class="visually-hidden">Actions</span>
-    </th>
-  );
-}
-
 /**
  * Which row of a list asks to confirm its destructive action (one at a time): `confirmRow(id, act)` gives
  * that row's ConfirmedButton its state and handlers; confirming closes the question and runs `act`.

@@ -3,13 +3,14 @@ import { segment } from '../api/api-client';
 import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ActionOutcome, ActionsHeader, CheckboxGroup, ConfirmedButton, SubmitButton, TextField, useRowConfirmation } from '../components/form-parts';
+import { ActionOutcome, CheckboxGroup, ConfirmedButton, SubmitButton, TextField, useRowConfirmation } from '../components/form-parts';
 import { EmptyState, Loader } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { useSession, type OrganizationAttributes } from '../session/session-context';
 import type { TeamAttributes } from '../teams/team-types';
+import { ListTable } from '../components/list-table';
 
 interface MembershipAttributes {
   status: 'invited' | 'active';
@@ -53,17 +54,7 @@ export function PeoplePage(props: { organization: string }) {
           return document.data.length === 0 ? (
             <EmptyState>Nobody you can see belongs to this organization.</EmptyState>
           ) : (
-            <table class="list">
-              <caption class="visually-hidden">People of {props.organization}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">User</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Status</th>
-                  {mayRemoveAny && <ActionsHeader />}
-                </tr>
-              </thead>
-              <tbody>
+            <ListTable caption={`People of ${props.organization}`} columns={['User', 'Email', 'Status']} actions={mayRemoveAny}>
                 {document.data.map((membership) => {
                   const name = userName(membership, users);
                   return (
@@ -95,8 +86,7 @@ export function PeoplePage(props: { organization: string }) {
                     </tr>
                   );
                 })}
-              </tbody>
-            </table>
+            </ListTable>
           );
         }}
       </Loader>

@@ -8,6 +8,7 @@ import { EmptyState, Loader } from '../components/page-states';
 import { PageTitle } from '../components/page-title';
 import { useSession, type OrganizationAttributes } from '../session/session-context';
 import type { WorkspaceAttributes } from '../workspaces/workspace-types';
+import { ListTable } from '../components/list-table';
 
 interface PolicyAttributes {
   name: string;
@@ -51,17 +52,7 @@ export function PoliciesPage(props: { organization: string }) {
           document.data.length === 0 ? (
             <EmptyState>No policy set: runs of this organization are checked by no policy.</EmptyState>
           ) : (
-            <table class="list">
-              <caption class="visually-hidden">Policy sets of {props.organization}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Set</th>
-                  <th scope="col">Policies</th>
-                  <th scope="col">Workspaces</th>
-                  <th scope="col">Override</th>
-                </tr>
-              </thead>
-              <tbody>
+            <ListTable caption={`Policy sets of ${props.organization}`} columns={['Set', 'Policies', 'Workspaces', 'Override']}>
                 {document.data.map((set) => (
                   <tr key={set.id}>
                     <td data-label="Set">{set.attributes.name}</td>
@@ -70,8 +61,7 @@ export function PoliciesPage(props: { organization: string }) {
                     <td data-label="Override">{set.attributes.overridable ? 'A failed mandatory policy may be overridden' : 'No override'}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
+            </ListTable>
           )
         }
       </Loader>
@@ -81,16 +71,7 @@ export function PoliciesPage(props: { organization: string }) {
           document.data.length === 0 ? (
             <EmptyState>No policy yet.</EmptyState>
           ) : (
-            <table class="list">
-              <caption class="visually-hidden">Policies of {props.organization}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Policy</th>
-                  <th scope="col">Query</th>
-                  <th scope="col">Enforcement</th>
-                </tr>
-              </thead>
-              <tbody>
+            <ListTable caption={`Policies of ${props.organization}`} columns={['Policy', 'Query', 'Enforcement']}>
                 {document.data.map((policy) => (
                   <tr key={policy.id}>
                     <td data-label="Policy">{policy.attributes.name}</td>
@@ -100,8 +81,7 @@ export function PoliciesPage(props: { organization: string }) {
                     <td data-label="Enforcement">{policy.attributes['enforcement-level'] === 'mandatory' ? 'Mandatory' : 'Advisory'}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
+            </ListTable>
           )
         }
       </Loader>

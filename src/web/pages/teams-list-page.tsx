@@ -9,6 +9,7 @@ import { href } from '../router/history-router';
 import { useSession, type OrganizationAttributes } from '../session/session-context';
 import type { TeamAttributes } from '../teams/team-types';
 import { CreateTeamForm } from '../teams/create-team-form';
+import { ListTable } from '../components/list-table';
 
 /** An organization's teams: search by name (`q`), visibility and member counts; create one if allowed. */
 export function TeamsListPage(props: { organization: string }) {
@@ -54,16 +55,7 @@ export function TeamsListPage(props: { organization: string }) {
             <EmptyState>{search ? `No team you can see matches “${search}”.` : 'No team you can see in this organization.'}</EmptyState>
           ) : (
             <>
-              <table class="list">
-                <caption class="visually-hidden">Teams of {props.organization}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Visibility</th>
-                    <th scope="col">Members</th>
-                  </tr>
-                </thead>
-                <tbody>
+              <ListTable caption={`Teams of ${props.organization}`} columns={['Name', 'Visibility', 'Members']}>
                   {document.data.map((team) => (
                     <tr key={team.id}>
                       <td data-label="Name">
@@ -73,8 +65,7 @@ export function TeamsListPage(props: { organization: string }) {
                       <td data-label="Members">{team.attributes['non-service-users-count']}</td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
+              </ListTable>
               <p class="muted">
                 Member counts leave out the <code>api-team_</code> service accounts that team tokens act as, as HCP Terraform's
                 interface does.

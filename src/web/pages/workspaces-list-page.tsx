@@ -10,6 +10,7 @@ import type { Document } from '../api/jsonapi-types';
 import type { OrganizationAttributes } from '../session/session-context';
 import { WorkspaceForm } from '../workspaces/workspace-form';
 import type { WorkspaceAttributes } from '../workspaces/workspace-types';
+import { ListTable } from '../components/list-table';
 
 /** An organization's workspaces (those the caller may read), each leading to its run tasks and runs. */
 export function WorkspacesListPage(props: { organization: string }) {
@@ -31,16 +32,7 @@ export function WorkspacesListPage(props: { organization: string }) {
             </EmptyState>
           ) : (
             <>
-              <table class="list">
-                <caption class="visually-hidden">Workspaces of {props.organization}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Description</th>
-                    <th scope="col">Apply</th>
-                  </tr>
-                </thead>
-                <tbody>
+              <ListTable caption={`Workspaces of ${props.organization}`} columns={['Name', 'Description', 'Apply']}>
                   {document.data.map((workspace) => (
                     <tr key={workspace.id}>
                       <td data-label="Name">
@@ -50,8 +42,7 @@ export function WorkspacesListPage(props: { organization: string }) {
                       <td data-label="Apply">{workspace.attributes['auto-apply'] ? 'Automatic' : 'After confirmation'}</td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
+              </ListTable>
               {(document.meta?.pagination?.['total-count'] ?? 0) > document.data.length && (
                 <p class="muted">
                   Showing {document.data.length} of {document.meta?.pagination?.['total-count']}.

@@ -3,10 +3,11 @@ import { segment } from '../api/api-client';
 import type { ListDocument, Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ActionOutcome, ActionsHeader, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
+import { ActionOutcome, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
 import { EmptyState, ErrorNotice } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { Team } from './team-types';
+import { ListTable } from '../components/list-table';
 
 interface Member {
   membershipId: string;
@@ -39,16 +40,7 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
       {members.length === 0 ? (
         <EmptyState>This team has no members yet.{canChange && ' Add one of the organization’s members below.'}</EmptyState>
       ) : (
-        <table class="list">
-          <caption class="visually-hidden">Members of {team.attributes.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Email</th>
-              {canChange && <ActionsHeader />}
-            </tr>
-          </thead>
-          <tbody>
+        <ListTable caption={`Members of ${team.attributes.name}`} columns={['User', 'Email']} actions={canChange}>
             {members.map((member) => (
               <tr key={member.membershipId}>
                 <td data-label="User">{member.username}</td>
@@ -67,8 +59,7 @@ export function TeamMembersSection(props: { team: Team; included: Resource[]; on
                 )}
               </tr>
             ))}
-          </tbody>
-        </table>
+        </ListTable>
       )}
       {serviceAccounts > 0 && (
         <p class="muted">

@@ -6,6 +6,7 @@ import { useApi } from '../api/use-api';
 import { EmptyState, ErrorNotice, Loader } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { Team } from './team-types';
+import { ListTable } from '../components/list-table';
 
 interface TokenAttributes {
   description: string | null;
@@ -96,18 +97,7 @@ export function TeamTokensSection(props: { team: Team }) {
           document.data.length === 0 ? (
             <EmptyState>This team has no tokens.</EmptyState>
           ) : (
-            <table class="list">
-              <caption class="visually-hidden">Tokens of {team.attributes.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Description</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  {can['can-update-api-token'] && <th scope="col"><span class="visually-hidden">Actions</span></th>}
-                </tr>
-              </thead>
-              <tbody>
+            <ListTable caption={`Tokens of ${team.attributes.name}`} columns={['Description', 'Created', 'Last used', 'Expires']} actions={can['can-update-api-token']}>
                 {document.data.map((token) => (
                   <tr key={token.id}>
                     <td data-label="Description">{token.attributes.description ?? <span class="muted">(no description)</span>}</td>
@@ -134,8 +124,7 @@ export function TeamTokensSection(props: { team: Team }) {
                     )}
                   </tr>
                 ))}
-              </tbody>
-            </table>
+            </ListTable>
           )
         }
       </Loader>

@@ -10,6 +10,7 @@ import type { RunAttributes } from '../runs/run-types';
 import { useSession } from '../session/session-context';
 import { relatedId, type Workspace } from './workspace-types';
 import { isTerminalRunStatus } from '../../shared/run-statuses.js';
+import { ListTable } from '../components/list-table';
 
 /** Statuses after which a run in the list is not expected to change (an `applied` run may still run post-apply tasks). */
 const atRest = (status: string): boolean => isTerminalRunStatus(status) || status === 'applied';
@@ -37,17 +38,7 @@ export function WorkspaceRunsSection(props: { workspace: Workspace }) {
           document.data.length === 0 ? (
             <EmptyState>No run in this workspace yet. Runs are queued by Terraform, a pipeline, or POST /runs.</EmptyState>
           ) : (
-            <table class="list">
-              <caption class="visually-hidden">Runs of {props.workspace.attributes.name}, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Run</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
+            <ListTable caption={`Runs of ${props.workspace.attributes.name}, newest first`} columns={['Run', 'Status', 'Message', 'Created']}>
                 {document.data.map((run) => (
                   <tr key={run.id}>
                     <td data-label="Run">
@@ -62,8 +53,7 @@ export function WorkspaceRunsSection(props: { workspace: Workspace }) {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
+            </ListTable>
           )
         }
       </Loader>

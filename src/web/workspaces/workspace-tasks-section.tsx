@@ -2,13 +2,14 @@ import { segment } from '../api/api-client';
 import type { ListDocument } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ActionOutcome, ActionsHeader, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
+import { ActionOutcome, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
 import { EmptyState, Loader } from '../components/page-states';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { AttachTaskForm } from '../runtasks/attach-task-form';
 import { useSession } from '../session/session-context';
 import { relatedId, stageLabel, type RunTask, type RunTaskAttributes, type Workspace, type WorkspaceTaskAttributes } from './workspace-types';
+import { ListTable } from '../components/list-table';
 
 /**
  * The run tasks attached to a workspace: which task, at which stages, advisory or mandatory; with
@@ -49,17 +50,7 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
               <a href={href(paths.tasks(props.organization))}>run tasks</a> page.
             </EmptyState>
           ) : (
-            <table class="list">
-              <caption class="visually-hidden">Run tasks attached to {props.workspace.attributes.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Run task</th>
-                  <th scope="col">Stages</th>
-                  <th scope="col">Enforcement</th>
-                  {canManage && <ActionsHeader />}
-                </tr>
-              </thead>
-              <tbody>
+            <ListTable caption={`Run tasks attached to ${props.workspace.attributes.name}`} columns={['Run task', 'Stages', 'Enforcement']} actions={canManage}>
                 {document.data.map((attachment) => {
                   const taskId = relatedId(attachment, 'task') ?? '';
                   const name = names.get(taskId) ?? taskId;
@@ -87,8 +78,7 @@ export function WorkspaceTasksSection(props: { workspace: Workspace; organizatio
                     </tr>
                   );
                 })}
-              </tbody>
-            </table>
+            </ListTable>
           )
         }
       </Loader>
