@@ -83,6 +83,13 @@ async function type(page: Page, label: string | RegExp, text: string): Promise<v
 async function press(page: Page, role: 'button' | 'link', name: string | RegExp, scope: Page | ReturnType<Page['locator']> = page): Promise<void> {
   const control = scope.getByRole(role, { name, exact: typeof name === 'string' });
   await control.focus();
+  // A page's title takes focus once the page has rendered (PageTitle): on a busy machine that can come after
+  // ours, and Enter would then press nothing. Focus again until the control holds it.
+  for (let attempt = 0; attempt < 5 && !(await control.evaluate((element) => element === document.activeElement)); attempt += 1) {
+    await page.waitForTimeout(100);
+    await control.focus();
+  }
+  assert.equal(await control.evaluate((element) => element === document.activeElement), true, `${String(name)} holds the focus`);
   await page.keyboard.press('Enter');
 }
 
