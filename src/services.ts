@@ -136,12 +136,12 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runWaits = new RunWaits(runChangeSignals, { maxSeconds: config.pipeline.runWaitMaxSeconds, perPrincipal: config.pipeline.runWaitsPerPrincipal });
   // Plans' and applies' signed log URLs (log-url-signature.ts), read without a token as HCP's are.
   const phaseLogs = new PhaseLogsService(runs, phaseUploads, new SigningKeysRepository(db), { baseUrl: config.baseUrl, ttlSeconds: config.agent.logUrlTtlSeconds }, log);
-  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users);
+  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users, auditTrailRecorder);
   // Policies (issue 29): the engine is the real OPA, found at start; without it no policy is taken.
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
-  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations);
+  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService);
 
   return {
@@ -156,14 +156,14 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams)]),
-    membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate),
+    membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate, auditTrailRecorder),
     teamsService,
-    teamMembersService: new TeamMembersService(teams, users, memberships),
-    tokensService: new TokensService(tokens, users, new TeamTokenAccess(teams), gate),
+    teamMembersService: new TeamMembersService(teams, users, memberships, auditTrailRecorder),
+    tokensService: new TokensService(tokens, users, new TeamTokenAccess(teams), gate, auditTrailRecorder),
     workspaceGate,
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
-    tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces),
-    workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate),
+    tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces, auditTrailRecorder),
+    workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate, auditTrailRecorder),
     configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),
     runProgress,
     /** The record's port: `runRecorder.record(trx, { runId, action, description, actor, comment, at })` (policy evaluations write theirs here). */

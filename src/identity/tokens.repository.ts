@@ -42,12 +42,14 @@ export class TokensRepository {
     return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  async insert(row: TokenRow): Promise<void> {
-    await this.db.insertInto('tokens').values(row).execute();
+  async insert(row: TokenRow, executor: Kysely<Database> = this.db): Promise<void> {
+    await executor.insertInto('tokens').values(row).execute();
   }
 
-  async deleteById(id: string): Promise<void> {
-    await this.db.deleteFrom('tokens').where('id', '=', id).execute();
+  /** How many were deleted (0 or 1). */
+  async deleteById(id: string, executor: Kysely<Database> = this.db): Promise<number> {
+    const result = await executor.deleteFrom('tokens').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   listForUser(userId: string): Promise<TokenRow[]> {
@@ -92,7 +94,11 @@ export class TokensRepository {
    * the write lock anyway), else two concurrent replacements could each delete only the older token and
    * both insert, leaving two where there is one at a time.
    */
-  async replaceSingle(row: TokenRow, scope: { organizationName?: string; legacyTeamId?: string }): Promise<void> {
+  async replaceSingle(
+    row: TokenRow,
+    scope: { organizationName?: string; legacyTeamId?: string },
+    alsoWrite?: (trx: Kysely<Database>, replaced: boolean) => Promise<void>,
+  ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       if (scope.organizationName) {
         await trx.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('name', '=', scope.organizationName).execute();
@@ -103,8 +109,10 @@ export class TokensRepository {
       let removal = trx.deleteFrom('tokens').where('kind', '=', row.kind);
       if (scope.organizationName) removal = removal.where('organization_name', '=', scope.organizationName);
       if (scope.legacyTeamId) removal = removal.where('team_id', '=', scope.legacyTeamId).where('is_legacy', '=', 1);
-      await removal.execute();
+      const removed = await removal.executeTakeFirst();
       await trx.insertInto('tokens').values(row).execute();
+      // In the same transaction (the audit trail), told whether a token was replaced.
+      await alsoWrite?.(trx, Number(removed.numDeletedRows) > 0);
     });
   }
 
@@ -118,10 +126,9 @@ export class TokensRepository {
       .execute();
   }
 
-  /** How many were deleted: 0 tells the caller there was none. */
-  async deleteOrganizationTokens(organizationName: string, kind: 'organization' | 'audit-trail'): Promise<number> {
-    const result = await this.db.deleteFrom('tokens').where('kind', '=', kind).where('organization_name', '=', organizationName).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  /** The tokens deleted (none: there was none), for the audit trail. */
+  deleteOrganizationTokens(organizationName: string, kind: 'organization' | 'audit-trail', executor: Kysely<Database> = this.db): Promise<TokenRow[]> {
+    return executor.deleteFrom('tokens').where('kind', '=', kind).where('organization_name', '=', organizationName).returning(TOKEN_COLUMNS).execute();
   }
 
   findOrganizationToken(organizationName: string, kind: 'organization' | 'audit-trail'): Promise<TokenRow | undefined> {
@@ -133,10 +140,9 @@ export class TokensRepository {
       .executeTakeFirst();
   }
 
-  /** How many were deleted: 0 tells the caller there was none. */
-  async deleteLegacyTeamToken(teamId: string): Promise<number> {
-    const result = await this.db.deleteFrom('tokens').where('kind', '=', 'team').where('team_id', '=', teamId).where('is_legacy', '=', 1).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  /** The tokens deleted (none: there was none), for the audit trail. */
+  deleteLegacyTeamToken(teamId: string, executor: Kysely<Database> = this.db): Promise<TokenRow[]> {
+    return executor.deleteFrom('tokens').where('kind', '=', 'team').where('team_id', '=', teamId).where('is_legacy', '=', 1).returning(TOKEN_COLUMNS).execute();
   }
 
   async hasSiteToken(): Promise<boolean> {

@@ -12,6 +12,8 @@ import { generateToken, hashToken } from './token-secrets.js';
 import type { TeamTokenPort, TokenTeam, VisibleTokenTeam } from './team-token-port.js';
 import type { TokenRow, TokensRepository } from './tokens.repository.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { tokenChanged } from './token-audit.js';
 
 /** A token just created, with its secret: the only moment the secret exists outside its hash. */
 export interface IssuedToken {
@@ -60,6 +62,7 @@ export class TokensService {
     private readonly users: UsersRepository,
     private readonly teams: TeamTokenPort,
     private readonly gate: OrganizationGate,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {}
 
   private newRow(kind: TokenRow['kind'], fields: Partial<TokenRow>): { row: TokenRow; secret: string } {
@@ -115,7 +118,9 @@ export class TokensService {
       created_by_id: createdById(principal) ?? serviceAccount,
       expired_at: tokenExpiry(input['expired-at']),
     });
-    await this.tokens.replaceSingle(row, { organizationName: organization.name });
+    await this.tokens.replaceSingle(row, { organizationName: organization.name }, (trx, replaced) =>
+      this.auditTrail.record(trx, tokenChanged(principal, organization.name, row, replaced ? 'regenerate' : 'create')),
+    );
     return { row, secret };
   }
 
@@ -148,7 +153,11 @@ export class TokensService {
   /** Revokes the token of that kind only (404 when there is none); the other kind stays. */
   async deleteOrganizationToken(found: OrganizationContext, kind: OrganizationTokenKind): Promise<void> {
     const organization = ownedOrganization(found);
-    if ((await this.tokens.deleteOrganizationTokens(organization.name, kind)) === 0) throw Errors.tokenNotFound();
+    const deleted = await this.auditTrail.transaction(async (trx) => {
+      const rows = await this.tokens.deleteOrganizationTokens(organization.name, kind, trx);
+      return { result: rows.length, entries: rows.map((row) => tokenChanged(found.standing.principal, organization.name, row, 'destroy')) };
+    });
+    if (deleted === 0) throw Errors.tokenNotFound();
   }
 
   /** `legacy`: the single-token endpoint, which replaces the team's previous legacy token. */
@@ -173,8 +182,16 @@ export class TokensService {
       acts_as_person: standing.actsAsPerson ? 1 : 0,
     });
     try {
-      if (legacy) await this.tokens.replaceSingle(row, { legacyTeamId: team.id });
-      else await this.tokens.insert(row);
+      if (legacy) {
+        await this.tokens.replaceSingle(row, { legacyTeamId: team.id }, (trx, replaced) =>
+          this.auditTrail.record(trx, tokenChanged(principal, team.organizationName, row, replaced ? 'regenerate' : 'create')),
+        );
+      } else {
+        await this.auditTrail.transaction(async (trx) => {
+          await this.tokens.insert(row, trx);
+          return { result: undefined, entries: [tokenChanged(principal, team.organizationName, row, 'create')] };
+        });
+      }
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw Errors.tokenDescriptionTaken();
@@ -200,11 +217,23 @@ export class TokensService {
   /** 404 when the team has no legacy token (HCP's answer, which go-tfe's tests check). */
   async deleteLegacyTeamToken(found: VisibleTokenTeam): Promise<void> {
     const team = manageableTeam(found);
-    if ((await this.tokens.deleteLegacyTeamToken(team.id)) === 0) throw Errors.tokenNotFound();
+    const deleted = await this.auditTrail.transaction(async (trx) => {
+      const rows = await this.tokens.deleteLegacyTeamToken(team.id, trx);
+      return { result: rows.length, entries: rows.map((row) => tokenChanged(found.standing.principal, team.organizationName, row, 'destroy')) };
+    });
+    if (deleted === 0) throw Errors.tokenNotFound();
   }
 
-  async deleteToken(row: TokenRow): Promise<void> {
-    await this.tokens.deleteById(row.id);
+  /**
+   * A user token or a team token, by its id. A team token's removal is on its organization's audit trail; a
+   * user's own tokens belong to no organization, so no organization's trail holds them.
+   */
+  async deleteToken(principal: Principal, row: TokenRow): Promise<void> {
+    const organizationName = row.kind !== 'team' ? undefined : row.organization_name ?? (row.team_id ? (await this.teams.findById(row.team_id))?.organizationName : undefined);
+    await this.auditTrail.transaction(async (trx) => {
+      const deleted = await this.tokens.deleteById(row.id, trx);
+      return { result: undefined, entries: deleted > 0 && organizationName ? [tokenChanged(principal, organizationName, row, 'destroy')] : [] };
+    });
   }
 
   /** The `token` lookup: a token the caller may manage, its own user token or a token of a team it may manage. */

@@ -11,7 +11,8 @@ import type { Database } from '../db/schema.js';
 export interface MembershipTeamsPort {
   /** Whether the caller may invite someone into this team: the same right as adding a member to it directly. */
   canInviteInto(organizationName: string, standing: OrganizationStanding, teamId: string): Promise<boolean>;
-  addMembership(teamId: string, membershipId: string, now: string): Promise<void>;
+  /** In the caller's transaction (`executor`) when given. */
+  addMembership(teamId: string, membershipId: string, now: string, executor?: Kysely<Database>): Promise<void>;
   ownersTeamId(organizationName: string): Promise<string | undefined>;
   /** Runs `work` in a transaction holding the owners team's lock, with its active members as they are now. */
   withOwnersLocked(organizationName: string, work: (trx: Kysely<Database>, activeOwners: Array<{ membershipId: string }>) => Promise<void>): Promise<void>;

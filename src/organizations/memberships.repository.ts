@@ -45,8 +45,8 @@ export class MembershipsRepository {
     return this.db.selectFrom('organization_memberships').select(MEMBERSHIP_COLUMNS).where('id', 'in', [...ids]).execute();
   }
 
-  async activate(id: string): Promise<void> {
-    await this.db.updateTable('organization_memberships').set({ status: 'active' }).where('id', '=', id).execute();
+  async activate(id: string, executor: Kysely<Database> = this.db): Promise<void> {
+    await executor.updateTable('organization_memberships').set({ status: 'active' }).where('id', '=', id).execute();
   }
 
   /** Deleting a membership removes its team memberships too (foreign key cascade). */

@@ -15,6 +15,8 @@ import type { MembershipRow, MembershipsRepository } from './memberships.reposit
 import type { MembershipView } from './membership-view.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import { checkEmail } from '../identity/email.js';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { membershipChanged } from './membership-audit.js';
 
 export type { MembershipView };
 
@@ -36,6 +38,7 @@ export class MembershipsService {
     private readonly users: UsersRepository,
     private readonly teams: MembershipTeamsPort,
     private readonly gate: OrganizationGate,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {}
 
   /**
@@ -54,12 +57,16 @@ export class MembershipsService {
     const user = (await this.users.findByEmail(email)) ?? (await this.createInvitedUser(email));
     const row: MembershipRow = { id: newId('ou'), organization_name: organization.name, user_id: user.id, status: 'invited', created_at: nowIso() };
     try {
-      await this.memberships.insert(row);
+      // The membership, its teams and its audit trail entry: one transaction.
+      await this.auditTrail.transaction(async (trx) => {
+        await this.memberships.insert(row, trx);
+        for (const teamId of teamIds) await this.teams.addMembership(teamId, row.id, row.created_at, trx);
+        return { result: undefined, entries: [membershipChanged(standing.principal, row, 'invite', { user, teamIds })] };
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.alreadyAMember();
       throw error;
     }
-    for (const teamId of teamIds) await this.teams.addMembership(teamId, row.id, row.created_at);
     const ownersId = await this.teams.ownersTeamId(organization.name);
     const inOwnersTeam = ownersId !== undefined && teamIds.includes(ownersId);
     return { membership: row, user, teamIds, permissions: membershipPermissions(standing, { inOwnersTeam }) };
@@ -74,7 +81,12 @@ export class MembershipsService {
   }
 
   async accept(principal: Principal, membership: MembershipRow): Promise<MembershipView> {
-    if (membership.status !== 'active') await this.memberships.activate(membership.id);
+    if (membership.status !== 'active') {
+      await this.auditTrail.transaction(async (trx) => {
+        await this.memberships.activate(membership.id, trx);
+        return { result: undefined, entries: [membershipChanged(principal, membership, 'accept')] };
+      });
+    }
     // As a member now: its teams are shown as any listing shows them (not those the edition hides).
     const { standing } = await this.gate.enter(principal, membership.organization_name);
     const user = await this.users.findById(membership.user_id);
@@ -121,6 +133,7 @@ export class MembershipsService {
         throw Errors.lastOwnerCannotLeave();
       }
       await this.memberships.delete(membership.id, trx);
+      await this.auditTrail.record(trx, membershipChanged(standing.principal, membership, 'destroy'));
     });
   }
 

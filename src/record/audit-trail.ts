@@ -61,7 +61,7 @@ export function auditRow(entry: AuditEntry, at = nowIso()): AuditTrailRow {
 
 /**
  * What changed between two views of a thing, for `meta`: `{ before, after }` with only the keys whose value
- * differs (objects, such as organization access, compared key by key), or undefined when nothing did.
+ * differs (objects, such as organization access, compared key by key; lists by value), or undefined when nothing did.
  */
 export function changedValues(
   before: Record<string, unknown>,
@@ -78,7 +78,7 @@ export function changedValues(
         was[key] = inner.before;
         is[key] = inner.after;
       }
-    } else if (old !== now) {
+    } else if (JSON.stringify(old ?? null) !== JSON.stringify(now ?? null)) {
       was[key] = old ?? null;
       is[key] = now ?? null;
     }

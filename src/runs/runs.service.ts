@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { runDecided } from '../record/run-decision-audit.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
@@ -81,6 +83,7 @@ export class RunsService {
     private readonly progress: RunProgress,
     private readonly policies: Pick<PoliciesRepository, 'anySetApplies'>,
     private readonly users: Pick<UsersRepository, 'findManyByIds'>,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {}
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
@@ -190,6 +193,8 @@ export class RunsService {
           throw Errors.runActionRefused(verb, why);
         }
         if (!(await this.transitions.move(trx, run, to, {}, {}, { actor, comment }))) return false;
+        // The decision on the organization's audit trail too, beside its run event.
+        await this.auditTrail.record(trx, runDecided(context.organization.name, actor, { id: run.id, workspaceId: run.workspace_id, from: run.status, to }, action, comment));
         // HCP's confirmed-by: the user who applied it (a team token acts as its service account).
         if (action === 'apply') await this.runs.setConfirmedBy(trx, run.id, runCreator(context.standing.principal).userId);
         if (action === 'apply') await this.progress.enqueueAdvance(trx, run.id);

@@ -58,14 +58,21 @@ export class TasksRepository {
    * `decide` sees the row as stored now, under its lock, and may throw to write nothing. Answers the row
    * as stored, or undefined when the task no longer exists.
    */
-  async modify(id: string, decide: (current: TaskRow) => TaskChanges): Promise<TaskRow | undefined> {
+  async modify(
+    id: string,
+    decide: (current: TaskRow) => TaskChanges,
+    alsoWrite?: (trx: Executor, before: TaskRow, after: TaskRow) => Promise<void>,
+  ): Promise<TaskRow | undefined> {
     return retryOnDeadlock(() =>
       this.db.transaction().execute(async (trx) => {
         const current = await forUpdate(trx.selectFrom('tasks').select(COLUMNS).where('id', '=', id), this.dialect).executeTakeFirst();
         if (!current) return undefined;
         const changes = decide(current);
         if (Object.keys(changes).length > 0) await trx.updateTable('tasks').set(changes).where('id', '=', id).execute();
-        return { ...current, ...changes };
+        const stored = { ...current, ...changes };
+        // In the same transaction (the audit trail).
+        await alsoWrite?.(trx, current, stored);
+        return stored;
       }),
     );
   }
@@ -76,7 +83,7 @@ export class TasksRepository {
    * committed before the check sees it, or finds the task gone. Without it, PostgreSQL could check against
    * a snapshot without an attachment being made and then cascade that acknowledged attachment away.
    */
-  async deleteIfDetached(id: string): Promise<boolean> {
+  async deleteIfDetached(id: string, alsoWrite?: (trx: Executor) => Promise<void>): Promise<boolean> {
     return retryOnDeadlock(() =>
       this.db.transaction().execute(async (trx) => {
         if (!(await forUpdate(trx.selectFrom('tasks').select('id').where('id', '=', id), this.dialect).executeTakeFirst())) return false;
@@ -85,7 +92,10 @@ export class TasksRepository {
           .where('id', '=', id)
           .where((eb) => eb.not(eb.exists(eb.selectFrom('workspace_tasks').select('workspace_tasks.id').where('workspace_tasks.task_id', '=', id))))
           .executeTakeFirst();
-        return Number(result.numDeletedRows) > 0;
+        const deleted = Number(result.numDeletedRows) > 0;
+        // In the same transaction (the audit trail), once deleted.
+        if (deleted) await alsoWrite?.(trx);
+        return deleted;
       }),
     );
   }

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { taskCreated, taskDeleted, taskUpdated } from './task-audit.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { allows, requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
@@ -121,7 +123,7 @@ class ChangedMeanwhile extends Error {
   }
 }
 
-/** Run tasks of an organization (type `tasks`). */
+/** Run tasks of an organization (type `tasks`). Every change is on the organization's audit trail, in its transaction. */
 export class TasksService {
   constructor(
     private readonly db: Kysely<Database>,
@@ -129,6 +131,7 @@ export class TasksService {
     private readonly gate: OrganizationGate,
     private readonly verifier: TaskVerifier,
     private readonly workspaces: WorkspacesRepository,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {}
 
   async list(found: OrganizationContext, page: PageRequest, include: Set<TaskInclude> = new Set()): Promise<TaskList> {
@@ -173,6 +176,7 @@ export class TasksService {
         await this.tasks.lockOrganization(trx, organization.name);
         check(limitProblem(await this.tasks.countInOrganization(trx, organization.name)), 'name');
         await this.tasks.insert(trx, row);
+        await this.auditTrail.record(trx, taskCreated(found.standing.principal, row));
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
@@ -206,6 +210,9 @@ export class TasksService {
           const needed = urlToVerify(current, input);
           if (needed && !sameVerification(needed, verified)) throw new ChangedMeanwhile(current);
           return taskChanges(current, input);
+        }, async (trx, before, after) => {
+          const entry = taskUpdated(context.standing.principal, before, after);
+          if (entry) await this.auditTrail.record(trx, entry);
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw Errors.nameTaken();
@@ -223,7 +230,7 @@ export class TasksService {
   async delete(found: TaskAccess): Promise<void> {
     const { row, context } = found;
     requireAccess(context.standing, 'run-task', 'manage', {});
-    if (!(await this.tasks.deleteIfDetached(row.id))) {
+    if (!(await this.tasks.deleteIfDetached(row.id, (trx) => this.auditTrail.record(trx, taskDeleted(context.standing.principal, row))))) {
       const attached = new Set((await this.tasks.attachmentsOf([row.id])).map((attachment) => attachment.workspace_id)).size;
       throw Errors.runTaskAttached(attached);
     }

@@ -68,6 +68,7 @@ export class WorkspaceTasksRepository {
   async modify(
     id: string,
     decide: (current: WorkspaceTask) => WorkspaceTaskChanges,
+    alsoWrite?: (trx: Executor, before: WorkspaceTask, after: WorkspaceTask) => Promise<void>,
   ): Promise<WorkspaceTask | undefined> {
     return retryOnDeadlock(() =>
       this.db.transaction().execute(async (trx) => {
@@ -79,13 +80,18 @@ export class WorkspaceTasksRepository {
           const { stages, ...rest } = changes;
           await trx.updateTable('workspace_tasks').set(stages ? { ...rest, stages: JSON.stringify(stages) } : rest).where('id', '=', id).execute();
         }
-        return { ...task, ...changes };
+        const stored = { ...task, ...changes };
+        // In the same transaction (the audit trail).
+        await alsoWrite?.(trx, task, stored);
+        return stored;
       }),
     );
   }
 
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('workspace_tasks').where('id', '=', id).execute();
+  /** Whether it was there to delete. */
+  async delete(id: string, executor: Executor = this.db): Promise<boolean> {
+    const result = await executor.deleteFrom('workspace_tasks').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   /** The workspace's attachments whose task is enabled: what a new run builds its stages from. */

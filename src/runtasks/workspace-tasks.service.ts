@@ -14,6 +14,8 @@ import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type Enf
 import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskChanges, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
 import type { WorkspaceTask } from './workspace-task.js';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { workspaceTaskCreated, workspaceTaskDeleted, workspaceTaskUpdated } from './task-audit.js';
 
 /** An attachment the caller may see, with the caller's standing in the workspace's organization. */
 export interface VisibleWorkspaceTask {
@@ -56,6 +58,7 @@ export class WorkspaceTasksService {
     private readonly workspaceTasks: WorkspaceTasksRepository,
     private readonly tasks: TasksRepository,
     private readonly workspaceGate: WorkspaceGate,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {}
 
   async list(found: WorkspaceContext, page: PageRequest): Promise<Page<WorkspaceTask>> {
@@ -91,6 +94,7 @@ export class WorkspaceTasksService {
         const problem = workspaceLimitProblem(context.featureSet, await this.workspaceTasks.countWorkspacesOf(trx, task.id));
         if (problem) throw Errors.workspaceTaskLimit(problem);
         await this.workspaceTasks.insert(trx, row);
+        await this.auditTrail.record(trx, workspaceTaskCreated(context.standing.principal, workspace.organization_name, row));
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.runTaskAlreadyAttached();
@@ -116,6 +120,9 @@ export class WorkspaceTasksService {
       if (input['required-approvals'] !== undefined) changes.required_approvals = approvalsOrThrow(input['required-approvals']);
       if (Object.keys(changes).length > 0) changes.updated_at = nowIso();
       return changes;
+    }, async (trx, before, after) => {
+      const entry = workspaceTaskUpdated(standing.principal, standing.organizationName, before, after);
+      if (entry) await this.auditTrail.record(trx, entry);
     });
     if (!stored) throw Errors.workspaceTaskNotFound();
     return stored;
@@ -124,7 +131,10 @@ export class WorkspaceTasksService {
   async delete(found: VisibleWorkspaceTask): Promise<void> {
     const { row, standing } = found;
     requireAccess(standing, 'workspace', 'attach-run-task', {});
-    await this.workspaceTasks.delete(row.id);
+    await this.auditTrail.transaction(async (trx) => {
+      const deleted = await this.workspaceTasks.delete(row.id, trx);
+      return { result: undefined, entries: deleted ? [workspaceTaskDeleted(standing.principal, standing.organizationName, row)] : [] };
+    });
   }
 
   /** The `workspace-task` lookup: the attachment, in a workspace the caller may read. */

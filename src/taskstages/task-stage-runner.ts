@@ -358,6 +358,7 @@ export class TaskStageRunner implements TaskStagePort {
     actor: Actor,
     comment: string | null,
     check: (facts: OverrideStageFacts) => void,
+    alsoWrite?: (trx: Executor, approved: { stage: TaskStageRow; approvals: number; required: number; releases: boolean }) => Promise<void>,
   ): Promise<{ decision: OverrideDecision; stage?: TaskStageRow }> {
     return this.db.transaction().execute(async (trx) => {
       const stage = await this.stages.lockedStage(trx, stageId);
@@ -381,6 +382,8 @@ export class TaskStageRunner implements TaskStagePort {
         comment,
         at: now,
       });
+      // In the same transaction (the organization's audit trail).
+      await alsoWrite?.(trx, { stage, approvals, required, releases: decision.releases });
       if (!decision.releases) return { decision, stage };
       const changes = { status: 'running', status_timestamps: withTimestamps(stage.status_timestamps, ['running', 'overridden'], now, true), updated_at: now };
       if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return { decision: { kind: 'not-awaiting', status: stage.status } };

@@ -1,4 +1,6 @@
 import type { OrganizationStanding } from '../access/organization-standing.js';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { stageOverridden } from '../record/run-decision-audit.js';
 import { overrideCallerOf } from '../access/task-stage-permissions.js';
 import { overrideStanding, type OverrideCaller } from '../shared/override-rule.js';
 import { overrideFactsOf } from './override-facts.js';
@@ -67,6 +69,7 @@ export class TaskStagesService {
     private readonly gate: OrganizationGate,
     private readonly runner: TaskStageRunner,
     private readonly evaluations: PolicyEvaluationsRepository,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {}
 
   async listForRun(found: VisibleRun, page: PageRequest): Promise<Page<TaskStageView>> {
@@ -123,8 +126,20 @@ export class TaskStagesService {
    */
   async override(principal: Principal, found: VisibleStage, comment: string | null): Promise<TaskStageView> {
     const { stage, standing } = found;
-    const { decision, stage: written } = await this.runner.override(stage.id, overrideCallerOf(standing), actorOf(principal), comment, (facts) =>
-      requireAccess(standing, 'task-stage', 'override', { stage: facts }),
+    const actor = actorOf(principal);
+    const { decision, stage: written } = await this.runner.override(
+      stage.id,
+      overrideCallerOf(standing),
+      actor,
+      comment,
+      (facts) => requireAccess(standing, 'task-stage', 'override', { stage: facts }),
+      (trx, approved) =>
+        this.auditTrail.record(
+          trx,
+          stageOverridden(standing.organizationName, actor, {
+            id: approved.stage.id, runId: approved.stage.run_id, stage: approved.stage.stage, approvals: approved.approvals, required: approved.required, released: approved.releases,
+          }, comment),
+        ),
     );
     switch (decision.kind) {
       case 'approved': {

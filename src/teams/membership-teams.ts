@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { allows } from '../access/require-access.js';
 import type { MembershipTeamsPort } from '../organizations/membership-teams-port.js';
@@ -18,8 +20,8 @@ export class MembershipTeams implements MembershipTeamsPort {
     return team !== undefined && team.organizationName === organizationName && allows(standing, 'team', 'add-members', team);
   }
 
-  async addMembership(teamId: string, membershipId: string, now: string): Promise<void> {
-    await this.teams.addMemberships(teamId, [membershipId], now);
+  async addMembership(teamId: string, membershipId: string, now: string, executor?: Kysely<Database>): Promise<void> {
+    await this.teams.addMemberships(teamId, [membershipId], now, executor);
   }
 
   async ownersTeamId(organizationName: string): Promise<string | undefined> {

@@ -6,6 +6,18 @@ import type { MembershipRow, MembershipsRepository } from '../organizations/memb
 import type { TeamsRepository } from './teams.repository.js';
 import type { Team } from './team.js';
 import type { TeamAccess } from './teams.service.js';
+import type { Principal } from '../core/principal.js';
+import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
+import { teamMembersChanged } from './team-audit.js';
+
+/** Who joins or leaves, as the audit trail names them. */
+type Members = Array<{ membershipId: string; username?: string }>;
+
+/** The audit trail's entry for those who did join or leave (none: no entry; adding a member twice changes nothing). */
+function changedMembers(principal: Principal, team: Team, action: 'add_members' | 'remove_members', members: Members, changed: Set<string>) {
+  const those = members.filter((member) => changed.has(member.membershipId));
+  return those.length > 0 ? [teamMembersChanged(principal, team, action, those)] : [];
+}
 
 /**
  * Adding and removing team members, by username or by organization membership id.
@@ -16,30 +28,39 @@ export class TeamMembersService {
     private readonly teams: TeamsRepository,
     private readonly users: UsersRepository,
     private readonly memberships: MembershipsRepository,
+    private readonly auditTrail: AuditTrailRecorder,
   ) {}
 
   async addByUsernames(found: TeamAccess, usernames: string[]): Promise<void> {
     const team = this.manageableTeam(found, 'add-members');
     const memberships = await this.membershipsForUsernames(team, usernames);
-    await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
+    await this.add(found.standing.principal, team, memberships.map((membership, index) => ({ membershipId: membership.id, username: usernames[index] })));
   }
 
   async removeByUsernames(found: TeamAccess, usernames: string[]): Promise<void> {
     const team = this.manageableTeam(found);
     const memberships = await this.membershipsForUsernames(team, usernames);
-    await this.remove(team, memberships.map((membership) => membership.id));
+    await this.remove(found.standing.principal, team, memberships.map((membership, index) => ({ membershipId: membership.id, username: usernames[index] })));
   }
 
   async addByMembershipIds(found: TeamAccess, membershipIds: string[]): Promise<void> {
     const team = this.manageableTeam(found, 'add-members');
     const memberships = await this.membershipsByIds(team, membershipIds);
-    await this.teams.addMemberships(team.id, memberships.map((membership) => membership.id), nowIso());
+    await this.add(found.standing.principal, team, memberships.map((membership) => ({ membershipId: membership.id })));
   }
 
   async removeByMembershipIds(found: TeamAccess, membershipIds: string[]): Promise<void> {
     const team = this.manageableTeam(found);
     const memberships = await this.membershipsByIds(team, membershipIds);
-    await this.remove(team, memberships.map((membership) => membership.id));
+    await this.remove(found.standing.principal, team, memberships.map((membership) => ({ membershipId: membership.id })));
+  }
+
+  /** The memberships join the team, on the audit trail in the same transaction. */
+  private async add(principal: Principal, team: Team, members: Members): Promise<void> {
+    await this.auditTrail.transaction(async (trx) => {
+      const added = await this.teams.addMemberships(team.id, members.map((member) => member.membershipId), nowIso(), trx);
+      return { result: undefined, entries: changedMembers(principal, team, 'add_members', members, added) };
+    });
   }
 
   /** `add-members` also refuses a team the edition lacks; removing from one stays open (the access table). */
@@ -53,9 +74,13 @@ export class TeamMembersService {
    * The owners team must keep at least one active member, or nobody could administer the organization. The
    * count and the removal happen under the owners team's lock, which every removal of an owner takes.
    */
-  private async remove(team: Team, membershipIds: string[]): Promise<void> {
+  private async remove(principal: Principal, team: Team, members: Members): Promise<void> {
+    const membershipIds = members.map((member) => member.membershipId);
     if (!team.isOwners) {
-      await this.teams.removeMemberships(team.id, membershipIds);
+      await this.auditTrail.transaction(async (trx) => {
+        const removed = await this.teams.removeMemberships(team.id, membershipIds, trx);
+        return { result: undefined, entries: changedMembers(principal, team, 'remove_members', members, removed) };
+      });
       return;
     }
     await this.teams.withOwnersLocked(team.organizationName, async (trx, active) => {
@@ -65,7 +90,8 @@ export class TeamMembersService {
         // caller may do it, so it is not the access table's to decide.
         throw Errors.lastOwnerCannotBeRemoved();
       }
-      await this.teams.removeMemberships(team.id, membershipIds, trx);
+      const removed = await this.teams.removeMemberships(team.id, membershipIds, trx);
+      await this.auditTrail.record(trx, ...changedMembers(principal, team, 'remove_members', members, removed));
     });
   }
 

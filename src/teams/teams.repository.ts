@@ -282,23 +282,29 @@ export class TeamsRepository {
     return new Set(rows.map((row) => row.team_id!));
   }
 
-  async addMemberships(teamId: string, membershipIds: readonly string[], now: string, executor: Kysely<Database> = this.db): Promise<void> {
-    if (membershipIds.length === 0) return;
+  /** Answers the memberships that joined (not those already in the team). */
+  async addMemberships(teamId: string, membershipIds: readonly string[], now: string, executor: Kysely<Database> = this.db): Promise<Set<string>> {
+    if (membershipIds.length === 0) return new Set();
     // ON CONFLICT DO NOTHING: adding someone twice, even concurrently, is not an error.
-    await executor
+    const added = await executor
       .insertInto('team_memberships')
       .values(membershipIds.map((membershipId) => ({ team_id: teamId, organization_membership_id: membershipId, created_at: now })))
       .onConflict((oc) => oc.doNothing())
+      .returning('organization_membership_id')
       .execute();
+    return new Set(added.map((row) => row.organization_membership_id));
   }
 
-  async removeMemberships(teamId: string, membershipIds: readonly string[], executor: Kysely<Database> = this.db): Promise<void> {
-    if (membershipIds.length === 0) return;
-    await executor
+  /** Answers the memberships that left (not those that were not in the team). */
+  async removeMemberships(teamId: string, membershipIds: readonly string[], executor: Kysely<Database> = this.db): Promise<Set<string>> {
+    if (membershipIds.length === 0) return new Set();
+    const removed = await executor
       .deleteFrom('team_memberships')
       .where('team_id', '=', teamId)
       .where('organization_membership_id', 'in', [...membershipIds])
+      .returning('organization_membership_id')
       .execute();
+    return new Set(removed.map((row) => row.organization_membership_id));
   }
 }
 

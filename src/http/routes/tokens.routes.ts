@@ -123,7 +123,7 @@ export async function tokensRoutes(app: TypedApp, services: Services): Promise<v
     '/authentication-tokens/:token_id',
     { config: { lookup: 'token' }, schema: { params: IdParam('token_id'), tags: ['tokens'] } },
     async (request, reply) => {
-      await tokens.deleteToken(proofOf(request, 'token'));
+      await tokens.deleteToken(callerOf(request), proofOf(request, 'token'));
       return sendNoContent(reply);
     },
   );

@@ -1,0 +1,39 @@
+import type { Actor } from './actor.js';
+import type { AuditEntry } from './audit-trail.js';
+
+/**
+ * The audit trail's entries about run decisions (record/audit-trail.ts), written where the run event of the
+ * same decision is, in its transaction: apply (HCP's confirm), discard and cancel of a run, and each override
+ * of a task stage, with the comment the person gave.
+ */
+export function runDecided(
+  organizationName: string,
+  actor: Actor,
+  run: { id: string; workspaceId: string; from: string; to: string },
+  action: 'apply' | 'discard' | 'cancel',
+  comment: string | null,
+): AuditEntry {
+  return {
+    organizationName,
+    actor,
+    resource: { id: run.id, type: 'run', action, meta: { 'workspace-id': run.workspaceId, before: { status: run.from }, after: { status: run.to }, comment } },
+  };
+}
+
+export function stageOverridden(
+  organizationName: string,
+  actor: Actor,
+  stage: { id: string; runId: string; stage: string; approvals: number; required: number; released: boolean },
+  comment: string | null,
+): AuditEntry {
+  return {
+    organizationName,
+    actor,
+    resource: {
+      id: stage.id,
+      type: 'task_stage',
+      action: 'override',
+      meta: { 'run-id': stage.runId, stage: stage.stage, approvals: stage.approvals, 'required-approvals': stage.required, released: stage.released, comment },
+    },
+  };
+}
