@@ -32,7 +32,7 @@ export function AuditTrailPage(props: { organization: string }) {
   return (
     <>
       <PageTitle>{`Audit trail of ${props.organization}`}</PageTitle>
-      <p>Who changed what in {props.organization}, and when: teams and their access, people, tokens, run tasks and every decision on a run.</p>
+      <p>Who changed what in {props.organization}, and when, as the organization’s audit trail records it.</p>
       {refusal && (
         <div role="alert" class="notice notice-error">
           <strong>{refusal}</strong>

@@ -14,7 +14,6 @@ export const paths = {
   run: (org: string, workspace: string, runId: string) => link`/${org}/workspaces/${workspace}/runs/${runId}`,
   tasks: (org: string) => link`/${org}/tasks`,
   people: (org: string) => link`/${org}/people`,
-  auditTrail: (org: string) => link`/${org}/audit-trail`,
   /** An invitation to an organization, the link its owner sends (accepted by the invited user). */
   invitation: (membershipId: string) => link`/invitations/${membershipId}`,
   /** Pages found by id alone (old links): each shows its full path once it has read the thing. */
