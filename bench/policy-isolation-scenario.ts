@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { findOpa } from '../src/policies/opa-engine.js';
 import { measurePolicyIsolation, percentile } from '../test/helpers/policy-isolation.js';
-import { startServerProcess } from '../test/helpers/server-process.js';
 import { fmt } from './row-text.js';
+import { benchOpa, startPolicyServer } from './policy-server.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
 
 export const POLICY_ISOLATION = 'policy isolation';
@@ -14,29 +10,12 @@ const SLOTS = 2;
 /**
  * Issue 29's isolation target: another organization's GET /teams/:id while one organization's crafted policies
  * keep every OPA slot of the node busy (the engine's limit, saturated: the row says how much of the window it
- * was), against the same requests with nothing evaluated, before and after. Its own compiled server on a fresh
- * SQLite file, since it needs OPA (TEAMSTAGE_OPA_PATH, else scripts/build-opa.sh's cache, else the PATH); the
- * engine runs outside the database, so one dialect tells it.
+ * was), against the same requests with nothing evaluated, before and after, on a server of its own with OPA
+ * (policy-server.ts).
  */
 async function policyIsolation(context: ScenarioContext): Promise<void> {
   if (context.dialect !== 'sqlite') return;
-  const cached = path.join(os.homedir(), '.cache/teamstage-realclients/bin/opa');
-  const found = findOpa(process.env.TEAMSTAGE_OPA_PATH || (fs.existsSync(cached) ? cached : undefined));
-  if (found.path === undefined) throw new Error(`policy isolation needs OPA: ${found.reason} (bash scripts/build-opa.sh)`);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-bench-policy-'));
-  const siteToken = randomBytes(24).toString('hex');
-  const server = await startServerProcess(
-    {
-      DATABASE_URL: `sqlite:${path.join(dataDir, 'db.sqlite')}`,
-      TEAMSTAGE_DATA_DIR: dataDir,
-      TEAMSTAGE_SITE_TOKEN: siteToken,
-      TEAMSTAGE_RATE_LIMIT: '0',
-      TEAMSTAGE_OPA_PATH: found.path,
-      TEAMSTAGE_POLICY_TIMEOUT: '2',
-      TEAMSTAGE_POLICY_CONCURRENCY: String(SLOTS),
-    },
-    { compiled: true, readyTimeoutMs: 60_000 },
-  );
+  const { server, siteToken, close } = await startPolicyServer(benchOpa(POLICY_ISOLATION).path, { timeoutSeconds: 2, slots: SLOTS });
   try {
     // Enough runs (3 crafted policies each, up to 2 s apiece, 2 at a time) to keep the slots full past the window.
     const windowMs = context.settings.duration * 2000;
@@ -56,8 +35,7 @@ async function policyIsolation(context: ScenarioContext): Promise<void> {
       met: during - alone <= 100 && figures.saturated >= 0.8 && figures.outcomes.every((outcome) => outcome.status === 'errored'),
     });
   } finally {
-    await server.kill('SIGTERM');
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

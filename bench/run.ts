@@ -22,6 +22,7 @@ import { CONSOLE_SCENARIO, consoleScenario } from './console-scenario.js';
 import './task-scenarios.js';
 import './pipeline-scenario.js';
 import './policy-isolation-scenario.js';
+import './policy-evaluation-scenario.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const smoke = process.argv.includes('--smoke');

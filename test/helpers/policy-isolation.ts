@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrapOrganization, HttpClient } from './http-client.js';
-import { tarGz } from './run-fixtures.js';
+import { globalPolicySet, JUDGED_RUN_STATUSES, plannedRun, policyEvaluationOf, reportPlan, strictCall } from './policy-runs.js';
 import { waitUntil } from './wait-until.js';
 
 const PLAN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans/120_basic/plan.json');
@@ -43,21 +43,23 @@ export const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 };
 
-/** The OPA processes the server runs now: its children (`sh` until it execs `opa`). */
-function enginesRunning(serverPid: number): number {
+/** The OPA processes a process runs now: its children named `opa` (or `sh` until it execs `opa`). */
+export function opaProcesses(parentPid: number): number[] {
   try {
-    const children = fs.readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    const children = fs.readFileSync(`/proc/${parentPid}/task/${parentPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     return children.filter((pid) => {
       try {
         return ['opa', 'sh'].includes(fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
       } catch {
         return false;
       }
-    }).length;
+    });
   } catch {
-    return 0;
+    return [];
   }
 }
+
+const enginesRunning = (serverPid: number) => opaProcesses(serverPid).length;
 
 export async function measurePolicyIsolation(options: {
   url: string;
@@ -75,11 +77,7 @@ export async function measurePolicyIsolation(options: {
   try {
     const victim = await bootstrapOrganization(http, options.siteToken, `victim${options.suffix}`);
     const attacker = await bootstrapOrganization(http, options.siteToken, `attacker${options.suffix}`);
-    const call = async (token: string, method: string, url: string, body: unknown, status: number) => {
-      const response = await http.request(method, url, token, body);
-      assert.equal(response.status, status, `${method} ${url}: ${response.text}`);
-      return response.body;
-    };
+    const call = strictCall(http);
     const team = await call(victim.ownerToken, 'POST', `/organizations/${victim.organization}/teams`, { data: { type: 'teams', attributes: { name: 'platform' } } }, 200);
     const victimClient = new HttpClient(options.url, 1);
     const measure = async (until: () => boolean) => {
@@ -95,52 +93,21 @@ export async function measurePolicyIsolation(options: {
     };
 
     // The attacker: the crafted policies in one global set, so they judge every run of the organization.
-    const policyIds: string[] = [];
-    for (const [name, rego] of Object.entries(CRAFTED_POLICIES)) {
-      const created = await call(attacker.ownerToken, 'POST', `/organizations/${attacker.organization}/policies`, {
-        data: { type: 'policies', attributes: { name, kind: 'opa', query: `data.crafted.${name.replace('-', '_')}.deny`, 'enforcement-level': 'mandatory' } },
-      }, 201);
-      await call(attacker.ownerToken, 'PUT', `/policies/${created.data.id}/upload`, rego, 204);
-      policyIds.push(created.data.id);
-    }
+    const owner = { ownerToken: attacker.ownerToken, organization: attacker.organization };
+    await globalPolicySet(call, owner, Object.entries(CRAFTED_POLICIES).map(([name, rego]) => ({ name, rego, query: `data.crafted.${name.replace('-', '_')}.deny`, level: 'mandatory' as const })));
     const recursive = await call(attacker.ownerToken, 'POST', `/organizations/${attacker.organization}/policies`, {
       data: { type: 'policies', attributes: { name: 'recursive', kind: 'opa', query: 'data.crafted.recursive.deny', 'enforcement-level': 'mandatory' } },
     }, 201);
     const refused = await http.request('PUT', `/policies/${recursive.data.id}/upload`, attacker.ownerToken, RECURSIVE_POLICY);
     const recursion = `${refused.status} ${refused.body?.errors?.[0]?.detail ?? refused.text}`;
-    await call(attacker.ownerToken, 'POST', `/organizations/${attacker.organization}/policy-sets`, {
-      data: {
-        type: 'policy-sets',
-        attributes: { name: 'crafted', kind: 'opa', overridable: true, global: true },
-        relationships: { policies: { data: policyIds.map((id) => ({ id, type: 'policies' })) } },
-      },
-    }, 201);
     const plans: Array<{ runId: string; planId: string }> = [];
-    for (let index = 0; index < options.runs; index++) {
-      const workspace = await call(attacker.ownerToken, 'POST', `/organizations/${attacker.organization}/workspaces`, {
-        data: { type: 'workspaces', attributes: { name: `target-${index}`, 'execution-mode': 'agent' } },
-      }, 201);
-      const version = await call(attacker.ownerToken, 'POST', `/workspaces/${workspace.data.id}/configuration-versions`, {
-        data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } },
-      }, 201);
-      const uploaded = await fetch(`${options.url}${new URL(version.data.attributes['upload-url']).pathname}`, {
-        method: 'PUT', body: new Uint8Array(tarGz()), headers: { 'content-type': 'application/octet-stream' },
-      });
-      assert.equal(uploaded.status, 200);
-      const run = await call(attacker.ownerToken, 'POST', '/runs', { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: workspace.data.id } } } } }, 201);
-      plans.push({ runId: run.data.id, planId: run.data.relationships.plan.data.id });
-    }
+    for (let index = 0; index < options.runs; index++) plans.push(await plannedRun(call, options.url, owner, `target-${index}`, fs.readFileSync(PLAN, 'utf8')));
     const status = async (runId: string) => (await call(attacker.ownerToken, 'GET', `/runs/${runId}`, undefined, 200)).data.attributes.status as string;
-    for (const { runId, planId } of plans) {
-      await waitUntil(async () => (await status(runId)) === 'plan_queued', 30_000, `run ${runId} was not queued`);
-      await call(attacker.ownerToken, 'POST', `/plans/${planId}/actions/claim`, undefined, 200);
-      await call(attacker.ownerToken, 'PUT', `/plans/${planId}/json-output`, fs.readFileSync(PLAN, 'utf8'), 200);
-    }
 
     let end = Date.now() + options.windowMs;
     const before = await measure(() => Date.now() > end);
     // Every plan is reported at once: the node's evaluation jobs and its OPA slots fill up together.
-    for (const { planId } of plans) await call(attacker.ownerToken, 'POST', `/plans/${planId}/actions/report`, { status: 'finished' }, 200);
+    for (const { planId } of plans) await reportPlan(call, attacker.ownerToken, planId);
     await waitUntil(async () => enginesRunning(options.serverPid) >= options.slots, 30_000, 'the evaluations did not start');
     let looks = 0;
     let full = 0;
@@ -151,17 +118,14 @@ export async function measurePolicyIsolation(options: {
     end = Date.now() + options.windowMs;
     const during = await measure(() => Date.now() > end);
     clearInterval(sampler);
-    const final = ['post_plan_awaiting_decision', 'errored', 'post_plan_completed', 'planned'];
-    for (const { runId } of plans) await waitUntil(async () => final.includes(await status(runId)), 180_000, `run ${runId} was not judged`);
+    for (const { runId } of plans) await waitUntil(async () => JUDGED_RUN_STATUSES.includes(await status(runId)), 180_000, `run ${runId} was not judged`);
     end = Date.now() + options.windowMs;
     const after = await measure(() => Date.now() > end);
     await victimClient.close();
 
     const outcomes: IsolationFigures['outcomes'] = [];
     for (const { runId } of plans) {
-      const [stage] = (await call(attacker.ownerToken, 'GET', `/runs/${runId}/task-stages`, undefined, 200)).data;
-      const [evaluation] = (await call(attacker.ownerToken, 'GET', `/task-stages/${stage.id}/policy-evaluations`, undefined, 200)).data;
-      for (const set of (await call(attacker.ownerToken, 'GET', `/policy-evaluations/${evaluation.id}/policy-set-outcomes`, undefined, 200)).data) {
+      for (const set of (await policyEvaluationOf(call, attacker.ownerToken, runId)).sets) {
         for (const outcome of set.attributes.outcomes) {
           outcomes.push({ policy: outcome.policy_name, status: outcome.status, reason: (outcome.output ?? []).map((line: { print: string }) => line.print).join('; ').slice(0, 200) });
         }

@@ -34,3 +34,9 @@ export function processTreeCpuMs(pid: number): number {
   }
   return total;
 }
+
+/** CPU time of the children a process has reaped so far (cutime, cstime), in ms: its finished child processes. */
+export function reapedChildrenCpuMs(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[13]) + Number(fields[14])) * TICK_MS : 0;
+}
