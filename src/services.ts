@@ -155,7 +155,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     authenticator,
     tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
-    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams)]),
+    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder)]),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate, auditTrailRecorder),
     teamsService,
     teamMembersService: new TeamMembersService(teams, users, memberships, auditTrailRecorder),

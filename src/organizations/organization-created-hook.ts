@@ -1,11 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { Principal } from '../core/principal.js';
 
 /** A just-inserted organization, as the hooks see it inside the creating transaction. */
 export interface CreatedOrganization {
   name: string;
   /** The creator's active membership, when a user (not the site admin) created it. */
   creatorMembershipId: string | null;
+  /** Who created it (the audit trail's actor of what the hooks make). */
+  creator: Principal;
   now: string;
 }
 

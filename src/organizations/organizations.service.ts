@@ -78,7 +78,7 @@ export class OrganizationsService {
             trx,
           );
         }
-        for (const hook of this.onCreated) await hook(trx, { name: input.name, creatorMembershipId, now });
+        for (const hook of this.onCreated) await hook(trx, { name: input.name, creatorMembershipId, creator: principal, now });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.nameTaken();

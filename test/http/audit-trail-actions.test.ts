@@ -103,7 +103,7 @@ for (const dialect of testDialects()) {
       const members = entries.filter((entry) => entry.resource.id === team.id && entry.resource.action !== 'create');
       assert.deepEqual(members.map((entry) => entry.resource.meta['organization-memberships']), Array(4).fill([carol.membershipId]));
       assert.deepEqual(members.map((entry) => entry.resource.meta.users), [[carol.username], [carol.username], [], []]);
-      assert.deepEqual(actions(entries, 'team', org.ownersTeamId), ['add_members', 'remove_members']);
+      assert.deepEqual(actions(entries, 'team', org.ownersTeamId), ['create', 'add_members', 'add_members', 'remove_members']);
       assert.deepEqual(find(entries, 'team', 'remove_members', org.ownersTeamId).resource.meta.users, [dave.username]);
     });
 
