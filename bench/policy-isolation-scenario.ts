@@ -32,7 +32,7 @@ async function policyIsolation(context: ScenarioContext): Promise<void> {
       baseline: `p50 ${fmt(percentile(figures.alone, 50), 1)} ms, p99 ${fmt(alone, 1)} ms (${fmt(figures.alone.length)} requests, nothing evaluated, before and after)`,
       ratio: `p99 ${during >= alone ? '+' : '−'}${fmt(Math.abs(during - alone), 1)} ms`,
       target: '≤ 100 ms added to p99, with the slots full ≥ 80% of the window',
-      met: during - alone <= 100 && figures.saturated >= 0.8 && figures.outcomes.every((outcome) => outcome.status === 'errored'),
+      met: during - alone <= 100 && figures.saturated >= 0.8 && figures.outcomes.length > 0 && figures.outcomes.every((outcome) => outcome.status === 'errored'),
     });
   } finally {
     await close();

@@ -74,8 +74,11 @@ export async function plannedRun(
 
 export const reportPlan = (call: Call, token: string, planId: string) => call(token, 'POST', `/plans/${planId}/actions/report`, { status: 'finished' }, 200);
 
-/** Run statuses once the post-plan stage has judged the run. */
-export const JUDGED_RUN_STATUSES = ['post_plan_awaiting_decision', 'errored', 'post_plan_completed', 'planned'];
+/**
+ * Run statuses once the post-plan stage has judged the run. Not `planned`: a run with a post-plan stage passes
+ * through it before the stage starts (awaitsConfirmation holds it there), with its evaluation still pending.
+ */
+export const JUDGED_RUN_STATUSES = ['post_plan_awaiting_decision', 'errored', 'post_plan_completed'];
 
 /** The run's post-plan policy evaluation resource and its set outcomes. */
 export async function policyEvaluationOf(call: Call, token: string, runId: string): Promise<{ evaluation: any; sets: any[] }> {
