@@ -60,34 +60,51 @@ export class PhaseLogsService {
     return `${this.settings.baseUrl}${signedLogPath(this.key, phaseId, Date.now() / 1000, this.settings.ttlSeconds)}`;
   }
 
-  /** The bytes `offset` to `offset + limit` of the framed log; 404 for a bad, expired or unknown URL. */
-  async read(phaseId: string, expires: string, signature: string, offset: number, limit: number | undefined): Promise<Buffer> {
+  /**
+   * Checks a signed log URL: 404 for a bad, expired or unknown URL, decided before anything else of the
+   * request (its `offset` and `limit` included) is looked at, as for every unknown id.
+   */
+  async open(phaseId: string, expires: string, signature: string): Promise<{ kind: PhaseTable; phase: PhaseRow }> {
     if (!this.key) await this.load();
     if (!this.key || !isValidLogSignature(this.key, phaseId, expires, signature, Date.now() / 1000)) throw Errors.logUrlNotFound();
     const kind: PhaseTable | undefined = phaseId.startsWith('plan-') ? 'plans' : phaseId.startsWith('apply-') ? 'applies' : undefined;
     const phase = kind ? await this.runs.findPhase(kind, phaseId) : undefined;
     if (!kind || !phase) throw Errors.logUrlNotFound();
+    return { kind, phase };
+  }
+
+  /**
+   * The bytes `offset` to `offset + limit` of an opened phase's framed log, piece by piece as storage gives
+   * them (an agent's log can be large: it is never gathered whole in memory).
+   */
+  async *read(opened: { kind: PhaseTable; phase: PhaseRow }, offset: number, limit: number | undefined): AsyncGenerator<Buffer> {
+    const { kind, phase } = opened;
     const end = limit === undefined ? Infinity : offset + limit;
-    const parts: Buffer[] = [];
     let position = 0;
-    const take = (piece: Buffer) => {
+    /** The part of `piece` (which starts at `position` in the framed log) inside the window. */
+    const within = (piece: Buffer): Buffer | undefined => {
       const from = Math.max(offset - position, 0);
       const to = Math.min(end - position, piece.length);
-      if (to > from) parts.push(piece.subarray(from, to));
       position += piece.length;
+      return to > from ? piece.subarray(from, to) : undefined;
     };
-    take(STX);
+    const stx = within(STX);
+    if (stx) yield stx;
     if (executionModeOf(phase.execution_mode) === 'agent') {
       if (phase.log_upload_id) {
         for await (const piece of this.uploads.read(phase.log_upload_id)) {
-          take(piece);
-          if (position >= end) break;
+          const part = within(piece);
+          if (part) yield part;
+          if (position >= end) return;
         }
       }
     } else {
-      take(simulatedLog(kind, phase));
+      const part = within(simulatedLog(kind, phase));
+      if (part) yield part;
     }
-    if (isFinalPhaseStatus(phase.status)) take(ETX);
-    return Buffer.concat(parts);
+    if (isFinalPhaseStatus(phase.status)) {
+      const etx = within(ETX);
+      if (etx) yield etx;
+    }
   }
 }

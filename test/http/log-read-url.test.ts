@@ -73,6 +73,10 @@ for (const dialect of testDialects()) {
       assertError(await read(`/api/v2/signed-logs/${expires}/${signature!.slice(0, -2)}AA/plans/${mine.relationships.plan.data.id}/log`), 404);
       assertError(await read(`/api/v2/signed-logs/${expires}/${signature}/applies/${mine.relationships.plan.data.id}/log`), 404);
       assertError(await read(`/api/v2/signed-logs/9999999999/made-up/plans/${theirPlan}/log`), 404);
+      // Malformed parts are an unknown URL too, and a bad offset on a made-up URL is that URL's 404 first.
+      assertError(await read(`/api/v2/signed-logs/${'9'.repeat(40)}/${signature}/plans/${theirPlan}/log`), 404);
+      assertError(await read(`/api/v2/signed-logs/${expires}/${signature}/other/${mine.relationships.plan.data.id}/log`), 404);
+      assertError(await read(`/api/v2/signed-logs/9999999999/made-up/plans/${theirPlan}/log`, '?offset=abc'), 404);
       // Expired (TTL 60 s here): the URL of an hour ago.
       const realNow = Date.now;
       Date.now = () => realNow() + 2 * 3600 * 1000;

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { proofOf } from '../find-and-authorize.js';
 import { sendDocument, sendStored } from '../reply.js';
 import { Type } from '@sinclair/typebox';
@@ -48,10 +49,11 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
       config: { public: true },
       schema: {
         params: Type.Object({
-          expires: Type.String({ maxLength: 20 }),
-          signature: Type.String({ maxLength: 100 }),
-          collection: Type.Union([Type.Literal('plans'), Type.Literal('applies')]),
-          phase_id: Type.String({ maxLength: 100 }),
+          // Plain strings: a malformed part is an unknown URL (404, as every unknown id), not a 422.
+          expires: Type.String(),
+          signature: Type.String(),
+          collection: Type.String(),
+          phase_id: Type.String(),
         }),
         querystring: JsonApiQuery,
         tags: ['runs'],
@@ -63,11 +65,12 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
     },
     async (request, reply) => {
       const { phase_id: phaseId, expires, signature, collection } = request.params;
-      if ((collection === 'applies') !== phaseId.startsWith('apply-')) throw Errors.logUrlNotFound();
+      if (collection !== (phaseId.startsWith('apply-') ? 'applies' : 'plans')) throw Errors.logUrlNotFound();
+      const opened = await phases.logs.open(phaseId, expires, signature);
       const offset = byteCount(request.query.offset, 'offset') ?? 0;
       const limit = byteCount(request.query.limit, 'limit');
-      const bytes = await phases.logs.read(phaseId, expires, signature, offset, limit);
-      return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(bytes);
+      const pieces = Readable.from(phases.logs.read(opened, offset, limit), { objectMode: true, highWaterMark: 1 });
+      return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(pieces);
     },
   );
 
