@@ -104,7 +104,7 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
       { inTransaction: () => sqlite.inTransaction, checkpoint: () => sqlite.pragma('wal_checkpoint(PASSIVE)') },
     );
     if (groupCommit && snapshots) groupCommit.onSyncStart = () => snapshots.beginSnapshot();
-    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit, snapshots) }), log: slowQueryLog(options) });
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsSqliteDialect({ database: withStatementCache(sqlite, groupCommit, snapshots) }, () => sqlite.inTransaction), log: slowQueryLog(options) });
     return {
       db,
       dialect: 'sqlite',
