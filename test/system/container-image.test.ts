@@ -137,9 +137,15 @@ describe('container image', { timeout: 1_200_000 }, () => {
     const { ownerToken, organization } = await bootstrapOrganization(client, siteToken, `img${suffix}`);
     const created = await client.request('POST', `/organizations/${organization}/teams`, ownerToken, { data: { type: 'teams', attributes: { name: 'kept-team' } } });
     assert.equal(created.status, 200, created.text);
-    // The image has the policy engine, says so at start, and judges a real plan with it.
-    assert.match(logs, /policy engine ready/);
-    assert.match(logs, /"engine":"OPA 1\.22\.3 \(\/usr\/local\/bin\/opa\)"/);
+    // The image has the policy engine, says so at start, and judges a real plan with it. Log lines reach
+    // stdout in batches flushed every second (TEAMSTAGE_LOG_BUFFER_BYTES), so the line is waited for, 5 s at most.
+    let laterLogs = logs;
+    for (const deadline = Date.now() + 5000; !/policy engine ready/.test(laterLogs) && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      laterLogs = await podman(['logs', container]);
+    }
+    assert.match(laterLogs, /policy engine ready/);
+    assert.match(laterLogs, /"engine":"OPA 1\.22\.3 \(\/usr\/local\/bin\/opa\)"/);
     await policyEvaluatesInside(client, url, ownerToken, organization);
     await client.close();
 
