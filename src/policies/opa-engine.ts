@@ -237,13 +237,19 @@ function checkMessage(text: string, file: string): string {
   return text.split(file).join('policy.rego').trim().slice(0, 4000) || 'the policy does not compile';
 }
 
-function evalMessage(outcome: ChildOutcome, limits: { memoryBytes: number; timeoutMs: number }): string {
+/** A Go runtime crash: SIGSEGV, then the runtime's own frames. */
+const GO_RUNTIME_SEGFAULT = /^SIGSEGV: segmentation violation[\s\S]*\bruntime\./m;
+
+export function evalMessage(outcome: ChildOutcome, limits: { memoryBytes: number; timeoutMs: number }): string {
   const { memoryBytes } = limits;
   const text = outcome.stdout || outcome.stderr;
   // OPA's own --timeout ends an evaluation with one of several messages ("context deadline exceeded",
   // "numbers.range: timed out …"): one reason, ours, whichever it was.
   if (/context deadline exceeded|timed out|eval_cancel_error/i.test(text)) return `the evaluation took longer than ${limits.timeoutMs} ms and was stopped`;
-  if (/out of memory|cannot allocate memory|runtime: failed to reserve|fatal error: runtime/i.test(outcome.stderr)) {
+  // Go's runtime ends a process that reached the memory cap with "fatal error: runtime: …" or, with Go 1.26's
+  // green tea collector, sometimes a SIGSEGV inside the runtime (our build uses the classic collector:
+  // scripts/build-opa.sh; an operator's own opa may not).
+  if (/out of memory|cannot allocate memory|runtime: failed to reserve|fatal error: runtime/i.test(outcome.stderr) || GO_RUNTIME_SEGFAULT.test(outcome.stderr)) {
     return `the evaluation needed more than ${Math.floor(memoryBytes / (1024 * 1024))} MiB and was stopped`;
   }
   try {
