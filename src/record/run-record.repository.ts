@@ -5,6 +5,8 @@ import { runEventRows, type RunEventInput } from './run-record.js';
 
 export type RunEventRecord = Omit<RunEventsTable, 'seq'> & { seq: number | string };
 export type CommentRecord = CommentsTable;
+/** An event's id, its run's, and the id of the comment given with it (null when none). */
+export type RunRecordIds = Pick<RunEventsTable, 'id' | 'run_id' | 'comment_id'>;
 
 const EVENT_COLUMNS = ['seq', 'id', 'run_id', 'action', 'description', 'actor_user_id', 'actor_name', 'comment_id', 'created_at'] as const;
 
@@ -24,6 +26,16 @@ export class RunRecordRepository {
     const rows = await this.db.selectFrom('run_events').select(EVENT_COLUMNS).where('run_id', '=', runId).orderBy('seq').limit(limit).offset(offset).execute();
     const count = await this.db.selectFrom('run_events').select((eb) => eb.fn.countAll<number>().as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
+  }
+
+  /**
+   * The ids of several runs' events and of the comments given with them, oldest first: a run document's
+   * `run-events` and `comments` relationships (every comment is written with its event, so one read of
+   * the events finds both).
+   */
+  recordIdsOfRuns(runIds: readonly string[]): Promise<RunRecordIds[]> {
+    if (runIds.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('run_events').select(['id', 'run_id', 'comment_id']).where('run_id', 'in', [...runIds]).orderBy('seq').execute();
   }
 
   findEvent(id: string): Promise<RunEventRecord | undefined> {

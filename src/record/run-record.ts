@@ -50,7 +50,11 @@ export function runEventRows(events: readonly RunEventInput[]): { events: RunEve
 
 /** As tables of a multi-table insert (db/multi-table-insert.ts): comments first, then events. */
 export function runEventTableRows(events: readonly RunEventInput[]): TableRows[] {
-  const rows = runEventRows(events);
+  return eventTableRows(runEventRows(events));
+}
+
+/** Rows made by runEventRows, as tables of a multi-table insert: comments first, then events. */
+export function eventTableRows(rows: { events: RunEventRow[]; comments: CommentsTable[] }): TableRows[] {
   return [
     { table: 'comments', rows: rows.comments },
     { table: 'run_events', rows: rows.events },

@@ -16,6 +16,10 @@ export interface RunView {
   stages: Array<{ id: string; stage: TaskStageName; status: string }>;
   /** A pending run: how many runs of its workspace are ahead of it (run-queue.ts); else 0. */
   positionInQueue: number;
+  /** The run's events (HCP's `run-events` relationship), oldest first: its creation is the first. */
+  eventIds: string[];
+  /** The comments given on the run (its decisions' and its own), oldest first. */
+  commentIds: string[];
 }
 
 /** The related records asked for (`include=plan,apply,workspace,configuration-version`), each once. */

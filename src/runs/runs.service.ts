@@ -23,7 +23,8 @@ import type { RunListFilter } from './run-list-filter.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
 import { runCreator } from './run-creator.js';
 import { actorOf, type Actor } from '../record/actor.js';
-import { runEventTableRows } from '../record/run-record.js';
+import { eventTableRows, runEventRows } from '../record/run-record.js';
+import type { RunRecordIds, RunRecordRepository } from '../record/run-record.repository.js';
 import { describeRunStatus } from './run-event-descriptions.js';
 import type { RunProgress } from './run-progress.js';
 import { runFactsOf } from './run-facts.js';
@@ -38,6 +39,8 @@ interface RunRelations {
   plans: PhaseRow[];
   applies: PhaseRow[];
   stages: Array<Pick<TaskStagesTable, 'id' | 'run_id' | 'stage' | 'status'>>;
+  /** The ids of the runs' events and their comments, oldest first. */
+  record: RunRecordIds[];
 }
 
 export type RunInclude = 'task-stages' | 'plan' | 'apply' | 'workspace' | 'configuration-version' | 'created-by' | 'confirmed-by';
@@ -84,6 +87,7 @@ export class RunsService {
     private readonly policies: Pick<PoliciesRepository, 'anySetApplies'>,
     private readonly users: Pick<UsersRepository, 'findManyByIds'>,
     private readonly auditTrail: AuditTrailRecorder,
+    private readonly records: Pick<RunRecordRepository, 'recordIdsOfRuns'>,
   ) {}
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
@@ -152,12 +156,13 @@ export class RunsService {
       now: nowIso(),
     });
     // The run's first event: queued, by its creator.
-    const queued = runEventTableRows([
+    const queued = runEventRows([
       { runId: rows.run.id, action: 'queued', description: describeRunStatus('pending', creator.actor), actor: creator.actor, at: rows.run.created_at },
     ]);
-    await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id), queued);
+    await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id), eventTableRows(queued));
     const stages = rows.stages.map(({ id, run_id, stage, status }) => ({ id, run_id, stage, status }));
-    return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages };
+    const record = queued.events.map(({ id, run_id, comment_id }) => ({ id, run_id, comment_id }));
+    return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages, record };
   }
 
   async show(found: VisibleRun, include: Set<RunInclude>): Promise<RunResult> {
@@ -240,7 +245,7 @@ export class RunsService {
     known?: RunRelations,
   ): Promise<{ views: RunView[]; related: RunRelated }> {
     const runIds = rows.map((row) => row.id);
-    const { plans, applies, stages } = known ?? (await this.relationsOf(runIds));
+    const { plans, applies, stages, record } = known ?? (await this.relationsOf(runIds));
     const positions = new Map<string, number>();
     for (const row of rows) {
       if (row.status === 'pending' && takesTurns(row)) positions.set(row.id, await this.runs.runsAhead(this.db, row));
@@ -254,6 +259,8 @@ export class RunsService {
         hasChanges: plan?.has_changes === 1,
         stages: byRunOrder(stages.filter((stage) => stage.run_id === row.id)),
         positionInQueue: positions.get(row.id) ?? 0,
+        eventIds: record.filter((entry) => entry.run_id === row.id).map((entry) => entry.id),
+        commentIds: record.flatMap((entry) => (entry.run_id === row.id && entry.comment_id !== null ? [entry.comment_id] : [])),
       };
     });
     const related: RunRelated = {
@@ -280,11 +287,12 @@ export class RunsService {
   }
 
   private async relationsOf(runIds: string[]): Promise<RunRelations> {
-    const [plans, applies, stages] = await Promise.all([
+    const [plans, applies, stages, record] = await Promise.all([
       this.runs.phasesOfRuns('plans', runIds),
       this.runs.phasesOfRuns('applies', runIds),
       this.runs.taskStagesOfRuns(runIds),
+      this.records.recordIdsOfRuns(runIds),
     ]);
-    return { plans, applies, stages };
+    return { plans, applies, stages, record };
   }
 }

@@ -99,6 +99,25 @@ export class ConfigurationVersionsRepository {
     return chunks.length > 0 ? Buffer.concat(chunks) : null;
   }
 
+  /** A page of the workspace's versions, newest first (as HCP lists them), and how many it has. */
+  async listOfWorkspace(workspaceId: string, offset: number, limit: number): Promise<{ rows: ConfigurationVersionRow[]; total: number }> {
+    const rows = await this.db
+      .selectFrom('configuration_versions')
+      .select(COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const count = await this.db
+      .selectFrom('configuration_versions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
   /** The newest uploaded version of the workspace: what a run without an explicit one uses. */
   latestUploaded(executor: Executor, workspaceId: string): Promise<ConfigurationVersionRow | undefined> {
     return executor

@@ -8,6 +8,7 @@ import { nowIso } from '../core/clock.js';
 import { withTimestamps } from '../core/status-timestamps.js';
 import { Errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
+import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import { hashToken } from '../identity/token-secrets.js';
 import type { ArtifactAccess } from '../access/artifact-access.js';
@@ -95,6 +96,12 @@ export class ConfigurationVersionsService {
     };
     await this.versions.insert(row);
     return { row, uploadUrl: `${this.baseUrl}${UPLOAD_PATH_PREFIX}${uploadToken}` };
+  }
+
+  /** The workspace's versions, newest first; `found` (the `workspace` lookup) proves the caller reads the workspace, so its versions too. */
+  async list(found: WorkspaceContext, page: PageRequest): Promise<Page<ConfigurationVersionRow>> {
+    const { rows, total } = await this.versions.listOfWorkspace(found.workspace.id, page.offset, page.size);
+    return pageOf(page, rows, total);
   }
 
   /** The `configuration-version` lookup: the version, in a workspace the caller may read. */

@@ -284,5 +284,40 @@ for (const dialect of testDialects()) {
       assertError(await new ApiClient(ctx.app).get(`/configuration-versions/${created.body.data.id}`), 401);
       assertError(await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ speculative: 'no' })), 422);
     });
+
+    it("GET /workspaces/:id/configuration-versions lists the workspace's versions newest first, as show shows them, paginated; readers only", async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const other = await createWorkspace(org.owner.api, org.name);
+      await uploadConfiguration(ctx, org.owner.api, other.id);
+      const older = await uploadConfiguration(ctx, org.owner.api, workspace.id);
+      // Versions made in one millisecond have no order between them.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const newer = (await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, cvBody({ 'auto-queue-runs': false }))).body.data.id;
+      const list = await org.owner.api.get(`/workspaces/${workspace.id}/configuration-versions`);
+      assertStatus(list, 200);
+      assert.deepEqual(list.body.data.map((version: any) => version.id), [newer, older]);
+      for (const version of list.body.data) {
+        // The upload URL's token is stored only as a hash: shown once, at create, never in a list.
+        assert.equal(version.attributes['upload-url'], undefined);
+        assert.deepEqual(version, (await org.owner.api.get(`/configuration-versions/${version.id}`)).body.data);
+      }
+      assert.equal(list.body.meta.pagination['total-count'], 2);
+      assert.equal(list.body.meta.pagination['current-page'], 1);
+      const past = await org.owner.api.get(`/workspaces/${workspace.id}/configuration-versions?page[number]=999&page[size]=100`);
+      assertStatus(past, 200);
+      assert.deepEqual(past.body.data, []);
+      assert.equal(past.body.meta.pagination['current-page'], 999);
+      assert.equal(past.body.meta.pagination['total-count'], 2);
+      const second = await org.owner.api.get(`/workspaces/${workspace.id}/configuration-versions?page[size]=1&page[number]=2`);
+      assert.deepEqual(second.body.data.map((version: any) => version.id), [older]);
+      assertError(await org.owner.api.get(`/workspaces/${workspace.id}/configuration-versions?include=run`), 400, /include parameter/);
+
+      const reader = await memberWithAccess(ctx, org, { 'read-workspaces': true });
+      assertStatus(await reader.api.get(`/workspaces/${workspace.id}/configuration-versions`), 200);
+      const plain = await addMember(ctx, org);
+      assertError(await plain.api.get(`/workspaces/${workspace.id}/configuration-versions`), 404);
+      assertError(await org.owner.api.get('/workspaces/ws-doesnotexist12345/configuration-versions'), 404);
+    });
   });
 }

@@ -110,6 +110,9 @@ for (const dialect of testDialects()) {
       assert.equal(shown.body.data.attributes.action, 'discarded');
       const comments = await gated.api.get(`/runs/${runId}/comments`);
       assert.deepEqual(comments.body.data.map((comment: any) => comment.attributes.body), ['reviewed the replace', 'agreed', 'not today']);
+      // The run names the same comments (its `comments` relationship), the overrides' included.
+      const run = await gated.api.get(`/runs/${runId}`);
+      assert.deepEqual(run.body.data.relationships.comments.data, comments.body.data.map((entry: any) => ({ id: entry.id, type: 'comments' })));
       const comment = await gated.api.get(`/comments/${comments.body.data[2].id}`);
       assertStatus(comment, 200);
       assert.deepEqual(comment.body.data.relationships['run-event'].data, { id: discarded.id, type: 'run-events' });

@@ -30,7 +30,14 @@ for (const dialect of testDialects()) {
       assert.match(workspace.attributes['created-at'], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.equal(workspace.attributes.permissions['can-queue-run'], true);
       assert.deepEqual(workspace.relationships.organization.data, { id: org.name, type: 'organizations' });
-      assert.equal(workspace.links.self, `/api/v2/workspaces/${workspace.id}`);
+      // HCP's links: self by organization and name (it reads the workspace), self-html the console page.
+      assert.equal(workspace.links.self, `/api/v2/organizations/${org.name}/workspaces/Payments`);
+      assert.equal(workspace.links['self-html'], `/app/${org.name}/workspaces/Payments`);
+      const bySelf = await org.owner.api.get(workspace.links.self.replace(/^\/api\/v2/, ''));
+      assertStatus(bySelf, 200);
+      assert.equal(bySelf.body.data.id, workspace.id);
+      // No organization default execution mode or agent pool here: the workspace's own settings apply.
+      assert.deepEqual(workspace.attributes['setting-overwrites'], { 'execution-mode': true, 'agent-pool': true });
 
       const shown = await org.owner.api.get(`/workspaces/${workspace.id}`);
       assertStatus(shown, 200);

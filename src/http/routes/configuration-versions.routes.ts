@@ -3,8 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../caller.js';
 import { proofOf } from '../find-and-authorize.js';
+import { parseInclude } from '../include.js';
+import { listDocument } from '../list-document.js';
+import { parsePage } from '../pagination.js';
 import { sendDocument, sendStored } from '../reply.js';
-import { IdParam, resourceBody } from '../schemas.js';
+import { IdParam, JsonApiQuery, resourceBody } from '../schemas.js';
 import { spoolBody } from '../spooled-body.js';
 import { bearerToken } from '../../identity/authenticate.js';
 import type { Services } from '../../services.js';
@@ -20,7 +23,7 @@ const CreateBody = resourceBody(
 );
 const VersionParams = IdParam('configuration_version_id');
 
-/** Configuration versions: create, show, upload through the unguessable URL, download. */
+/** Configuration versions: create, list, show, upload through the unguessable URL, download. */
 export async function configurationVersionsRoutes(app: TypedApp, services: Services): Promise<void> {
   const versions = services.configurationVersionsService;
 
@@ -33,6 +36,20 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
     async (request, reply) => {
       const { row, uploadUrl } = await versions.create(callerOf(request), proofOf(request, 'workspace'), request.body.data.attributes ?? {});
       return sendDocument(reply, 201, { data: configurationVersionResource(row, uploadUrl) });
+    },
+  );
+
+  app.get(
+    '/workspaces/:workspace_id/configuration-versions',
+    {
+      config: { lookup: 'workspace' },
+      schema: { params: IdParam('workspace_id'), querystring: JsonApiQuery, tags: ['configuration-versions'], summary: "List a workspace's configuration versions, newest first" },
+    },
+    async (request, reply) => {
+      // No related resources are offered (HCP's ingress-attributes and run are not served): any include is a 400.
+      parseInclude(request.query, []);
+      const page = await versions.list(proofOf(request, 'workspace'), parsePage(request.query));
+      return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, page, (row) => configurationVersionResource(row)));
     },
   );
 

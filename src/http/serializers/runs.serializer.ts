@@ -66,6 +66,9 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
       'task-stages': { data: view.stages.map((stage) => ({ id: stage.id, type: 'task-stages' })) },
       'created-by': { data: row.created_by_user_id ? { id: row.created_by_user_id, type: 'users' } : null },
       'confirmed-by': { data: row.confirmed_by_user_id ? { id: row.confirmed_by_user_id, type: 'users' } : null },
+      // The record (GET /runs/:id/run-events, /runs/:id/comments): HCP lists them on the run, creation first.
+      'run-events': { data: view.eventIds.map((id) => ({ id, type: 'run-events' })) },
+      comments: { data: view.commentIds.map((id) => ({ id, type: 'comments' })) },
     },
     links: { self: `/api/v2/runs/${row.id}` },
   };

@@ -29,6 +29,9 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       'updated-at': row.updated_at,
       permissions: workspacePermissions(standing),
       actions: { 'is-destroyable': true },
+      // HCP: which settings are the workspace's own (true) rather than its organization's default (false).
+      // An organization here has no default execution mode and no agent pools: the workspace's own always apply.
+      'setting-overwrites': { 'execution-mode': true, 'agent-pool': true },
     },
     relationships: {
       organization: { data: { id: row.organization_name, type: 'organizations' } },
@@ -37,7 +40,8 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       },
     },
     links: {
-      self: `/api/v2/workspaces/${row.id}`,
+      // By organization and name, as HCP's (GET /organizations/:org/workspaces/:name); both names are URL-safe by their rule.
+      self: `/api/v2/organizations/${row.organization_name}/workspaces/${row.name}`,
       'self-html': `/app/${row.organization_name}/workspaces/${row.name}`,
     },
   };
