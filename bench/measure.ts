@@ -1,5 +1,4 @@
-import autocannon from 'autocannon';
-
+/** What one load measured (bench/wrk-load.ts runs it). Latencies in ms. */
 export interface LoadResult {
   rps: number;
   p50: number;
@@ -8,37 +7,8 @@ export interface LoadResult {
   total: number;
   non2xx: number;
   errors: number;
-}
-
-export interface LoadOptions {
-  url: string;
-  method?: 'GET' | 'POST';
-  headers?: Record<string, string>;
-  /** A fresh body per request (e.g. a unique team name). */
-  body?: () => string;
-  connections: number;
-  durationSeconds: number;
-}
-
-export async function load(options: LoadOptions): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    connections: options.connections,
-    duration: options.durationSeconds,
-    requests: options.body
-      ? [{ setupRequest: (request: any) => ({ ...request, body: options.body!() }) }]
-      : undefined,
-  });
-  return {
-    rps: result.requests.average,
-    total: result.requests.total,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
+  /** CPU time the load generator itself used, in ms (every thread of wrk). */
+  generatorCpuMs?: number;
 }
 
 export function median(values: number[]): number {
@@ -71,6 +41,11 @@ export interface CpuPerRequest {
   serverCores?: number;
   /** How many processes served (each can keep at most one core busy: Node runs JavaScript on one thread). */
   serverProcesses?: number;
+  /** PostgreSQL's busy cores, when it runs apart. */
+  databaseCores?: number;
+  /** The load generator's CPU per answered request, and its busy cores: what it took from the servers' machine. */
+  generatorUs?: number;
+  generatorCores?: number;
 }
 
 /**
@@ -84,38 +59,44 @@ export function isSaturated(cpu: Pick<CpuPerRequest, 'serverCores' | 'serverProc
   return cpu.serverCores === undefined || cpu.serverCores >= SATURATED_SHARE * (cpu.serverProcesses ?? 1);
 }
 
-/** Counts a load's server CPU, database CPU and wall time into `spent`. */
-export async function counted<T>(run: () => Promise<T>, probes: PairedCpu | undefined, spent: Spent): Promise<T> {
+/** Counts a load's server CPU, database CPU, load generator CPU and wall time into `spent`. */
+export async function counted(run: () => Promise<LoadResult>, probes: PairedCpu | undefined, spent: Spent): Promise<LoadResult> {
   const before = { server: probes?.server() ?? 0, database: probes?.database?.() ?? 0, wall: performance.now() };
   const result = await run();
   spent.server += (probes?.server() ?? 0) - before.server;
   spent.database += (probes?.database?.() ?? 0) - before.database;
+  spent.generator += result.generatorCpuMs ?? 0;
   spent.wallMs += performance.now() - before.wall;
   return result;
 }
 
+/** CPU time in ms: of the serving processes, the database and the load generator. */
 export interface Spent {
   server: number;
   database: number;
+  generator: number;
   wallMs: number;
 }
 
-export const nothingSpent = (): Spent => ({ server: 0, database: 0, wallMs: 0 });
+export const nothingSpent = (): Spent => ({ server: 0, database: 0, generator: 0, wallMs: 0 });
 
 /** CPU per request and busy cores from what the loads of one side spent over `answered` requests. */
 export function cpuPerRequest(spent: Spent, answered: number, withDatabase: boolean, serverProcesses = 1): CpuPerRequest {
   const perRequest = (ms: number) => (answered > 0 ? (ms * 1000) / answered : 0);
+  const cores = (ms: number) => (spent.wallMs > 0 ? ms / spent.wallMs : 0);
   return {
     serverUs: perRequest(spent.server),
-    ...(withDatabase && { databaseUs: perRequest(spent.database) }),
-    serverCores: spent.wallMs > 0 ? spent.server / spent.wallMs : 0,
+    ...(withDatabase && { databaseUs: perRequest(spent.database), databaseCores: cores(spent.database) }),
+    serverCores: cores(spent.server),
     serverProcesses,
+    ...(spent.generator > 0 && { generatorUs: perRequest(spent.generator), generatorCores: cores(spent.generator) }),
   };
 }
 
 export interface PairedResult {
   target: { rps: number; p50: number; p99: number; cpu?: CpuPerRequest };
   baseline: { rps: number; p50: number; p99: number; cpu?: CpuPerRequest };
+  /** Throughput: the target's over the baseline's. */
   ratio: number;
   rounds: number;
   failures: number;
@@ -131,16 +112,16 @@ export interface PairedResult {
  */
 export async function paired(
   rounds: number,
-  target: LoadOptions,
-  baseline: LoadOptions,
+  target: () => Promise<LoadResult>,
+  baseline: () => Promise<LoadResult>,
   cpu?: { target: PairedCpu; baseline: PairedCpu },
 ): Promise<PairedResult> {
   const targets: LoadResult[] = [];
   const baselines: LoadResult[] = [];
   const spent = { target: nothingSpent(), baseline: nothingSpent() };
   for (let round = 0; round < rounds; round++) {
-    baselines.push(await counted(() => load(baseline), cpu?.baseline, spent.baseline));
-    targets.push(await counted(() => load(target), cpu?.target, spent.target));
+    baselines.push(await counted(baseline, cpu?.baseline, spent.baseline));
+    targets.push(await counted(target, cpu?.target, spent.target));
   }
   const summary = (list: LoadResult[], probes: PairedCpu | undefined, used: Spent) => {
     const answered = list.reduce((sum, r) => sum + r.total, 0);

@@ -3,9 +3,13 @@ import { isSaturated, type CpuPerRequest } from './measure.js';
 /** How the bench rows print numbers: thousands separated, `digits` decimals. */
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
+/** A latency in ms as wrk measures it (to the µs): two decimals below 10 ms, one above. */
+export const ms = (value: number) => `${fmt(value, value < 10 ? 2 : 1)} ms`;
+
 export function cpuText(cpu: CpuPerRequest | undefined): string {
   if (!cpu) return '-';
-  return `server ${fmt(cpu.serverUs)} µs${cpu.databaseUs === undefined ? '' : `, PostgreSQL ${fmt(cpu.databaseUs)} µs`}${busyText(cpu)}`;
+  const generator = cpu.generatorUs === undefined ? '' : `; load generator ${fmt(cpu.generatorUs)} µs`;
+  return `server ${fmt(cpu.serverUs)} µs${cpu.databaseUs === undefined ? '' : `, PostgreSQL ${fmt(cpu.databaseUs)} µs`}${busyText(cpu)}${generator}`;
 }
 
 /**

@@ -11,7 +11,7 @@ import { cpuText } from '../../bench/row-text.js';
 describe('bench: CPU per request and saturation of each side', () => {
   it("reads the issue's limit as not saturated: 6,304 req/s at 82 µs per request is about half a core", () => {
     // Five seconds of load: 31,520 requests, 2,585 ms of server CPU.
-    const cpu = cpuPerRequest({ server: 2585, database: 0, wallMs: 5000 }, 31_520, false);
+    const cpu = cpuPerRequest({ server: 2585, database: 0, generator: 0, wallMs: 5000 }, 31_520, false);
     assert.equal(Math.round(cpu.serverUs), 82);
     assert.equal(cpu.serverCores?.toFixed(2), '0.52');
     assert.equal(isSaturated(cpu), false);
@@ -19,10 +19,10 @@ describe('bench: CPU per request and saturation of each side', () => {
   });
 
   it('a server busy nearly all the time is saturated; several processes are judged together', () => {
-    const one = cpuPerRequest({ server: 4800, database: 300, wallMs: 5000 }, 100_000, true);
+    const one = cpuPerRequest({ server: 4800, database: 300, generator: 0, wallMs: 5000 }, 100_000, true);
     assert.equal(isSaturated(one), true);
     assert.equal(cpuText(one), 'server 48 µs, PostgreSQL 3 µs (0.96 core busy)');
-    const two = cpuPerRequest({ server: 6000, database: 0, wallMs: 5000 }, 100_000, false, 2);
+    const two = cpuPerRequest({ server: 6000, database: 0, generator: 0, wallMs: 5000 }, 100_000, false, 2);
     assert.equal(isSaturated(two), false, '1.2 cores of 2 is not saturated');
     assert.match(cpuText(two), /1\.20 cores busy of 2: NOT SATURATED/);
   });
