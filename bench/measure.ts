@@ -1,3 +1,5 @@
+import { MACHINE_CORES, machineBusyMs } from './machine-cpu.js';
+
 /** What one load measured (bench/wrk-load.ts runs it). Latencies in ms. */
 export interface LoadResult {
   rps: number;
@@ -46,6 +48,9 @@ export interface CpuPerRequest {
   /** The load generator's CPU per answered request, and its busy cores: what it took from the servers' machine. */
   generatorUs?: number;
   generatorCores?: number;
+  /** The whole machine's busy cores over the loads (every process: the bench's own, and anyone else's), of `machineSize`. */
+  machineCores?: number;
+  machineSize?: number;
 }
 
 /**
@@ -59,26 +64,28 @@ export function isSaturated(cpu: Pick<CpuPerRequest, 'serverCores' | 'serverProc
   return cpu.serverCores === undefined || cpu.serverCores >= SATURATED_SHARE * (cpu.serverProcesses ?? 1);
 }
 
-/** Counts a load's server CPU, database CPU, load generator CPU and wall time into `spent`. */
+/** Counts a load's server CPU, database CPU, load generator CPU, the machine's busy time and wall time into `spent`. */
 export async function counted(run: () => Promise<LoadResult>, probes: PairedCpu | undefined, spent: Spent): Promise<LoadResult> {
-  const before = { server: probes?.server() ?? 0, database: probes?.database?.() ?? 0, wall: performance.now() };
+  const before = { server: probes?.server() ?? 0, database: probes?.database?.() ?? 0, machine: machineBusyMs(), wall: performance.now() };
   const result = await run();
   spent.server += (probes?.server() ?? 0) - before.server;
   spent.database += (probes?.database?.() ?? 0) - before.database;
+  spent.machine += machineBusyMs() - before.machine;
   spent.generator += result.generatorCpuMs ?? 0;
   spent.wallMs += performance.now() - before.wall;
   return result;
 }
 
-/** CPU time in ms: of the serving processes, the database and the load generator. */
+/** CPU time in ms: of the serving processes, the database, the load generator and the whole machine. */
 export interface Spent {
   server: number;
   database: number;
   generator: number;
+  machine: number;
   wallMs: number;
 }
 
-export const nothingSpent = (): Spent => ({ server: 0, database: 0, generator: 0, wallMs: 0 });
+export const nothingSpent = (): Spent => ({ server: 0, database: 0, generator: 0, machine: 0, wallMs: 0 });
 
 /** CPU per request and busy cores from what the loads of one side spent over `answered` requests. */
 export function cpuPerRequest(spent: Spent, answered: number, withDatabase: boolean, serverProcesses = 1): CpuPerRequest {
@@ -90,6 +97,7 @@ export function cpuPerRequest(spent: Spent, answered: number, withDatabase: bool
     serverCores: cores(spent.server),
     serverProcesses,
     ...(spent.generator > 0 && { generatorUs: perRequest(spent.generator), generatorCores: cores(spent.generator) }),
+    ...(spent.machine > 0 && { machineCores: cores(spent.machine), machineSize: MACHINE_CORES }),
   };
 }
 

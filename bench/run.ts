@@ -15,7 +15,7 @@ import { BenchDatabases } from './environment.js';
 import { HttpClient } from '../test/helpers/http-client.js';
 import { median, paired } from './measure.js';
 import { createTeamsLoad } from './create-load.js';
-import { cpuText, fmt, ms } from './row-text.js';
+import { cpuText, fmt, ms, ratiosText } from './row-text.js';
 import { runWrk, WRK_MISSING, wrkInstalled } from './wrk-load.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
@@ -94,7 +94,7 @@ async function createScenario(
       dialect,
       measured: `${fmt(result.target.rps)} req/s, p50 ${ms(result.target.p50)}, p99 ${ms(result.target.p99)}; CPU per request: ${cpuText(result.target.cpu)}`,
       baseline: `${fmt(result.baseline.rps)} req/s, p50 ${ms(result.baseline.p50)}, p99 ${ms(result.baseline.p99)} (one bare INSERT per request${dialect.startsWith('sqlite') ? ', synchronous=FULL' : ''}); CPU per request: ${cpuText(result.baseline.cpu)}`,
-      ratio: `${fmt(result.ratio, 2)}×`,
+      ratio: ratiosText(result.target, result.baseline),
       target: '≥ 0.5×',
       met: result.ratio >= 0.5 && result.failures === 0,
     });
