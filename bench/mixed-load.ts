@@ -71,6 +71,7 @@ export async function mixedLoad(options: MixedLoadOptions): Promise<LoadResult> 
       non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
       errors: results.reduce((sum, r) => sum + r.errors, 0),
       generatorCpuMs: results.reduce((sum, r) => sum + (r.generatorCpuMs ?? 0), 0),
+      generatorThreads: results.reduce((sum, r) => sum + (r.generatorThreads ?? 0), 0),
     };
   } finally {
     remove();

@@ -1,4 +1,4 @@
-import { isSaturated, type CpuPerRequest } from './measure.js';
+import { isSaturated, SATURATED_SHARE, type CpuPerRequest } from './measure.js';
 
 /** How the bench rows print numbers: thousands separated, `digits` decimals. */
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -44,8 +44,9 @@ export function busyText(cpu: CpuPerRequest): string {
 
 /**
  * What held an unsaturated side back. With the machine's busy time known: a full machine (the cores went
- * to the load generator, PostgreSQL and whatever else ran), or, with cores to spare, the load generator or
- * waiting (on the database, on fsync). Without it, as before: the load generator.
+ * to the load generator, PostgreSQL and whatever else ran), or, with cores to spare, the load generator
+ * when its threads were busy, else waiting (on the database, on fsync: the requests were there, the CPU
+ * idle). Without it, as before: the load generator.
  */
 function heldBackBy(cpu: CpuPerRequest): string {
   if (cpu.machineCores === undefined || !cpu.machineSize) return 'bounded by the load generator, not by its own work';
@@ -54,7 +55,10 @@ function heldBackBy(cpu: CpuPerRequest): string {
   const others = Math.max(0, cpu.machineCores - (cpu.serverCores ?? 0) - generator - database);
   const beside = [`load generator ${fmt(generator, 2)}`, ...(cpu.databaseCores === undefined ? [] : [`PostgreSQL ${fmt(database, 2)}`]), `others ${fmt(others, 2)}`].join(', ');
   const machine = `${fmt(cpu.machineCores, 2)} of the machine's ${cpu.machineSize} cores busy (${beside})`;
-  return cpu.machineCores >= MACHINE_FULL_SHARE * cpu.machineSize
-    ? `${machine}: bounded by the machine's cores, not by its own work`
-    : `${machine}: bounded by the load generator or by waiting, not by its own work`;
+  if (cpu.machineCores >= MACHINE_FULL_SHARE * cpu.machineSize) return `${machine}: bounded by the machine's cores, not by its own work`;
+  if (cpu.generatorThreads === undefined) return `${machine}: bounded by the load generator or by waiting, not by its own work`;
+  const threads = `${cpu.generatorThreads} thread${cpu.generatorThreads === 1 ? '' : 's'}`;
+  return generator >= SATURATED_SHARE * cpu.generatorThreads
+    ? `${machine}: bounded by the load generator (its ${threads} busy), not by its own work`
+    : `${machine}: bounded by waiting (on the database, on fsync; the load generator's ${threads} had time to spare), not by its own work`;
 }

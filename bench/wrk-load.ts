@@ -37,10 +37,13 @@ export const WRK_THREADS = 1;
 /** A slow answer is a long latency, not an error, unless it takes this long (wrk's own default is 2 s). */
 const TIMEOUT = '10s';
 
+/** wrk's threads for a run: never more than its connections (wrk refuses that). */
+const threadsOf = (run: WrkRun) => Math.min(WRK_THREADS, run.connections);
+
 export function wrkArguments(run: WrkRun): string[] {
   const script = fileURLToPath(new URL(`./wrk/${run.script}.lua`, import.meta.url));
   return [
-    '--threads', String(Math.min(WRK_THREADS, run.connections)),
+    '--threads', String(threadsOf(run)),
     '--connections', String(run.connections),
     '--duration', `${run.durationSeconds}s`,
     '--timeout', TIMEOUT,
@@ -71,7 +74,7 @@ function finished(child: ChildProcess): Promise<{ stdout: string; stderr: string
 export async function runWrk(run: WrkRun): Promise<LoadResult> {
   const { stdout, stderr, code } = await finished(spawnWrk(run));
   if (code !== 0) throw new Error(`wrk exited with ${code}: ${stderr.trim() || stdout.slice(-500)}`);
-  return parseWrkReport(stdout);
+  return { ...parseWrkReport(stdout), generatorThreads: threadsOf(run) };
 }
 
 /** wrk in the background until stopped (its `durationSeconds` is only an upper bound); what it measured is not used. */
