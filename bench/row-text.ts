@@ -55,7 +55,12 @@ function heldBackBy(cpu: CpuPerRequest): string {
   const others = Math.max(0, cpu.machineCores - (cpu.serverCores ?? 0) - generator - database);
   const beside = [`load generator ${fmt(generator, 2)}`, ...(cpu.databaseCores === undefined ? [] : [`PostgreSQL ${fmt(database, 2)}`]), `others ${fmt(others, 2)}`].join(', ');
   const machine = `${fmt(cpu.machineCores, 2)} of the machine's ${cpu.machineSize} cores busy (${beside})`;
-  if (cpu.machineCores >= MACHINE_FULL_SHARE * cpu.machineSize) return `${machine}: bounded by the machine's cores, not by its own work`;
+  if (cpu.machineCores >= MACHINE_FULL_SHARE * cpu.machineSize) {
+    // PostgreSQL doing more of a request's work than the server (a trigram search) keeps the server short
+    // of a core even on an idle machine: the row says so rather than blame the generator.
+    const databaseMost = database > (cpu.serverCores ?? 0) ? ", PostgreSQL's most of all (it does more of each request's work than the server)" : '';
+    return `${machine}: bounded by the machine's cores${databaseMost}, not by its own work`;
+  }
   if (cpu.generatorThreads === undefined) return `${machine}: bounded by the load generator or by waiting, not by its own work`;
   const threads = `${cpu.generatorThreads} thread${cpu.generatorThreads === 1 ? '' : 's'}`;
   return generator >= SATURATED_SHARE * cpu.generatorThreads

@@ -34,6 +34,9 @@ describe('bench: CPU per request and saturation of each side', () => {
     const onTwoCores = { ...full, machineSize: 2 };
     assert.match(cpuText(onTwoCores), /0\.52 core busy: NOT SATURATED, 1\.96 of the machine's 2 cores busy \(load generator 0\.40, others 1\.04\): bounded by the machine's cores/);
     assert.match(cpuText(onTwoCores), /; load generator 63 µs$/, "the generator's own CPU per request follows");
+    // The PostgreSQL q= limit: PostgreSQL's trigram search outweighs the server's work, and fills the machine.
+    const search = { ...cpuPerRequest({ server: 1730, database: 4770, generator: 200, generatorThreads: 1, machine: 9850, wallMs: 5000 }, 5145, true), machineSize: 2 };
+    assert.match(cpuText(search), /0\.35 core busy: NOT SATURATED, 1\.97 of the machine's 2 cores busy \(load generator 0\.04, PostgreSQL 0\.95, others 0\.63\): bounded by the machine's cores, PostgreSQL's most of all/);
     // Cores to spare: the one wrk thread busy means the generator held it back; idle, the side was waiting.
     const spare = (generator: number) =>
       cpuText({ ...cpuPerRequest({ server: 2585, database: 1000, generator, generatorThreads: 1, machine: 3700 + generator, wallMs: 5000 }, 31_520, true), machineSize: 2 });
