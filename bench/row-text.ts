@@ -53,7 +53,7 @@ function heldBackBy(cpu: CpuPerRequest): string {
   const generator = cpu.generatorCores ?? 0;
   const database = cpu.databaseCores ?? 0;
   const others = Math.max(0, cpu.machineCores - (cpu.serverCores ?? 0) - generator - database);
-  const beside = [`load generator ${fmt(generator, 2)}`, ...(cpu.databaseCores === undefined ? [] : [`PostgreSQL ${fmt(database, 2)}`]), `others ${fmt(others, 2)}`].join(', ');
+  const beside = [`load generator ${fmt(generator, 2)}`, ...(cpu.databaseCores === undefined ? [] : [`PostgreSQL ${fmt(database, 2)}`]), `other processes ${fmt(others, 2)}`].join(', ');
   const machine = `${fmt(cpu.machineCores, 2)} of the machine's ${cpu.machineSize} cores busy (${beside})`;
   if (cpu.machineCores >= MACHINE_FULL_SHARE * cpu.machineSize) {
     // PostgreSQL doing more of a request's work than the server (a trigram search) keeps the server short

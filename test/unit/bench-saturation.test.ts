@@ -32,16 +32,16 @@ describe('bench: CPU per request and saturation of each side', () => {
     const full = cpuPerRequest({ server: 2585, database: 0, generator: 2000, generatorThreads: 1, machine: 9800, wallMs: 5000 }, 31_520, false);
     assert.ok(full.machineSize! >= 1, "the machine's cores are known (Linux)");
     const onTwoCores = { ...full, machineSize: 2 };
-    assert.match(cpuText(onTwoCores), /0\.52 core busy: NOT SATURATED, 1\.96 of the machine's 2 cores busy \(load generator 0\.40, others 1\.04\): bounded by the machine's cores/);
+    assert.match(cpuText(onTwoCores), /0\.52 core busy: NOT SATURATED, 1\.96 of the machine's 2 cores busy \(load generator 0\.40, other processes 1\.04\): bounded by the machine's cores/);
     assert.match(cpuText(onTwoCores), /; load generator 63 µs$/, "the generator's own CPU per request follows");
     // The PostgreSQL q= limit: PostgreSQL's trigram search outweighs the server's work, and fills the machine.
     const search = { ...cpuPerRequest({ server: 1730, database: 4770, generator: 200, generatorThreads: 1, machine: 9850, wallMs: 5000 }, 5145, true), machineSize: 2 };
-    assert.match(cpuText(search), /0\.35 core busy: NOT SATURATED, 1\.97 of the machine's 2 cores busy \(load generator 0\.04, PostgreSQL 0\.95, others 0\.63\): bounded by the machine's cores, PostgreSQL's most of all/);
+    assert.match(cpuText(search), /0\.35 core busy: NOT SATURATED, 1\.97 of the machine's 2 cores busy \(load generator 0\.04, PostgreSQL 0\.95, other processes 0\.63\): bounded by the machine's cores, PostgreSQL's most of all/);
     // Cores to spare: the one wrk thread busy means the generator held it back; idle, the side was waiting.
     const spare = (generator: number) =>
       cpuText({ ...cpuPerRequest({ server: 2585, database: 1000, generator, generatorThreads: 1, machine: 3700 + generator, wallMs: 5000 }, 31_520, true), machineSize: 2 });
-    assert.match(spare(500), /0\.84 of the machine's 2 cores busy \(load generator 0\.10, PostgreSQL 0\.20, others 0\.02\): bounded by waiting \(on the database, on fsync; the load generator's 1 thread had time to spare\)/);
-    assert.match(spare(4500), /1\.64 of the machine's 2 cores busy \(load generator 0\.90, PostgreSQL 0\.20, others 0\.02\): bounded by the load generator \(its 1 thread busy\)/);
+    assert.match(spare(500), /0\.84 of the machine's 2 cores busy \(load generator 0\.10, PostgreSQL 0\.20, other processes 0\.02\): bounded by waiting \(on the database, on fsync; the load generator's 1 thread had time to spare\)/);
+    assert.match(spare(4500), /1\.64 of the machine's 2 cores busy \(load generator 0\.90, PostgreSQL 0\.20, other processes 0\.02\): bounded by the load generator \(its 1 thread busy\)/);
   });
 });
 
