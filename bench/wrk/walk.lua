@@ -1,8 +1,8 @@
 -- What users send (issue 18), for wrk: every thread walks its own random order through the keys (team ids,
 -- or list queries), so no two requests a thread has in flight ask for the same one and no cache of recent
--- answers can flatter the figure; a share of the requests PATCH the team instead of reading it. Each request carries
--- the next token of the list: wrk's script cannot tell its connections apart, so "a token per connection"
--- is as many tokens as connections, taken in turn, and "many callers" is 500 of them.
+-- answers can flatter the figure; a share of the requests PATCH the team instead of reading it. Each
+-- request carries the next token of the list: wrk's script cannot tell its connections apart, so "a token
+-- per connection" is as many tokens as connections, taken in turn, and "many callers" is 500 of them.
 --
 -- Arguments (bench/mixed-load.ts builds them): keys file, tokens file (one per line), PATCH share (0 to 1),
 -- the GET path before and after the key, the PATCH path before the key.
