@@ -33,15 +33,20 @@ const sample = teams.find((team) => team.id === seeded.sampleTeamId)!;
 writeSqliteLimitData(limitFile, { teams: limitBodies(template.body, sample, teams), listTail: '' });
 const limit = await startLimitProcess('sqlite', limitFile);
 try {
-  const base = { connections: 50, durationSeconds: seconds, keys: teams.map((t) => t.id), tokens: [seeded.ownerToken], tokenUse: 'perConnection' as const };
+  const base = { connections: 50, durationSeconds: seconds, keys: teams.map((t) => t.id), tokens: [seeded.ownerToken] };
   // JIT warm-up, not measured.
   await mixedLoad({ ...base, durationSeconds: 2, urls: [server.url], patchShare: 0.05 });
   for (const [name, patchShare] of [['GET', 0], ['mix 5%', 0.05], ['PATCH', 1]] as const) {
     for (const [side, url, cpu] of [['limit', limit.url, limit.cpuMs], ['teamstage', server.url, server.cpuMs]] as const) {
-      const before = cpu();
+      const before = { cpu: cpu(), wall: performance.now() };
       const result = await mixedLoad({ ...base, urls: [url], patchShare });
-      const used = cpu() - before;
-      console.log(`${name.padEnd(7)} ${side.padEnd(9)} ${Math.round(result.rps).toString().padStart(6)} req/s p99 ${result.p99} ms  CPU ${Math.round((used * 1000) / Math.max(result.total, 1))} µs/request  failed ${result.non2xx + result.errors}`);
+      const used = cpu() - before.cpu;
+      const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(result.total, 1));
+      const cores = (used / (performance.now() - before.wall)).toFixed(2);
+      console.log(
+        `${name.padEnd(7)} ${side.padEnd(9)} ${Math.round(result.rps).toString().padStart(6)} req/s p99 ${result.p99} ms  CPU ${perRequest(used)} µs/request (${cores} core)  ` +
+          `wrk ${perRequest(result.generatorCpuMs ?? 0)} µs/request  failed ${result.non2xx + result.errors}`,
+      );
     }
   }
 } finally {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * How every bench-side server (baselines, limits) listens: on 127.0.0.1, a free port, connections kept
- * alive as autocannon keeps them. `close` stops listening, then lets go of what the server used.
+ * alive as the load generator keeps them. `close` stops listening, then lets go of what the server used.
  */
 export async function listenOnLoopback(server: http.Server, release: () => unknown = () => {}): Promise<{ url: string; close(): Promise<void> }> {
   server.keepAliveTimeout = 60_000;

@@ -5,7 +5,7 @@ import { MockTaskService, type RecordedTaskRequest } from '../test/helpers/mock-
 import { tarGz } from '../test/helpers/run-fixtures.js';
 import { median, percentiles } from './measure.js';
 import { fmt } from './row-text.js';
-import { startBackgroundLoad } from './mixed-load-process.js';
+import { startBackgroundLoad } from './mixed-load.js';
 import { extraScenarios, type ScenarioContext } from './scenarios.js';
 
 const HMAC_KEY = `bench-${randomBytes(8).toString('hex')}`;
@@ -248,7 +248,7 @@ async function gateLatency(context: ScenarioContext): Promise<void> {
     };
     const idle = await measure();
     // The load comes from a process of its own: in this one it would delay the task service's clock.
-    const background = await startBackgroundLoad({ urls: [context.server.url], connections: context.settings.connections, keys: teamIds, tokens: [context.seeded.ownerToken], tokenUse: 'perConnection', patchShare: 0.05 });
+    const background = startBackgroundLoad({ urls: [context.server.url], connections: context.settings.connections, keys: teamIds, tokens: [context.seeded.ownerToken], patchShare: 0.05 });
     const loaded = await measure().finally(() => background.stop());
     const text = (m: typeof idle) => `run created → task request p50 ${m.toRequest.p50} ms, p99 ${m.toRequest.p99} ms; last callback → stage final p50 ${m.toFinal.p50} ms, p99 ${m.toFinal.p99} ms`;
     context.rows.push({
