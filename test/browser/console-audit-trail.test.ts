@@ -114,6 +114,8 @@ test('an owner generates the audit trail token and reads who changed what, since
   await page.getByText(/The organization has an audit trail token, made /).waitFor();
   await page.getByRole('button', { name: 'Replace the audit trail token' }).click();
   await page.getByRole('group', { name: /Replace the current audit trail token\?/ }).waitFor();
+  // The question takes the focus to its action at once, so Enter confirms.
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Replace it now');
   await page.keyboard.press('Enter');
   const replacement = (await page.getByLabel('The new audit trail token').innerText()).trim();
   assert.notEqual(replacement, secret);

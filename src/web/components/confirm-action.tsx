@@ -1,13 +1,15 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * The second step of a destructive action, in place of the button that asked for it: the question, the
  * action named in full ("Remove bob now") and a way back. Focus moves to the action, so a keyboard user
  * who pressed the first button is not left on a button that is gone; Escape keeps things as they are.
+ * The focus moves before the question is painted (a layout effect: a plain effect runs a frame later, and a
+ * quick Enter in between went nowhere).
  */
 export function ConfirmAction(props: { question: string; confirmLabel: string; cancelLabel?: string; busy?: boolean; onConfirm: () => void; onCancel: () => void }) {
   const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => confirm.current?.focus(), []);
+  useLayoutEffect(() => confirm.current?.focus(), []);
   return (
     <span
       class="confirm"
