@@ -4,12 +4,7 @@
 -- Arguments (bench/create-load.ts builds them): the path, the token, the name prefix.
 package.path = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "?.lua;" .. package.path
 done = require("report").done
-
-local started = 0
-function setup(thread)
-  thread:set("thread_number", started)
-  started = started + 1
-end
+setup = require("report").number_threads
 
 local head, prefix
 local counter = 0

@@ -3,6 +3,14 @@
 -- counts every thread of the wrk process: the bench shows what the load generator cost beside the server.
 local report = {}
 
+-- wrk's setup(): gives each thread its number (thread_number, 0 up), so a script's threads can each take
+-- their own names or their own order. Runs in wrk's main state, before the threads start.
+local started = 0
+function report.number_threads(thread)
+  thread:set("thread_number", started)
+  started = started + 1
+end
+
 function report.done(summary, latency)
   local errors = summary.errors
   io.write(string.format(

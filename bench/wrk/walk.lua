@@ -8,12 +8,7 @@
 -- the GET path before and after the key, the PATCH path before the key.
 package.path = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "?.lua;" .. package.path
 done = require("report").done
-
-local started = 0
-function setup(thread)
-  thread:set("thread_number", started)
-  started = started + 1
-end
+setup = require("report").number_threads
 
 local function lines(file)
   local list = {}
