@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 
 /**
  * The page's h1; also the document title. Focus moves to it when the page changes, so keyboard and
@@ -9,8 +9,9 @@ export function PageTitle(props: { children: string }) {
   useEffect(() => {
     document.title = `${props.children} · Teamstage`;
   }, [props.children]);
-  // Only when the page appears: a title that changes after a save must not take focus from the form.
-  useEffect(() => ref.current?.focus(), []);
+  // Only when the page appears: a title that changes after a save must not take focus from the form. Before
+  // it is painted (a layout effect), so focus is where it belongs once the page shows, not a frame later.
+  useLayoutEffect(() => ref.current?.focus(), []);
   return (
     <h1 tabIndex={-1} ref={ref}>
       {props.children}
