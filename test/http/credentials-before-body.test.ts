@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { createOrganization } from '../helpers/fixtures.js';
 import { RawConnection, jsonApiError } from '../helpers/raw-http.js';
 import { createWorkspace, tarGz } from '../helpers/run-fixtures.js';
-import { ScriptedTaskService, gatedWorkspace, sleep, stagesOf, startListeningApp, startRun } from '../helpers/task-stage-scenario.js';
+import { ScriptedTaskService, gatedWorkspace, stagesOf, startListeningApp, startRun } from '../helpers/task-stage-scenario.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { testDialects, type TestContext } from '../helpers/test-app.js';
 import { waitForRunStatus } from '../helpers/run-fixtures.js';
 
@@ -85,7 +86,7 @@ for (const dialect of testDialects()) {
       const granted = await RawConnection.open(port);
       try {
         await granted.write(`PUT ${path} HTTP/1.1\r\nhost: x\r\nexpect: 100-continue\r\ncontent-length: ${archive.length}\r\n\r\n`);
-        for (let i = 0; i < 100 && granted.responses.length === 0; i++) await sleep(20);
+        await waitUntil(() => granted.responses.length > 0, 15_000, 'no interim answer to the valid URL');
         assert.equal(granted.responses[0]?.status, 100, 'the valid URL is told to go on');
         await granted.write(archive);
         assert.equal((await granted.response(PROMPTLY_MS))?.status, 200);

@@ -38,7 +38,7 @@ for (const dialect of testDialects()) {
       await waitForRunStatus(gated.api, runId, 'post_plan_running');
       const [stage] = await stagesOf(gated.api, runId);
       const resultId = stage.relationships['task-results'].data[0].id as string;
-      for (let i = 0; i < 300 && !service.tokens.get(resultId); i++) await sleep(10);
+      await waitUntil(() => service.tokens.has(resultId), 15_000, 'the task service never received its request');
       const token = service.tokens.get(resultId)?.[0];
       assert.ok(token, 'the task received its request');
       return { gated, runId, stageId: stage.id as string, resultId, token, callback: new ApiClient(ctx.app, token) };
@@ -221,7 +221,7 @@ for (const dialect of testDialects()) {
         const [stage] = await stagesOf(gated.api, runId);
         const results = (await gated.api.get(`/task-stages/${stage.id}?include=task_results`)).body.included as any[];
         assert.equal(results.length, 2);
-        for (let i = 0; i < 300 && results.some((r) => !service.tokens.get(r.id)); i++) await sleep(10);
+        await waitUntil(() => results.every((r) => service.tokens.has(r.id)), 15_000, 'the task service never received both requests');
         const level = (r: any) => r.attributes['workspace-task-enforcement-level'];
         const first = results.find((r) => level(r) === levels[0])!;
         const other = results.find((r) => r !== first && level(r) === levels[1])!;

@@ -196,7 +196,7 @@ for (const dialect of testDialects()) {
       assert.match(timestamps['passed-at'], ISO_Z);
       assert.ok(timestamps['running-at'] < timestamps['passed-at']);
       // The service records an answer once it has read it, which can be just after the run moved on.
-      for (let i = 0; i < 100 && service.callbacks.filter((callback) => callback.resultId === resultId).length < 2; i++) await sleep(10);
+      await waitUntil(() => service.callbacks.filter((callback) => callback.resultId === resultId).length >= 2, 15_000, 'the service never recorded both answers');
       assert.deepEqual(
         service.callbacks.filter((callback) => callback.resultId === resultId).map((callback) => [callback.status, callback.httpStatus]),
         [['running', 200], ['passed', 200]],
@@ -267,7 +267,7 @@ for (const dialect of testDialects()) {
       await waitForRunStatus(gated.api, runId, 'post_plan_running');
       const stage = await onlyStage(gated.api, runId);
       const resultId = stage.relationships['task-results'].data[0].id;
-      for (let i = 0; i < 300 && service.deliveries(resultId).length === 0; i++) await sleep(10);
+      await waitUntil(() => service.deliveries(resultId).length > 0, 15_000, 'the request never went out');
       const payload = service.deliveries(resultId)[0]?.json;
       assert.ok(payload, 'the request went out before the cancel');
       const canceled = await gated.api.post(`/runs/${runId}/actions/cancel`, {});
@@ -328,7 +328,7 @@ for (const dialect of testDialects()) {
       const runId = await startRun(gated);
       await waitForRunStatus(gated.api, runId, 'post_plan_completed');
       const resultId = (await onlyStage(gated.api, runId)).relationships['task-results'].data[0].id;
-      for (let i = 0; i < 200 && !service.downloads.some((d) => d.resultId === resultId); i++) await sleep(10);
+      await waitUntil(() => service.downloads.some((d) => d.resultId === resultId), 15_000, 'the task service never downloaded');
       const record = service.downloads.find((d) => d.resultId === resultId);
       assert.deepEqual(record, {
         resultId,

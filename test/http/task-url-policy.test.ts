@@ -6,7 +6,8 @@ import { createOrganization } from '../helpers/fixtures.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
 import { freePort } from '../helpers/postgres-server.js';
 import { createRunTask, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { ScriptedTaskService, gatedWorkspace, sleep, stagesOf, startListeningApp, startRun } from '../helpers/task-stage-scenario.js';
+import { ScriptedTaskService, gatedWorkspace, stagesOf, startListeningApp, startRun } from '../helpers/task-stage-scenario.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const URL_POINTER = '/data/attributes/url';
@@ -133,7 +134,7 @@ for (const dialect of testDialects()) {
       await waitForRunStatus(gated.api, runId, 'post_plan_running');
       const [stage] = await stagesOf(gated.api, runId);
       const resultId = stage.relationships['task-results'].data[0].id as string;
-      for (let i = 0; i < 300 && !service.tokens.get(resultId); i++) await sleep(10);
+      await waitUntil(() => service.tokens.has(resultId), 15_000, 'the task service never received its request');
       const token = service.tokens.get(resultId)?.[0];
       assert.ok(token, 'the task received its request');
       const callback = new ApiClient(ctx.app, token);

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: a plain JavaScript example without type declarations
 import { createServer, findingsOf, judgePlan, parseList, signatureMatches, workspaceRule } from '../../examples/run-task-service/server.mjs';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans');
 const plan = (name: string) => JSON.parse(fs.readFileSync(path.join(fixtures, name, 'plan.json'), 'utf8'));
@@ -140,7 +141,7 @@ describe('examples/run-task-service', () => {
       const answered = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: JSON.stringify(payload) });
       assert.equal(answered.status, 200);
       await answered.arrayBuffer();
-      for (let i = 0; i < 200 && seen.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await waitUntil(() => seen.length >= 3, 15_000, 'the example service never made its three requests');
       await server.settled();
       assert.deepEqual(seen.map((request) => [request.method, request.url, request.authorization]), [
         ['PATCH', '/api/v2/task-results/taskrs-1/callback', 'Bearer tok-1'],
