@@ -9,7 +9,8 @@ import path from 'node:path';
  * Teamstage's API, cloud metadata addresses: around the destination rules run task URLs obey), and
  * `net.lookup_ip_addr` resolves names. Others answer from the process or the moment rather than from the input
  * (`opa.runtime`: OPA's environment and configuration; `time.now_ns`, `rand.intn`, `uuid.rfc4122`: the clock
- * and chance; JWT and X.509 verification read the clock), so the same plan could pass today and fail tomorrow.
+ * and chance; JWT and X.509 verification read the clock; JSON schema checks may fetch a schema's remote `$ref`),
+ * so the same plan could pass today and fail tomorrow.
  *
  * The rule: every built-in the pinned OPA itself marks non-deterministic (its capabilities say so: they are
  * exactly the ones that depend on the world outside the policy and its input) is removed, and so is any named
@@ -20,7 +21,11 @@ import path from 'node:path';
  *
  * Pure built-ins stay, `net.cidr_*` among them (they compute on the CIDR strings of a plan, a common check).
  */
-export const ALWAYS_UNAVAILABLE = ['http.send', 'net.lookup_ip_addr', 'opa.runtime', 'time.now_ns', 'rand.intn', 'uuid.rfc4122'] as const;
+export const ALWAYS_UNAVAILABLE = [
+  'http.send', 'net.lookup_ip_addr', 'opa.runtime', 'time.now_ns', 'rand.intn', 'uuid.rfc4122',
+  // Not marked by OPA, but they check a certificate's validity against the clock.
+  'crypto.x509.parse_and_verify_certificates', 'crypto.x509.parse_and_verify_certificates_with_options',
+] as const;
 
 interface Builtin {
   name: string;

@@ -27,6 +27,15 @@ describe('OPA engine', { timeout: 60_000 }, () => {
     assert.match(!broken.ok ? broken.message : '', /^\d+:\d+: /);
   });
 
+  it('says so when compiling a policy needs more than the memory bound (not a Go runtime dump)', async () => {
+    const rules = Array.from({ length: 3600 }, (_, i) => `deny contains "rule ${i}" if { some c in input.plan.resource_changes; c.type == "aws_instance_${i}"; c.change.after.tags.owner == "team-${i}" }`);
+    const rego = `package big\nimport rego.v1\n${rules.join('\n')}\n`;
+    assert.ok(rego.length > 450 * 1024, `${rego.length} bytes`);
+    const small = new OpaEngine(found.path!, found.version, { ...limits, memoryBytes: 128 * 1024 * 1024, timeoutMs: 20_000 });
+    assert.deepEqual(await small.check(rego, 'org'), { ok: false, problem: 'memory', message: 'compiling the policy needed more than 128 MiB (TEAMSTAGE_POLICY_MEMORY_MB)' });
+    assert.deepEqual(await engine.check(rego, 'org'), { ok: true, regoVersion: 'v1' }, 'within the bound it compiles');
+  });
+
   it('answers the query\'s value, print() output, and undefined', async () => {
     const rego = 'package a\nimport rego.v1\ndeny contains c.address if { some c in input.plan.resource_changes; print("saw", c.address) }\n';
     const answer = await engine.evaluate({ rego, regoVersion: 'v1', query: 'data.a.deny' }, input, 'org');
