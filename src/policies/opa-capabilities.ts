@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -67,7 +67,9 @@ export function capabilitiesFileFor(opaPath: string): CapabilitiesFile {
     execFileSync(opaPath, ['capabilities', '--current'], { encoding: 'utf8', timeout: 10_000, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] }),
   ) as Capabilities;
   const restricted = restrictCapabilities(current);
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'teamstage-opa-capabilities-')), 'capabilities.json');
+  const dir = mkdtempSync(path.join(tmpdir(), 'teamstage-opa-capabilities-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'capabilities.json');
   writeFileSync(file, JSON.stringify(restricted.capabilities), { mode: 0o600 });
   const written = { ...restricted, file };
   WRITTEN.set(opaPath, written);

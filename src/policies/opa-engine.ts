@@ -50,8 +50,6 @@ export interface PolicyEngine {
   /** What the server says at start: the binary and its version, or why there is none. */
   readonly description: string;
   readonly available: boolean;
-  /** Built-ins policies may not call on this server (opa-capabilities.ts); empty without an engine. */
-  readonly unavailableBuiltins: readonly string[];
   /** Whether the Rego text compiles with the built-ins policies may use, with OPA's own message when it does not. */
   check(rego: string, organization: string): Promise<CheckResult>;
   /** Evaluates `query` against the policy text with the input file; bounded by the engine's limits, in `organization`'s share of them. */
@@ -98,7 +96,6 @@ function probeOpa(candidate: string, configuredPath: string | undefined): Return
 export class OpaEngine implements PolicyEngine {
   readonly available = true;
   readonly description: string;
-  readonly unavailableBuiltins: readonly string[];
   private readonly capabilities: CapabilitiesFile;
   private readonly slots: FairSlots;
 
@@ -109,7 +106,6 @@ export class OpaEngine implements PolicyEngine {
   ) {
     this.description = `OPA ${version} (${opaPath})`;
     this.capabilities = capabilitiesFileFor(opaPath);
-    this.unavailableBuiltins = this.capabilities.removed;
     this.slots = new FairSlots(limits.concurrency, limits.perOrganization);
   }
 
@@ -205,6 +201,12 @@ export class OpaEngine implements PolicyEngine {
 export function policyEngineFor(settings: { opaPath: string | undefined; timeoutSeconds: number; memoryMb: number; concurrency: number; perOrganization: number }): PolicyEngine {
   const found = findOpa(settings.opaPath);
   if (found.path === undefined) return new MissingEngine('reason' in found ? found.reason : 'no opa');
+  try {
+    capabilitiesFileFor(found.path);
+  } catch (error) {
+    // Fail closed: an OPA whose built-ins cannot be restricted judges nothing, rather than everything with http.send.
+    return new MissingEngine(`${found.path} did not say its capabilities (opa capabilities --current: ${(error as Error).message.split('\n')[0]}), so its built-ins cannot be restricted`);
+  }
   return new OpaEngine(found.path, found.version, {
     timeoutMs: Math.round(settings.timeoutSeconds * 1000),
     memoryBytes: settings.memoryMb * 1024 * 1024,
@@ -217,7 +219,6 @@ export function policyEngineFor(settings: { opaPath: string | undefined; timeout
 /** The engine of a server without OPA: it says so, and refuses to judge anything. */
 export class MissingEngine implements PolicyEngine {
   readonly available = false;
-  readonly unavailableBuiltins: readonly string[] = [];
   constructor(readonly description: string) {}
   async check(): Promise<CheckResult> {
     return { ok: false, problem: 'compile', message: `no policy engine: ${this.description}` };

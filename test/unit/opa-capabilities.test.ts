@@ -4,11 +4,13 @@
  * or drops one fails here until the README says so.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { capabilitiesFileFor, restrictCapabilities, unavailableBuiltinIn } from '../../src/policies/opa-capabilities.js';
+import { policyEngineFor } from '../../src/policies/opa-engine.js';
 import { opaPath } from '../helpers/opa.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -47,5 +49,14 @@ describe('OPA capabilities for policies', () => {
     assert.equal(unavailableBuiltinIn('undefined function net.lookup_ip_addr', removed), 'net.lookup_ip_addr');
     assert.equal(unavailableBuiltinIn('undefined function data.foo.bar', removed), undefined);
     assert.equal(unavailableBuiltinIn('var x is unsafe', removed), undefined);
+  });
+
+  it('fails closed: an opa that cannot say its capabilities judges nothing (policy writes are refused)', () => {
+    const fake = path.join(mkdtempSync(path.join(tmpdir(), 'fake-opa-')), 'opa');
+    writeFileSync(fake, '#!/bin/sh\nif [ "$1" = version ]; then echo "Version: 0.1.0"; exit 0; fi\necho "unknown command" >&2; exit 1\n');
+    chmodSync(fake, 0o755);
+    const engine = policyEngineFor({ opaPath: fake, timeoutSeconds: 1, memoryMb: 128, concurrency: 1, perOrganization: 1 });
+    assert.equal(engine.available, false);
+    assert.match(engine.description, /did not say its capabilities .* so its built-ins cannot be restricted/);
   });
 });
