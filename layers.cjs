@@ -25,7 +25,7 @@ const LEVELS = [
     { name: 'outbound', paths: ['outbound/'] },
   ],
   ...DOMAINS.map((domain) => [{ name: domain, paths: [`${domain}/`] }]),
-  [{ name: 'top', paths: ['http/', 'ops/', 'app.ts', 'services.ts', 'config.ts', 'main.ts', 'cli.ts'] }],
+  [{ name: 'top', paths: ['http/', 'ops/', 'app.ts', 'services.ts', 'config.ts', 'config-policies.ts', 'main.ts', 'cli.ts'] }],
 ];
 
 /**

@@ -35,6 +35,8 @@ export async function startPolicyServer(
       TEAMSTAGE_OPA_PATH: opaPath,
       TEAMSTAGE_POLICY_TIMEOUT: String(policy.timeoutSeconds),
       TEAMSTAGE_POLICY_CONCURRENCY: String(policy.slots),
+      // One organization drives every slot here (throughput and isolation rows): by default it gets half of them.
+      TEAMSTAGE_POLICY_PER_ORGANIZATION: String(policy.slots),
     },
     { compiled: true, readyTimeoutMs: 60_000 },
   );

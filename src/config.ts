@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/database.js';
+import { policySettings, type PolicySettings } from './config-policies.js';
 import { parseDestinationRules, type DestinationRule } from './outbound/destination-policy.js';
 
 /** Every setting Teamstage reads, validated once at start so a typo fails loudly instead of later. */
@@ -99,17 +100,8 @@ export interface Config {
     /** TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL: waiting run reads one token may have open at once (429 beyond). */
     runWaitsPerPrincipal: number;
   };
-  /** Policy evaluation with OPA (issue 29; src/policies/opa-engine.ts). */
-  policies: {
-    /** TEAMSTAGE_OPA_PATH: the opa binary; unset: `opa` on the PATH. */
-    opaPath: string | undefined;
-    /** TEAMSTAGE_POLICY_TIMEOUT: seconds one policy's evaluation may take before it is stopped and errored. */
-    timeoutSeconds: number;
-    /** TEAMSTAGE_POLICY_MEMORY_MB: memory one evaluation may take (OPA's data segment) before it is stopped and errored. */
-    memoryMb: number;
-    /** TEAMSTAGE_POLICY_CONCURRENCY: OPA processes at once on this node (the rest wait their turn). */
-    concurrency: number;
-  };
+  /** Policy evaluation with OPA (issues 29, 34; src/policies/opa-engine.ts, config-policies.ts). */
+  policies: PolicySettings;
   jobs: {
     /** Seconds a claimed job stays leased; after a crash its jobs wait at most this long. */
     leaseSeconds: number;
@@ -323,12 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       runWaitMaxSeconds: positiveNumber('TEAMSTAGE_RUN_WAIT_MAX', env.TEAMSTAGE_RUN_WAIT_MAX, 30),
       runWaitsPerPrincipal: wholeCount('TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL', env.TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL, 10),
     },
-    policies: {
-      opaPath: env.TEAMSTAGE_OPA_PATH || undefined,
-      timeoutSeconds: positiveNumber('TEAMSTAGE_POLICY_TIMEOUT', env.TEAMSTAGE_POLICY_TIMEOUT, 10),
-      memoryMb: Math.max(128, wholeCount('TEAMSTAGE_POLICY_MEMORY_MB', env.TEAMSTAGE_POLICY_MEMORY_MB, 512)),
-      concurrency: Math.max(1, wholeCount('TEAMSTAGE_POLICY_CONCURRENCY', env.TEAMSTAGE_POLICY_CONCURRENCY, 2)),
-    },
+    policies: policySettings(env, { positiveNumber, wholeCount, fail: (message) => new ConfigError(message) }),
     jobs: {
       leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),
       pollSeconds: positiveNumber('TEAMSTAGE_JOB_POLL', env.TEAMSTAGE_JOB_POLL, 1),

@@ -19,7 +19,7 @@ import { TeamsService } from './teams/teams.service.js';
 import { TeamTokenAccess } from './teams/team-token-access.js';
 import { MembershipTeams } from './teams/membership-teams.js';
 import { createOwnersTeam } from './teams/owners-team.js';
-import { Jobs } from './jobs/jobs.js';
+import { Jobs, policyLane } from './jobs/jobs.js';
 import { TaskResultTokens } from './delivery/access-tokens.js';
 import { TaskCallbacks } from './delivery/callbacks.service.js';
 import { DeliveryRepository } from './delivery/delivery.repository.js';
@@ -88,6 +88,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     {
       concurrency: config.jobs.concurrency,
       delivery: { concurrency: config.jobs.deliveryConcurrency, perOrganization: config.jobs.deliveryPerOrganization },
+      policy: policyLane(config.policies.concurrency, config.policies.perOrganization),
       pollMs: config.jobs.pollSeconds * 1000,
       leaseMs: config.jobs.leaseSeconds * 1000,
       databaseUrl: config.databaseUrl,
@@ -179,7 +180,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     runWaits,
     taskStagesService,
     policyEngine,
-    policiesService: new PoliciesService(policies, gate, policyEngine),
+    policiesService: new PoliciesService(policies, gate, policyEngine, config.policies),
     taskDelivery,
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),

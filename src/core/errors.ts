@@ -181,6 +181,13 @@ export const Errors = {
   /** Policies (src/policies): the server cannot judge policies, so it takes none. */
   noPolicyEngine: (why: string) => new Unprocessable(`this server has no policy engine (OPA), so it takes no policies: ${why}`),
   policyDoesNotCompile: (message: string) => new Unprocessable(`the policy does not compile: ${message}`),
+  /** Issue 34: policies reach nothing outside the plan (policies/opa-capabilities.ts). */
+  policyUsesUnavailableBuiltin: (builtin: string) =>
+    new Unprocessable(`the policy calls ${builtin}, which policies cannot use on this server: a policy sees the plan and the run, never the network, the clock or chance`),
+  policyTooCostlyToCompile: (why: string) => new Unprocessable(`the policy was refused: ${why}; split it into smaller policies`),
+  policyTooLarge: (limit: number) => new Unprocessable(`the policy is larger than the limit of ${limit} bytes (TEAMSTAGE_POLICY_MAX_BYTES)`),
+  policiesPerOrganizationReached: (limit: number) =>
+    new InvalidAttribute('/data', `the organization has ${limit} policies, the most it may have (TEAMSTAGE_POLICIES_PER_ORGANIZATION); delete one first`),
   onlyOpaPolicies: (pointer: string) => new InvalidAttribute(pointer, 'only kind opa is supported: Teamstage evaluates policies with OPA, not Sentinel'),
   policyNameTaken: () => new InvalidAttribute('/data/attributes/name', 'Name has already been taken'),
   invalidPolicyAttribute: (pointer: string, detail: string) => new InvalidAttribute(pointer, detail),

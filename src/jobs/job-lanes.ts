@@ -8,8 +8,12 @@
  *   slots cost a socket, not a core, so there are more of them, and each organization may hold only a
  *   share of them (`perOrganization`), claimed in turn across organizations (fair-claim.ts): a tenant
  *   whose endpoints hang waits on its own share, never on everyone's.
+ * - `policy`: policy evaluations (issue 34). Each runs OPA for up to the policy time limit per policy, so
+ *   they must not hold the work lane's slots either, and each organization has a share of them, claimed in
+ *   turn like deliveries; inside, the node's OPA processes are shared the same way (policies/fair-slots.ts).
+ *   An evaluation of many policies may outlive a lease, so this lane renews the leases of what it runs.
  */
-export const JOB_LANES = ['work', 'delivery'] as const;
+export const JOB_LANES = ['work', 'delivery', 'policy'] as const;
 export type JobLane = (typeof JOB_LANES)[number];
 
 export interface LaneLimits {
@@ -17,6 +21,8 @@ export interface LaneLimits {
   concurrency: number;
   /** At most this many of them for one organization on one node; unset: no share, jobs go in time order. */
   perOrganization?: number;
+  /** Renew the leases of running jobs (every third of a lease) while they run: for jobs that may outlive one. */
+  renewLeases?: boolean;
 }
 
 export type LaneSettings = Record<JobLane, LaneLimits>;

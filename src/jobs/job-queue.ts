@@ -239,6 +239,15 @@ export class JobQueue {
     await this.deleteStatement(this.db, ids.length, { nodeId, ...Object.fromEntries(ids.map((id, i) => [`id${i}`, id])) });
   }
 
+  /**
+   * Extends the leases this node holds on `ids` to `until` (a lane whose jobs may outlive a lease renews them
+   * while they run: job-lanes.ts). A lease already lost is not taken back: only the holder's rows change.
+   */
+  async renewLeases(nodeId: string, ids: readonly string[], until: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('jobs').set({ locked_until: until.toISOString() }).where('id', 'in', ids).where('locked_by', '=', nodeId).execute();
+  }
+
   async retryLater(nodeId: string, id: string, delayMs: number, error: string): Promise<void> {
     await this.db
       .updateTable('jobs')

@@ -11,6 +11,8 @@ export interface JobsOptions {
   concurrency: number;
   /** The delivery lane (jobs that wait on run task services); DEFAULT_DELIVERY_LANE when omitted. */
   delivery?: LaneLimits;
+  /** The policy lane (evaluations with OPA); DEFAULT_POLICY_LANE when omitted. */
+  policy?: LaneLimits;
   pollMs: number;
   leaseMs: number;
   databaseUrl: string;
@@ -18,6 +20,15 @@ export interface JobsOptions {
 
 /** The delivery lane when not configured (config.ts documents the same defaults). */
 export const DEFAULT_DELIVERY_LANE: LaneLimits = { concurrency: 128, perOrganization: 32 };
+
+/**
+ * The policy lane for a node with `slots` OPA processes, `perOrganization` of them per organization: room for
+ * four times the slots of evaluations in progress (those beyond the slots wait for one, fairly, in memory:
+ * cheap), each organization at most its share.
+ */
+export function policyLane(slots: number, perOrganization: number): LaneLimits {
+  return { concurrency: 4 * slots, perOrganization, renewLeases: true };
+}
 
 /**
  * Durable background work for the rest of the code: `register` a handler per kind, `enqueue` inside
@@ -35,7 +46,7 @@ export class Jobs {
   ) {
     this.queue = new JobQueue(handle.db, handle.dialect, (due) => this.worker.wake(due));
     this.worker = new JobWorker(this.queue, {
-      lanes: { work: { concurrency: options.concurrency }, delivery: options.delivery ?? DEFAULT_DELIVERY_LANE },
+      lanes: { work: { concurrency: options.concurrency }, delivery: options.delivery ?? DEFAULT_DELIVERY_LANE, policy: options.policy ?? policyLane(2, 1) },
       pollMs: options.pollMs,
       leaseMs: options.leaseMs,
       log,

@@ -51,6 +51,9 @@ export class LaneLoop {
    * lane has its own turns: a burst of deliveries starting never queues run progress behind it.
    */
   private readonly turns = new EventLoopTurns();
+  /** The ids of the jobs running now, for a lane that renews their leases (LaneLimits.renewLeases). */
+  private readonly runningIds = new Set<string>();
+  private renewTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly queue: JobQueue,
@@ -66,6 +69,19 @@ export class LaneLoop {
     if (this.running) return;
     this.running = true;
     this.loopDone = this.loop();
+    if (this.options.limits.renewLeases) {
+      // A third of a lease: two renewals may fail (a database hiccup) before another node may take a job over.
+      this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
+      this.renewTimer.unref();
+    }
+  }
+
+  private async renewLeases(): Promise<void> {
+    try {
+      await this.queue.renewLeases(this.options.nodeId, [...this.runningIds], new Date(Date.now() + this.options.leaseMs));
+    } catch (error) {
+      this.options.log.warn({ err: error, lane: this.options.lane }, 'renewing job leases failed; will retry');
+    }
   }
 
   /**
@@ -113,6 +129,7 @@ export class LaneLoop {
     this.wake();
     await this.loopDone;
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    clearInterval(this.renewTimer);
   }
 
   private async loop(): Promise<void> {
@@ -201,7 +218,9 @@ export class LaneLoop {
     const organization = job.organizationName;
     this.held.set(organization, (this.held.get(organization) ?? 0) + 1);
     this.inFlight.add(promise);
+    this.runningIds.add(job.id);
     void promise.finally(() => {
+      this.runningIds.delete(job.id);
       const { concurrency, perOrganization } = this.options.limits;
       const held = this.held.get(organization)!;
       const slotAwaited = this.claiming || this.inFlight.size >= concurrency || (perOrganization !== undefined && held >= perOrganization);

@@ -3,6 +3,8 @@ import { setPriority } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { capabilitiesFileFor, unavailableBuiltinIn, type CapabilitiesFile } from './opa-capabilities.js';
+import { FairSlots } from './fair-slots.js';
 
 /**
  * The policy engine is the real OPA (issue 29), run as a child process per evaluation: `opa eval` reads the
@@ -10,7 +12,9 @@ import path from 'node:path';
  * `@open-policy-agent/opa-wasm` (BENCHMARKS.md "Policy evaluation" has both measured) because a process is the
  * stronger boundary: a crafted policy or plan runs in its own address space with its own memory cap
  * (`ulimit -d`: the data segment; Go reserves far more address space than it uses, so `-v` cannot be tight), its own CPU priority (niced below the server), and a timeout that kills it outright; none of it
- * touches the server's event loop or heap, and every builtin OPA has works (the Wasm target lacks some).
+ * touches the server's event loop or heap. Built-ins that reach outside the plan (`http.send`, …) are taken away
+ * at upload and at every evaluation (opa-capabilities.ts); the node's processes are shared fairly across
+ * organizations (fair-slots.ts).
  *
  * OPA 1.x reads Rego v1; the older syntax that HCP's examples and go-tfe's tests use (`rule[x] { … }`) is
  * accepted as Rego v0 (`--v0-compatible`): `check` finds which one a text is, and evaluation uses it.
@@ -27,9 +31,14 @@ export interface EngineLimits {
   maxOutputBytes: number;
   /** OPA processes at once; more wait their turn (two cores must still serve requests). */
   concurrency: number;
+  /** Of those, at most this many for one organization (TEAMSTAGE_POLICY_PER_ORGANIZATION). */
+  perOrganization: number;
 }
 
-export type CheckResult = { ok: true; regoVersion: RegoVersion } | { ok: false; message: string };
+/** Why a policy is refused: it does not compile, calls a built-in policies may not use, or compiling it hit a bound. */
+export type CheckProblem = 'compile' | 'builtin' | 'memory' | 'timeout';
+
+export type CheckResult = { ok: true; regoVersion: RegoVersion } | { ok: false; problem: CheckProblem; message: string; builtin?: string };
 
 /** One policy's query answered: its value (JSON), `undefined` when OPA found the query undefined; or why not. */
 export type QueryAnswer =
@@ -41,10 +50,10 @@ export interface PolicyEngine {
   /** What the server says at start: the binary and its version, or why there is none. */
   readonly description: string;
   readonly available: boolean;
-  /** Whether the Rego text compiles, with OPA's own message when it does not. */
-  check(rego: string): Promise<CheckResult>;
-  /** Evaluates `query` against the policy text with the input file; bounded by the engine's limits. */
-  evaluate(policy: { rego: string; regoVersion: RegoVersion; query: string }, inputPath: string): Promise<QueryAnswer>;
+  /** Whether the Rego text compiles with the built-ins policies may use, with OPA's own message when it does not. */
+  check(rego: string, organization: string): Promise<CheckResult>;
+  /** Evaluates `query` against the policy text with the input file; bounded by the engine's limits, in `organization`'s share of them. */
+  evaluate(policy: { rego: string; regoVersion: RegoVersion; query: string }, inputPath: string, organization: string): Promise<QueryAnswer>;
 }
 
 /** How a child process ended: its output (capped), or why it was stopped. */
@@ -87,8 +96,8 @@ function probeOpa(candidate: string, configuredPath: string | undefined): Return
 export class OpaEngine implements PolicyEngine {
   readonly available = true;
   readonly description: string;
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly capabilities: CapabilitiesFile;
+  private readonly slots: FairSlots;
 
   constructor(
     private readonly opaPath: string,
@@ -96,50 +105,49 @@ export class OpaEngine implements PolicyEngine {
     private readonly limits: EngineLimits,
   ) {
     this.description = `OPA ${version} (${opaPath})`;
+    this.capabilities = capabilitiesFileFor(opaPath);
+    this.slots = new FairSlots(limits.concurrency, limits.perOrganization);
   }
 
-  async check(rego: string): Promise<CheckResult> {
+  async check(rego: string, organization: string): Promise<CheckResult> {
     return withScratch(async (dir) => {
       const file = path.join(dir, 'policy.rego');
       await writeFile(file, rego, { mode: 0o600 });
-      const v1 = await this.run(['check', '--format', 'json', file]);
+      const caps = ['--capabilities', this.capabilities.file];
+      const v1 = await this.run(['check', '--format', 'json', ...caps, file], organization);
       if (v1.code === 0) return { ok: true, regoVersion: 'v1' };
-      const v0 = await this.run(['check', '--v0-compatible', '--format', 'json', file]);
+      const v0 = v1.stopped ? v1 : await this.run(['check', '--v0-compatible', '--format', 'json', ...caps, file], organization);
       if (v0.code === 0) return { ok: true, regoVersion: 'v0' };
-      if (v1.stopped) return { ok: false, message: `opa check ${v1.stopped === 'timeout' ? 'timed out' : 'answered too much'}` };
-      return { ok: false, message: checkMessage(v1.stdout || v1.stderr, file) };
+      return checkRefusal([v1, v0], file, this.capabilities.removed, this.limits);
     });
   }
 
-  async evaluate(policy: { rego: string; regoVersion: RegoVersion; query: string }, inputPath: string): Promise<QueryAnswer> {
+  async evaluate(policy: { rego: string; regoVersion: RegoVersion; query: string }, inputPath: string, organization: string): Promise<QueryAnswer> {
     return withScratch(async (dir) => {
       const file = path.join(dir, 'policy.rego');
       await writeFile(file, policy.rego, { mode: 0o600 });
-      const args = ['eval', '--format', 'json', '--timeout', `${this.limits.timeoutMs}ms`, '--input', inputPath, '--data', file];
+      const args = ['eval', '--format', 'json', '--timeout', `${this.limits.timeoutMs}ms`, '--capabilities', this.capabilities.file, '--input', inputPath, '--data', file];
       if (policy.regoVersion === 'v0') args.push('--v0-compatible');
       args.push('--', policy.query);
-      const outcome = await this.run(args);
+      const outcome = await this.run(args, organization);
       if (outcome.stopped === 'timeout') return { ok: false, reason: `the evaluation took longer than ${this.limits.timeoutMs} ms and was stopped` };
       if (outcome.stopped === 'output') return { ok: false, reason: `the evaluation answered more than ${this.limits.maxOutputBytes} bytes and was stopped` };
-      if (outcome.code !== 0) return { ok: false, reason: evalMessage(outcome, this.limits) };
+      if (outcome.code !== 0) return { ok: false, reason: evalMessage(outcome, this.limits, this.capabilities.removed) };
       return parseEvalOutput(outcome.stdout, outcome.stderr);
     });
   }
 
   /**
-   * Runs opa under `ulimit -d` (memory) at a lower CPU priority, killing it at the timeout or when its output
-   * passes the cap. Asynchronous throughout: the event loop only collects bytes.
+   * Runs opa in one of the node's slots, taken in `organization`'s fair share (fair-slots.ts), under
+   * `ulimit -d` (memory) at a lower CPU priority, killing it at the timeout or when its output passes the cap.
+   * Asynchronous throughout: the event loop only collects bytes.
    */
-  private async run(args: string[]): Promise<ChildOutcome> {
-    if (this.running >= this.limits.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running += 1;
+  private async run(args: string[], organization: string): Promise<ChildOutcome> {
+    const release = await this.slots.acquire(organization);
     try {
       return await this.spawnOpa(args);
     } finally {
-      // Hand the slot straight to the next waiter, or free it.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
+      release();
     }
   }
 
@@ -190,14 +198,21 @@ export class OpaEngine implements PolicyEngine {
 }
 
 /** The engine the settings ask for: OPA when found, else one that says why there is none. */
-export function policyEngineFor(settings: { opaPath: string | undefined; timeoutSeconds: number; memoryMb: number; concurrency: number }): PolicyEngine {
+export function policyEngineFor(settings: { opaPath: string | undefined; timeoutSeconds: number; memoryMb: number; concurrency: number; perOrganization: number }): PolicyEngine {
   const found = findOpa(settings.opaPath);
   if (found.path === undefined) return new MissingEngine('reason' in found ? found.reason : 'no opa');
+  try {
+    capabilitiesFileFor(found.path);
+  } catch (error) {
+    // Fail closed: an OPA whose built-ins cannot be restricted judges nothing, rather than everything with http.send.
+    return new MissingEngine(`${found.path} did not say its capabilities (opa capabilities --current: ${(error as Error).message.split('\n')[0]}), so its built-ins cannot be restricted`);
+  }
   return new OpaEngine(found.path, found.version, {
     timeoutMs: Math.round(settings.timeoutSeconds * 1000),
     memoryBytes: settings.memoryMb * 1024 * 1024,
     maxOutputBytes: 4 * 1024 * 1024,
     concurrency: settings.concurrency,
+    perOrganization: settings.perOrganization,
   });
 }
 
@@ -206,7 +221,7 @@ export class MissingEngine implements PolicyEngine {
   readonly available = false;
   constructor(readonly description: string) {}
   async check(): Promise<CheckResult> {
-    return { ok: false, message: `no policy engine: ${this.description}` };
+    return { ok: false, problem: 'compile', message: `no policy engine: ${this.description}` };
   }
   async evaluate(): Promise<QueryAnswer> {
     return { ok: false, reason: `no policy engine on this server: ${this.description}` };
@@ -240,16 +255,44 @@ function checkMessage(text: string, file: string): string {
 /** A Go runtime crash: SIGSEGV, then the runtime's own frames. */
 const GO_RUNTIME_SEGFAULT = /^SIGSEGV: segmentation violation[\s\S]*\bruntime\./m;
 
-export function evalMessage(outcome: ChildOutcome, limits: { memoryBytes: number; timeoutMs: number }): string {
+/**
+ * Go's runtime ends a process that reached the memory cap with "fatal error: runtime: …" or, with Go 1.26's
+ * green tea collector, sometimes a SIGSEGV inside the runtime (our build uses the classic collector:
+ * scripts/build-opa.sh; an operator's own opa may not).
+ */
+function reachedMemoryCap(outcome: ChildOutcome): boolean {
+  return /out of memory|cannot allocate memory|runtime: failed to reserve|fatal error: runtime/i.test(outcome.stderr) || GO_RUNTIME_SEGFAULT.test(outcome.stderr);
+}
+
+/** What an outcome says of a policy that calls a built-in policies may not use. */
+export function unavailableBuiltinReason(builtin: string): string {
+  return `the policy calls ${builtin}, which policies cannot use on this server (a policy sees the plan and the run, never the network, the clock or chance)`;
+}
+
+/** Why `opa check` refused a policy, from its v1 and v0 attempts: a bound it hit, a built-in it may not use, or OPA's own message. */
+function checkRefusal(attempts: ChildOutcome[], file: string, unavailable: readonly string[], limits: { memoryBytes: number; timeoutMs: number }): CheckResult {
+  const [v1] = attempts as [ChildOutcome];
+  const mib = Math.floor(limits.memoryBytes / (1024 * 1024));
+  if (attempts.some(reachedMemoryCap)) return { ok: false, problem: 'memory', message: `compiling the policy needed more than ${mib} MiB (TEAMSTAGE_POLICY_MEMORY_MB)` };
+  if (attempts.some((a) => a.stopped === 'timeout')) return { ok: false, problem: 'timeout', message: `compiling the policy took longer than ${limits.timeoutMs} ms (TEAMSTAGE_POLICY_TIMEOUT)` };
+  if (attempts.some((a) => a.stopped === 'output')) return { ok: false, problem: 'compile', message: 'opa check answered too much' };
+  for (const attempt of attempts) {
+    const builtin = unavailableBuiltinIn(attempt.stdout || attempt.stderr, unavailable);
+    if (builtin) return { ok: false, problem: 'builtin', builtin, message: unavailableBuiltinReason(builtin) };
+  }
+  return { ok: false, problem: 'compile', message: checkMessage(v1.stdout || v1.stderr, file) };
+}
+
+export function evalMessage(outcome: ChildOutcome, limits: { memoryBytes: number; timeoutMs: number }, unavailable: readonly string[] = []): string {
   const { memoryBytes } = limits;
   const text = outcome.stdout || outcome.stderr;
+  // A policy stored before built-ins were restricted (or written into the database by hand) still cannot call one.
+  const builtin = unavailableBuiltinIn(text, unavailable);
+  if (builtin) return unavailableBuiltinReason(builtin);
   // OPA's own --timeout ends an evaluation with one of several messages ("context deadline exceeded",
   // "numbers.range: timed out …"): one reason, ours, whichever it was.
   if (/context deadline exceeded|timed out|eval_cancel_error/i.test(text)) return `the evaluation took longer than ${limits.timeoutMs} ms and was stopped`;
-  // Go's runtime ends a process that reached the memory cap with "fatal error: runtime: …" or, with Go 1.26's
-  // green tea collector, sometimes a SIGSEGV inside the runtime (our build uses the classic collector:
-  // scripts/build-opa.sh; an operator's own opa may not).
-  if (/out of memory|cannot allocate memory|runtime: failed to reserve|fatal error: runtime/i.test(outcome.stderr) || GO_RUNTIME_SEGFAULT.test(outcome.stderr)) {
+  if (reachedMemoryCap(outcome)) {
     return `the evaluation needed more than ${Math.floor(memoryBytes / (1024 * 1024))} MiB and was stopped`;
   }
   try {

@@ -68,8 +68,23 @@ export class PoliciesRepository {
     return row ? row.rego : undefined;
   }
 
-  async insertPolicy(row: PolicyRow): Promise<void> {
-    await this.db.insertInto('policies').values(row).execute();
+  /**
+   * Inserts the policy unless its organization has `limit` already: counted after taking the organization's
+   * row lock (a no-op update: a row lock on PostgreSQL, the write lock on SQLite), so concurrent creates take
+   * turns and never pass the limit together. Answers false when the limit was reached.
+   */
+  async insertPolicyWithin(row: PolicyRow, limit: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('name', '=', row.organization_name).execute();
+      const { n } = await trx
+        .selectFrom('policies')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_name', '=', row.organization_name)
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= limit) return false;
+      await trx.insertInto('policies').values(row).execute();
+      return true;
+    });
   }
 
   async updatePolicy(id: string, changes: Partial<Pick<PolicyRow, 'description' | 'query' | 'enforcement_level' | 'rego' | 'rego_version' | 'updated_at'>>): Promise<void> {

@@ -29,8 +29,13 @@ export interface PolicySetInput {
   global?: boolean;
 }
 
-/** The largest Rego text taken (a policy is source code, not data). */
-export const MAX_REGO_BYTES = 512 * 1024;
+/** The limits of an organization's policies (config-policies.ts documents each). */
+export interface PolicyLimits {
+  /** TEAMSTAGE_POLICY_MAX_BYTES: the largest Rego text taken (a policy is source code, not data). */
+  maxBytes: number;
+  /** TEAMSTAGE_POLICIES_PER_ORGANIZATION. */
+  policiesPerOrganization: number;
+}
 
 const ATTR = '/data/attributes';
 
@@ -44,6 +49,7 @@ export class PoliciesService {
     private readonly policies: PoliciesRepository,
     private readonly gate: OrganizationGate,
     private readonly engine: PolicyEngine,
+    readonly limits: PolicyLimits,
   ) {}
 
   /** `context`: the organization lookup's proof (any member). */
@@ -66,7 +72,8 @@ export class PoliciesService {
       enforcement_level: level, rego: null, rego_version: null, created_at: now, updated_at: now,
     };
     try {
-      await this.policies.insertPolicy(row);
+      const inserted = await this.policies.insertPolicyWithin(row, this.limits.policiesPerOrganization);
+      if (!inserted) throw Errors.policiesPerOrganizationReached(this.limits.policiesPerOrganization);
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.policyNameTaken();
       throw error;
@@ -108,11 +115,20 @@ export class PoliciesService {
     await this.policies.deletePolicy(found.row.id);
   }
 
-  /** The Rego text: compiled by OPA first, so a policy that does not compile is refused with OPA's own message. */
+  /**
+   * The Rego text: compiled by OPA first (in its organization's share of the node's OPA processes), so a policy
+   * that does not compile, calls a built-in policies may not use, or needs more than the memory bound to compile
+   * is refused, each with its own error.
+   */
   async upload(found: Found<PolicySummary>, rego: string): Promise<void> {
     this.requireWrite(found.context, 'policy');
-    const checked = await this.engine.check(rego);
-    if (!checked.ok) throw Errors.policyDoesNotCompile(checked.message);
+    if (Buffer.byteLength(rego) > this.limits.maxBytes) throw Errors.policyTooLarge(this.limits.maxBytes);
+    const checked = await this.engine.check(rego, found.row.organization_name);
+    if (!checked.ok) {
+      if (checked.problem === 'builtin') throw Errors.policyUsesUnavailableBuiltin(checked.builtin!);
+      if (checked.problem === 'memory' || checked.problem === 'timeout') throw Errors.policyTooCostlyToCompile(checked.message);
+      throw Errors.policyDoesNotCompile(checked.message);
+    }
     await this.policies.updatePolicy(found.row.id, { rego, rego_version: checked.regoVersion, updated_at: nowIso() });
   }
 

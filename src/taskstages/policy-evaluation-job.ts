@@ -30,7 +30,8 @@ export interface PolicyEventRecorder {
  * never parses it), and `input.run` the run's facts. Every policy of every set that applies to the workspace
  * now is evaluated by the engine (a child process, bounded in time and memory: opa-engine.ts); the outcomes
  * and the evaluation's status are then written and the stage settles with its run task results
- * (TaskStageRunner.finishEvaluation). A node that dies midway leaves the job to another node: the evaluation
+ * (TaskStageRunner.finishEvaluation). The job runs in the policy lane, in its organization's share, and each
+ * policy in its organization's share of the node's OPA processes (jobs/job-lanes.ts, policies/fair-slots.ts). A node that dies midway leaves the job to another node: the evaluation
  * stays `running` until one finishes it, and a finished one is never written twice.
  */
 export class PolicyEvaluationJob {
@@ -56,7 +57,7 @@ export class PolicyEvaluationJob {
     const run = await this.runs.findRun(evaluation.run_id);
     const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
     const sets = workspace ? await this.policies.applicableSets(workspace.id) : [];
-    const judged = await this.judge(sets, async (dir) => {
+    const judged = await this.judge(sets, workspace?.organization_name ?? '', async (dir) => {
       if (!run || !workspace) return { error: 'the run is gone' };
       const { plan } = await this.runs.planAndApplyOf(run.id);
       const inputPath = path.join(dir, 'input.json');
@@ -81,7 +82,7 @@ export class PolicyEvaluationJob {
   }
 
   /** Each set's outcomes; a set that cannot be judged (no engine, no input) has every policy errored with the reason. */
-  private async judge(sets: ApplicableSet[], prepare: (dir: string) => Promise<{ inputPath: string } | { error: string }>): Promise<SetOutcome[]> {
+  private async judge(sets: ApplicableSet[], organization: string, prepare: (dir: string) => Promise<{ inputPath: string } | { error: string }>): Promise<SetOutcome[]> {
     if (sets.length === 0) return [];
     const dir = await mkdtemp(path.join(tmpdir(), 'teamstage-policy-input-'));
     try {
@@ -95,7 +96,7 @@ export class PolicyEvaluationJob {
           if ('error' in input) outcomes.push(policyOutcome(described, { ok: false, reason: input.error }));
           else if (policy.rego === null) outcomes.push(policyOutcome(described, { ok: false, reason: 'the policy has not been uploaded' }));
           else {
-            const answer = await this.engine.evaluate({ rego: policy.rego, regoVersion: (policy.rego_version ?? 'v1') as RegoVersion, query: policy.query }, input.inputPath);
+            const answer = await this.engine.evaluate({ rego: policy.rego, regoVersion: (policy.rego_version ?? 'v1') as RegoVersion, query: policy.query }, input.inputPath, organization);
             outcomes.push(policyOutcome(described, answer));
           }
         }

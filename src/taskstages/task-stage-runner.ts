@@ -123,6 +123,7 @@ export class TaskStageRunner implements TaskStagePort {
           kind: JOB_KINDS.evaluatePolicies,
           payload: { evaluationId: evaluation.id },
           dedupeKey: `${JOB_KINDS.evaluatePolicies}:${evaluation.id}`,
+          lane: 'policy' as const,
           organizationName,
         })),
       );

@@ -36,6 +36,8 @@ describe('crafted policies do not delay another tenant (real server process, SQL
       TEAMSTAGE_OPA_PATH: opaPath(),
       TEAMSTAGE_POLICY_TIMEOUT: '2',
       TEAMSTAGE_POLICY_CONCURRENCY: String(SLOTS),
+      // The worst case for the other tenant's requests: the attacker may run every slot (by default, half).
+      TEAMSTAGE_POLICY_PER_ORGANIZATION: String(SLOTS),
     }, { readyTimeoutMs: 120_000 });
     // 6 runs × 3 policies × up to 2 s over 2 slots: about 18 s of full slots, more than the 8 s window.
     const figures = await measurePolicyIsolation({ url: server.url, serverPid: server.pid, siteToken, slots: SLOTS, runs: 6, windowMs: 8000, suffix: randomBytes(3).toString('hex') });

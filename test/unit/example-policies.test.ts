@@ -16,7 +16,7 @@ const FIXTURES = path.join(ROOT, 'test/fixtures/terraform-plans');
 const POLICIES = ['no_public_ingress', 'required_tags', 'no_destroy_protected'] as const;
 const found = findOpa(opaPath());
 assert.ok(found.path);
-const engine = new OpaEngine(found.path, found.version, { timeoutMs: 10_000, memoryBytes: 512 * 1024 * 1024, maxOutputBytes: 1 << 20, concurrency: 2 });
+const engine = new OpaEngine(found.path, found.version, { timeoutMs: 10_000, memoryBytes: 512 * 1024 * 1024, maxOutputBytes: 1 << 20, concurrency: 2, perOrganization: 2 });
 const scratch = mkdtempSync(path.join(tmpdir(), 'example-policies-'));
 
 async function judge(plan: unknown, run: Record<string, unknown> = { is_destroy: false }): Promise<Record<string, unknown>> {
@@ -25,7 +25,7 @@ async function judge(plan: unknown, run: Record<string, unknown> = { is_destroy:
   const verdicts: Record<string, unknown> = {};
   for (const name of POLICIES) {
     const rego = readFileSync(path.join(ROOT, 'examples/policies', `${name}.rego`), 'utf8');
-    const answer = await engine.evaluate({ rego, regoVersion: 'v1', query: `data.terraform.policies.${name}.deny` }, input);
+    const answer = await engine.evaluate({ rego, regoVersion: 'v1', query: `data.terraform.policies.${name}.deny` }, input, 'org');
     assert.ok(answer.ok && answer.defined, `${name}: ${JSON.stringify(answer)}`);
     verdicts[name] = answer.value;
   }

@@ -269,6 +269,35 @@ for (const dialect of testDialects()) {
       }
       assert.equal(mostOfA, 2, 'a never held more than its share, also while its backlog drained');
     });
+
+    it('the policy lane renews the leases of what it runs: an evaluation that outlives several leases runs once, though another node polls', async () => {
+      // A lease of 300 ms, two nodes polling every 50 ms: without renewal the other node takes the job over after 300 ms.
+      const options = { concurrency: 2, policy: { concurrency: 4, perOrganization: 2, renewLeases: true }, pollMs: 50, leaseMs: 300, databaseUrl: url };
+      const nodes = [new Jobs(handle, options, silent), new Jobs(handle, options, silent)];
+      const runs = new Map<string, number>();
+      let release!: () => void;
+      const longEvaluation = new Promise<void>((resolve) => (release = resolve));
+      for (const node of nodes) {
+        node.register('test.evaluate', async (payload: { organization: string }) => {
+          runs.set(payload.organization, (runs.get(payload.organization) ?? 0) + 1);
+          await longEvaluation;
+        });
+      }
+      const evaluation = (organization: string): NewJob => ({ kind: 'test.evaluate', payload: { organization }, lane: 'policy', organizationName: organization });
+      try {
+        for (const node of nodes) node.start();
+        await nodes[0]!.enqueueAll(handle.db, [evaluation('a'), evaluation('b')]);
+        await waitUntil(() => runs.has('a') && runs.has('b'), 3000, 'the evaluations did not start');
+        // Four leases long: the time is the mechanism under test, nothing to wait for instead.
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        assert.deepEqual([...runs.entries()].sort(), [['a', 1], ['b', 1]], 'each running evaluation ran once');
+      } finally {
+        release();
+      }
+      await waitUntil(async () => (await nodes[0]!.queue.count()) === 0, 5000, 'finished jobs were not deleted');
+      await Promise.all(nodes.map((node) => node.stop()));
+      assert.deepEqual([...runs.entries()].sort(), [['a', 1], ['b', 1]]);
+    });
   });
 }
 

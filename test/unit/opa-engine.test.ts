@@ -13,43 +13,52 @@ import { opaPath } from '../helpers/opa.js';
 
 const found = findOpa(opaPath());
 assert.ok(found.path, 'OPA is found');
-const limits = { timeoutMs: 2000, memoryBytes: 256 * 1024 * 1024, maxOutputBytes: 64 * 1024, concurrency: 2 };
+const limits = { timeoutMs: 2000, memoryBytes: 256 * 1024 * 1024, maxOutputBytes: 64 * 1024, concurrency: 2, perOrganization: 2 };
 const engine = new OpaEngine(found.path, found.version, limits);
 const input = path.join(mkdtempSync(path.join(tmpdir(), 'opa-engine-test-')), 'input.json');
 writeFileSync(input, JSON.stringify({ plan: { resource_changes: [{ address: 'a' }] }, run: {} }));
 
 describe('OPA engine', { timeout: 60_000 }, () => {
   it('checks Rego v1 and v0, and gives OPA\'s own message for what does not compile', async () => {
-    assert.deepEqual(await engine.check('package a\nimport rego.v1\ndeny contains "x" if { false }\n'), { ok: true, regoVersion: 'v1' });
-    assert.deepEqual(await engine.check('package example rule["not allowed"] { false }'), { ok: true, regoVersion: 'v0' });
-    const broken = await engine.check('package a\ndeny contains if {');
+    assert.deepEqual(await engine.check('package a\nimport rego.v1\ndeny contains "x" if { false }\n', 'org'), { ok: true, regoVersion: 'v1' });
+    assert.deepEqual(await engine.check('package example rule["not allowed"] { false }', 'org'), { ok: true, regoVersion: 'v0' });
+    const broken = await engine.check('package a\ndeny contains if {', 'org');
     assert.equal(broken.ok, false);
     assert.match(!broken.ok ? broken.message : '', /^\d+:\d+: /);
   });
 
+  it('says so when compiling a policy needs more than the memory bound (not a Go runtime dump)', async () => {
+    const rules = Array.from({ length: 3600 }, (_, i) => `deny contains "rule ${i}" if { some c in input.plan.resource_changes; c.type == "aws_instance_${i}"; c.change.after.tags.owner == "team-${i}" }`);
+    const rego = `package big\nimport rego.v1\n${rules.join('\n')}\n`;
+    assert.ok(rego.length > 450 * 1024, `${rego.length} bytes`);
+    const small = new OpaEngine(found.path!, found.version, { ...limits, memoryBytes: 128 * 1024 * 1024, timeoutMs: 20_000 });
+    assert.deepEqual(await small.check(rego, 'org'), { ok: false, problem: 'memory', message: 'compiling the policy needed more than 128 MiB (TEAMSTAGE_POLICY_MEMORY_MB)' });
+    assert.deepEqual(await engine.check(rego, 'org'), { ok: true, regoVersion: 'v1' }, 'within the bound it compiles');
+  });
+
   it('answers the query\'s value, print() output, and undefined', async () => {
     const rego = 'package a\nimport rego.v1\ndeny contains c.address if { some c in input.plan.resource_changes; print("saw", c.address) }\n';
-    const answer = await engine.evaluate({ rego, regoVersion: 'v1', query: 'data.a.deny' }, input);
+    const answer = await engine.evaluate({ rego, regoVersion: 'v1', query: 'data.a.deny' }, input, 'org');
     assert.deepEqual(answer, { ok: true, defined: true, value: ['a'], prints: ['saw a'] });
-    assert.deepEqual(await engine.evaluate({ rego, regoVersion: 'v1', query: 'data.a.nothing' }, input), { ok: true, defined: false, prints: [] });
+    assert.deepEqual(await engine.evaluate({ rego, regoVersion: 'v1', query: 'data.a.nothing' }, input, 'org'), { ok: true, defined: false, prints: [] });
   });
 
   it('stops an evaluation over its time, memory or output bound with the reason, and the event loop stays free', async () => {
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     const started = Date.now();
-    const slow = await engine.evaluate({ rego: 'package a\nimport rego.v1\nn := count([x | some x in numbers.range(1, 100000000)])\n', regoVersion: 'v1', query: 'data.a.n' }, input);
+    const slow = await engine.evaluate({ rego: 'package a\nimport rego.v1\nn := count([x | some x in numbers.range(1, 100000000)])\n', regoVersion: 'v1', query: 'data.a.n' }, input, 'org');
     clearInterval(ticker);
     assert.equal(slow.ok, false);
     assert.match(!slow.ok ? slow.reason : '', /timed out|longer than|MiB/);
     assert.ok(Date.now() - started < limits.timeoutMs + 3000, 'stopped near its bound');
     assert.ok(ticks >= ((Date.now() - started) / 10) * 0.5, `the event loop kept turning (${ticks} ticks)`);
 
-    const huge = await engine.evaluate({ rego: 'package a\nimport rego.v1\nbig := [x | some x in numbers.range(1, 200000)]\n', regoVersion: 'v1', query: 'data.a.big' }, input);
+    const huge = await engine.evaluate({ rego: 'package a\nimport rego.v1\nbig := [x | some x in numbers.range(1, 200000)]\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
     assert.deepEqual(huge, { ok: false, reason: `the evaluation answered more than ${limits.maxOutputBytes} bytes and was stopped` });
 
     const small = new OpaEngine(found.path, found.version, { ...limits, memoryBytes: 160 * 1024 * 1024, timeoutMs: 20_000 });
-    const hungry = await small.evaluate({ rego: 'package a\nimport rego.v1\nbig := count([sprintf("%v-padding-padding", [x]) | some x in numbers.range(1, 20000000)])\n', regoVersion: 'v1', query: 'data.a.big' }, input);
+    const hungry = await small.evaluate({ rego: 'package a\nimport rego.v1\nbig := count([sprintf("%v-padding-padding", [x]) | some x in numbers.range(1, 20000000)])\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
     assert.deepEqual(hungry, { ok: false, reason: 'the evaluation needed more than 160 MiB and was stopped' });
   });
 });

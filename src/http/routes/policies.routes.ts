@@ -9,7 +9,6 @@ import { IdParam, JsonApiQuery, NullableString, identifierListBody, resourceBody
 import { policyResource, policySetResource } from '../serializers/policies.serializer.js';
 import type { TypedApp } from '../typed-app.js';
 import { Errors } from '../../core/errors.js';
-import { MAX_REGO_BYTES } from '../../policies/policies.service.js';
 import type { PolicySetRelations } from '../../policies/policies.repository.js';
 import type { Services } from '../../services.js';
 
@@ -56,13 +55,13 @@ const SET_RELATIONS = [
   { path: 'workspace-exclusions', type: 'workspaces', key: 'excludedWorkspaceIds' },
 ] as const satisfies ReadonlyArray<{ path: string; type: string; key: keyof PolicySetRelations }>;
 
-async function readRego(payload: IncomingMessage, declaredLength: string | undefined): Promise<Buffer> {
-  if (declaredLength !== undefined && Number(declaredLength) > MAX_REGO_BYTES) throw Errors.uploadTooLarge('policy', MAX_REGO_BYTES);
+async function readRego(payload: IncomingMessage, declaredLength: string | undefined, maxBytes: number): Promise<Buffer> {
+  if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw Errors.policyTooLarge(maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of payload) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REGO_BYTES) throw Errors.uploadTooLarge('policy', MAX_REGO_BYTES);
+    if (size > maxBytes) throw Errors.policyTooLarge(maxBytes);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, size);
@@ -123,7 +122,7 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
   // the JSON parsers do not apply; the caller's right to change the policy is checked before the body is read.
   await app.register(async (scope: TypedApp) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => readRego(payload, request.headers['content-length']));
+    scope.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => readRego(payload, request.headers['content-length'], policiesService.limits.maxBytes));
     scope.put(
       '/policies/:policy_id/upload',
       {

@@ -1,0 +1,104 @@
+/**
+ * Issue 34, item 2: one organization's policies cannot stall another organization's gate. Before, one
+ * first-come queue of OPA slots per node: another organization's trivial policy took 174 ms alone and 9.6 s
+ * while one organization had 10 runs × 6 looping policies queued.
+ *
+ * Here the worst case for the mechanism: organization A may fill every OPA slot of the node
+ * (TEAMSTAGE_POLICY_PER_ORGANIZATION = TEAMSTAGE_POLICY_CONCURRENCY = 2) and has 10 runs × 6 policies that loop
+ * until the 2 s time limit stops them, 60 evaluations queued. Organization B's run with one trivial policy is
+ * then judged (its stage's start to its evaluation's end, server timestamps) after waiting at most one
+ * evaluation time limit, plus the half second the engine allows a process past it before killing it, for the
+ * first slot that frees, however much A has queued (policies/fair-slots.ts, the policy job lane): so within
+ * that wait plus its own evaluation, itself bounded by the limit.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
+import { opaPath } from '../helpers/opa.js';
+import { opaProcesses } from '../helpers/policy-isolation.js';
+import { globalPolicySet, plannedRun, policyEvaluationOf, reportPlan, strictCall, type Call } from '../helpers/policy-runs.js';
+import { startListeningApp } from '../helpers/task-stage-scenario.js';
+import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
+
+const PLAN = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans/120_basic/plan.json'), 'utf8');
+const LIMIT_MS = 2000;
+/** The engine kills a process this long after the limit if OPA has not stopped it itself (opa-engine.ts). */
+const KILL_GRACE_MS = 500;
+const SLOTS = 2;
+const FLOOD_RUNS = 10;
+const LOOPING = 6;
+const TRIVIAL = 'package trivial\nimport rego.v1\ndeny contains c.address if { some c in input.plan.resource_changes; c.type == "nothing" }\n';
+
+for (const dialect of testDialects()) {
+  describe(`policy evaluations are fair across organizations (${dialect})`, { timeout: 240_000 }, () => {
+    let ctx: TestContext;
+    let http: HttpClient;
+    before(async () => {
+      ctx = await startListeningApp(dialect, {
+        TEAMSTAGE_OPA_PATH: opaPath(),
+        TEAMSTAGE_POLICY_TIMEOUT: String(LIMIT_MS / 1000),
+        TEAMSTAGE_POLICY_CONCURRENCY: String(SLOTS),
+        TEAMSTAGE_POLICY_PER_ORGANIZATION: String(SLOTS),
+        TEAMSTAGE_RATE_LIMIT: '0',
+      });
+      http = new HttpClient(ctx.config.baseUrl, 4);
+    });
+    after(async () => {
+      await http?.close();
+      await ctx?.close();
+    });
+
+    /** From the stage's start to its evaluation's end, by the server's timestamps; and the evaluation's status. */
+    async function judgedIn(call: Call, token: string, runId: string): Promise<{ ms: number; status: string }> {
+      let judged: { evaluation: any } | undefined;
+      await waitUntil(async () => {
+        judged = await policyEvaluationOf(call, token, runId);
+        return ['passed', 'failed', 'errored'].includes(judged.evaluation.attributes.status);
+      }, 120_000, `run ${runId} was not judged`);
+      const [stage] = (await call(token, 'GET', `/runs/${runId}/task-stages`, undefined, 200)).data;
+      const { status } = judged!.evaluation.attributes;
+      const end = Date.parse(judged!.evaluation.attributes['status-timestamps'][`${status}-at`]);
+      return { ms: end - Date.parse(stage.attributes['status-timestamps']['running-at']), status };
+    }
+
+    it("another organization's trivial policy is judged within one evaluation time limit while one organization's 60 looping policies are queued", async () => {
+      const call = strictCall(http);
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const victim = await bootstrapOrganization(http, ctx.siteToken, `victim-${suffix}`);
+      const flooder = await bootstrapOrganization(http, ctx.siteToken, `flooder-${suffix}`);
+      await globalPolicySet(call, victim, [{ name: 'trivial', query: 'data.trivial.deny', rego: TRIVIAL, level: 'mandatory' }]);
+      await globalPolicySet(call, flooder, Array.from({ length: LOOPING }, (_, i) => ({
+        name: `loop-${i}`, query: `data.loop${i}.deny`, level: 'advisory' as const,
+        rego: `package loop${i}\nimport rego.v1\ndeny := [x | some x in numbers.range(1, 1000000000000); x < 0]\n`,
+      })));
+
+      const alone = await plannedRun(call, ctx.config.baseUrl, victim, 'alone', PLAN);
+      await reportPlan(call, victim.ownerToken, alone.planId);
+      const aloneJudged = await judgedIn(call, victim.ownerToken, alone.runId);
+      assert.equal(aloneJudged.status, 'passed');
+
+      const flood = [];
+      for (let i = 0; i < FLOOD_RUNS; i++) flood.push(await plannedRun(call, ctx.config.baseUrl, flooder, `flood-${i}`, PLAN));
+      const during = await plannedRun(call, ctx.config.baseUrl, victim, 'during', PLAN);
+      for (const { planId } of flood) await reportPlan(call, flooder.ownerToken, planId);
+      // Every slot runs one of the flooder's looping policies, and more are queued behind them.
+      await waitUntil(async () => opaProcesses(process.pid).length >= SLOTS, 30_000, 'the flooder did not fill the OPA slots');
+      await reportPlan(call, victim.ownerToken, during.planId);
+      const duringJudged = await judgedIn(call, victim.ownerToken, during.runId);
+      const pending = (await Promise.all(flood.map(async ({ runId }) => (await policyEvaluationOf(call, flooder.ownerToken, runId)).evaluation.attributes.status)))
+        .filter((status) => !['passed', 'failed', 'errored'].includes(status)).length;
+      console.log(`fair shares (${dialect}): the victim's evaluation alone ${aloneJudged.ms} ms, behind the flood ${duringJudged.ms} ms; ` +
+        `${pending} of the flooder's ${FLOOD_RUNS} evaluations still open when it was judged; limit ${LIMIT_MS} ms`);
+      assert.equal(duringJudged.status, 'passed');
+      assert.ok(pending >= FLOOD_RUNS - 2, `the flood was still queued when the victim was judged (${pending} open)`);
+      // The bound of the mechanism: a wait of at most one limit (and the kill grace) for the first slot to free,
+      // then the victim's own evaluation, itself bounded by one limit. Before, it waited for the flood (12 s).
+      assert.ok(duringJudged.ms <= 2 * LIMIT_MS + KILL_GRACE_MS,
+        `judged in ${duringJudged.ms} ms (${aloneJudged.ms} ms alone): it waited for more than the first slot to free (limit ${LIMIT_MS} ms)`);
+    });
+  });
+}
