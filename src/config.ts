@@ -76,6 +76,8 @@ export interface Config {
   agent: {
     /** TEAMSTAGE_AGENT_PHASE_TIMEOUT: seconds from a claim to its report; after that the run errors. */
     phaseTimeoutSeconds: number;
+    /** TEAMSTAGE_AGENT_CLAIM_TIMEOUT: seconds a plan or apply waits for a pipeline's claim; after that the run errors. */
+    claimTimeoutSeconds: number;
     /** TEAMSTAGE_PLAN_JSON_MAX_BYTES: the largest plan JSON accepted (422 beyond). */
     planJsonMaxBytes: number;
     /** TEAMSTAGE_PLAN_JSON_MAX_DEPTH: how deep arrays and objects may nest in a plan JSON (422 beyond). */
@@ -310,6 +312,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     agent: {
       phaseTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_PHASE_TIMEOUT', env.TEAMSTAGE_AGENT_PHASE_TIMEOUT, 3600),
+      // One hour: what `teamstage pipeline plan-start` and `apply-start` wait by default (--timeout 3600). The
+      // clock starts when the phase becomes claimable (not while the run waits for its turn), and a job that
+      // started the run claims within seconds of that; past an hour no client is waiting any more.
+      claimTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_CLAIM_TIMEOUT', env.TEAMSTAGE_AGENT_CLAIM_TIMEOUT, 3600),
       planJsonMaxBytes: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_BYTES', env.TEAMSTAGE_PLAN_JSON_MAX_BYTES, 50 * 1024 * 1024),
       // Real plans nest about 10 levels (the fixtures: 7-11) and take 16-21 bytes per value, so a plan of the
       // largest size holds some 3 million values: both defaults leave room, and refuse what only an attack makes.

@@ -115,7 +115,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations, runRecorder);
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
-  const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions);
+  const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions, config.agent.claimTimeoutSeconds);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.
