@@ -101,6 +101,15 @@ export interface Config {
     /** TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL: waiting run reads one token may have open at once (429 beyond). */
     runWaitsPerPrincipal: number;
   };
+  /** What one tenant may pile up in a run or a workspace (issue 34): refused beyond, with a named error. */
+  runLimits: {
+    /** TEAMSTAGE_COMMENTS_PER_RUN: comments a run may have, decisions' comments included (422 beyond). */
+    commentsPerRun: number;
+    /** TEAMSTAGE_COMMENT_MAX_CHARS: the longest comment body, in characters (422 beyond). */
+    commentMaxChars: number;
+    /** TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE: runs that may wait `pending` in one workspace's queue (429 beyond). */
+    pendingRunsPerWorkspace: number;
+  };
   /** Policy evaluation with OPA (issue 29; src/policies/opa-engine.ts). */
   policies: {
     /** TEAMSTAGE_OPA_PATH: the opa binary; unset: `opa` on the PATH. */
@@ -328,6 +337,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientFile: env.TEAMSTAGE_PIPELINE_CLIENT_FILE ? path.resolve(env.TEAMSTAGE_PIPELINE_CLIENT_FILE) : undefined,
       runWaitMaxSeconds: positiveNumber('TEAMSTAGE_RUN_WAIT_MAX', env.TEAMSTAGE_RUN_WAIT_MAX, 30),
       runWaitsPerPrincipal: wholeCount('TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL', env.TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL, 10),
+    },
+    // A person's discussion of a run is a few comments; 100 of 10,000 characters is already a megabyte read with
+    // every run document. A queue of 50 is hours of runs in the busiest workspace; an attack queued 150.
+    runLimits: {
+      commentsPerRun: Math.max(1, wholeCount('TEAMSTAGE_COMMENTS_PER_RUN', env.TEAMSTAGE_COMMENTS_PER_RUN, 100)),
+      commentMaxChars: Math.max(1, wholeCount('TEAMSTAGE_COMMENT_MAX_CHARS', env.TEAMSTAGE_COMMENT_MAX_CHARS, 10_000)),
+      pendingRunsPerWorkspace: Math.max(1, wholeCount('TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE', env.TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE, 50)),
     },
     policies: {
       opaPath: env.TEAMSTAGE_OPA_PATH || undefined,

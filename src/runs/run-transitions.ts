@@ -7,6 +7,7 @@ import type { RunStatus } from './run-state-machine.js';
 import { mayReleaseTurn, queueNextJob, takesTurns, TURNLESS_STATUSES } from './run-queue.js';
 import { agentClaimTimeoutJob, AWAITS_CLAIM } from './agent-phase-timeout.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
+import { takeWorkspaceTurn } from './workspace-queue.repository.js';
 import type { NewJob } from '../jobs/job-queue.js';
 import type { PhaseUploadsRepository } from './phase-uploads.repository.js';
 import type { Actor } from '../record/actor.js';
@@ -111,7 +112,7 @@ export class RunTransitions {
     // Stages the run will never reach are unreachable, not pending (errors say why; no-changes runs end early).
     if (to === 'errored' || to === 'planned_and_finished') await this.stages.closeUnreachedStages(executor, run.id, to === 'errored' ? 'errored' : 'finished');
     // A run leaving `pending` for work takes its workspace's turn: the workspace's current-run names it.
-    if (takesTurns(run) && run.status === 'pending' && !TURNLESS_STATUSES.includes(to)) await this.runs.takeTurn(executor, run.workspace_id, run.id);
+    if (takesTurns(run) && run.status === 'pending' && !TURNLESS_STATUSES.includes(to)) await takeWorkspaceTurn(executor, run.workspace_id, run.id);
     // The run may have given its workspace's turn back: wake the next one, after this commits (run-queue.ts).
     if (takesTurns(run) && mayReleaseTurn(to)) await this.jobs.enqueue(executor, queueNextJob(run.workspace_id));
     // A phase a pipeline must claim: the run errors if none does in time, rather than hold the workspace forever.

@@ -295,14 +295,6 @@ export class RunsRepository {
   }
 
   /**
-   * The workspace's `current-run` becomes the run that took its turn. The one write of runs to the workspaces
-   * table, beside the turn's lock: the turn is the runs domain's, and the workspace shows who holds it.
-   */
-  async takeTurn(executor: Executor, workspaceId: string, runId: string): Promise<void> {
-    await executor.updateTable('workspaces').set({ current_run_id: runId }).where('id', '=', workspaceId).execute();
-  }
-
-  /**
    * How many runs of the workspace come before this one in its queue: the run holding the turn (a
    * non-speculative run that is neither pending nor finished) and the non-speculative runs pending since
    * before it. 0: its turn.
