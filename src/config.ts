@@ -77,6 +77,8 @@ export interface Config {
   agent: {
     /** TEAMSTAGE_AGENT_PHASE_TIMEOUT: seconds from a claim to its report; after that the run errors. */
     phaseTimeoutSeconds: number;
+    /** TEAMSTAGE_AGENT_CLAIM_TIMEOUT: seconds a plan or apply waits for a pipeline's claim; after that the run errors. */
+    claimTimeoutSeconds: number;
     /** TEAMSTAGE_PLAN_JSON_MAX_BYTES: the largest plan JSON accepted (422 beyond). */
     planJsonMaxBytes: number;
     /** TEAMSTAGE_PLAN_JSON_MAX_DEPTH: how deep arrays and objects may nest in a plan JSON (422 beyond). */
@@ -99,6 +101,15 @@ export interface Config {
     runWaitMaxSeconds: number;
     /** TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL: waiting run reads one token may have open at once (429 beyond). */
     runWaitsPerPrincipal: number;
+  };
+  /** What one tenant may pile up in a run or a workspace (issue 34): refused beyond, with a named error. */
+  runLimits: {
+    /** TEAMSTAGE_COMMENTS_PER_RUN: comments a run may have, decisions' comments included (422 beyond). */
+    commentsPerRun: number;
+    /** TEAMSTAGE_COMMENT_MAX_CHARS: the longest comment body, in characters (422 beyond). */
+    commentMaxChars: number;
+    /** TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE: runs that may wait `pending` in one workspace's queue (429 beyond). */
+    pendingRunsPerWorkspace: number;
   };
   /** Policy evaluation with OPA (issues 29, 34; src/policies/opa-engine.ts, config-policies.ts). */
   policies: PolicySettings;
@@ -302,6 +313,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     agent: {
       phaseTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_PHASE_TIMEOUT', env.TEAMSTAGE_AGENT_PHASE_TIMEOUT, 3600),
+      // One hour: what `teamstage pipeline plan-start` and `apply-start` wait by default (--timeout 3600). The
+      // clock starts when the phase becomes claimable (not while the run waits for its turn), and a job that
+      // started the run claims within seconds of that; past an hour no client is waiting any more.
+      claimTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_CLAIM_TIMEOUT', env.TEAMSTAGE_AGENT_CLAIM_TIMEOUT, 3600),
       planJsonMaxBytes: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_BYTES', env.TEAMSTAGE_PLAN_JSON_MAX_BYTES, 50 * 1024 * 1024),
       // Real plans nest about 10 levels (the fixtures: 7-11) and take 16-21 bytes per value, so a plan of the
       // largest size holds some 3 million values: both defaults leave room, and refuse what only an attack makes.
@@ -314,6 +329,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clientFile: env.TEAMSTAGE_PIPELINE_CLIENT_FILE ? path.resolve(env.TEAMSTAGE_PIPELINE_CLIENT_FILE) : undefined,
       runWaitMaxSeconds: positiveNumber('TEAMSTAGE_RUN_WAIT_MAX', env.TEAMSTAGE_RUN_WAIT_MAX, 30),
       runWaitsPerPrincipal: wholeCount('TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL', env.TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL, 10),
+    },
+    // A person's discussion of a run is a few comments; 100 of 10,000 characters is already a megabyte read with
+    // every run document. A queue of 50 is hours of runs in the busiest workspace; an attack queued 150.
+    runLimits: {
+      commentsPerRun: Math.max(1, wholeCount('TEAMSTAGE_COMMENTS_PER_RUN', env.TEAMSTAGE_COMMENTS_PER_RUN, 100)),
+      commentMaxChars: Math.max(1, wholeCount('TEAMSTAGE_COMMENT_MAX_CHARS', env.TEAMSTAGE_COMMENT_MAX_CHARS, 10_000)),
+      pendingRunsPerWorkspace: Math.max(1, wholeCount('TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE', env.TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE, 50)),
     },
     policies: policySettings(env, { positiveNumber, wholeCount, fail: (message) => new ConfigError(message) }),
     jobs: {

@@ -116,7 +116,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations, runRecorder);
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
-  const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions);
+  const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions, config.agent.claimTimeoutSeconds);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.
@@ -137,13 +137,13 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runWaits = new RunWaits(runChangeSignals, { maxSeconds: config.pipeline.runWaitMaxSeconds, perPrincipal: config.pipeline.runWaitsPerPrincipal });
   // Plans' and applies' signed log URLs (log-url-signature.ts), read without a token as HCP's are.
   const phaseLogs = new PhaseLogsService(runs, phaseUploads, new SigningKeysRepository(db), { baseUrl: config.baseUrl, ttlSeconds: config.agent.logUrlTtlSeconds }, log);
-  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users, auditTrailRecorder, runRecords);
+  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users, auditTrailRecorder, runRecords, config.runLimits);
   // Policies (issue 29): the engine is the real OPA, found at start; without it no policy is taken.
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
   const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations, auditTrailRecorder);
-  const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService);
+  const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService, config.runLimits);
 
   return {
     config,

@@ -18,7 +18,8 @@
 #   TEAMSTAGE         how to call the pipeline client (default: the server's own client, fetched with curl
 #                     into $TEAMSTAGE_OUT; e.g. "node teamstage-pipeline.mjs" or "teamstage")
 #   TEAMSTAGE_OUT     where the plan file, the run id and the logs go (default: a new temporary directory);
-#                     keep it between jobs (a CI artifact or cache) to resume after an override
+#                     keep it between jobs (a CI artifact or cache) to resume after an override. Never inside
+#                     TF_DIR: that directory is uploaded as the configuration (gate.sh refuses it)
 #   TEAMSTAGE_OVERRIDE_WAIT  seconds to keep the job waiting while a stage awaits an override (default 0)
 #
 # Fails closed: every command's exit code is checked (set -euo pipefail, and each `teamstage pipeline`
@@ -39,6 +40,15 @@ TF_BIN=${TF_BIN:-${TF:-$(command -v terraform || command -v tofu || true)}}
 [ -n "$TF_BIN" ] || { echo "gate.sh: neither terraform nor tofu is on PATH (or set TF_BIN)" >&2; exit 2; }
 OUT=${TEAMSTAGE_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
+# The plan file holds the state (secrets included) and every run task downloads the configuration: what the
+# job writes never goes in the directory `plan-start` packs (a resume packs nothing).
+if [ "$MODE" != resume ]; then
+  case "$(cd "$OUT" && pwd -P)/" in
+    "$(cd "$TF_DIR" && pwd -P)"/*)
+      echo "gate.sh: TEAMSTAGE_OUT ($OUT) is inside TF_DIR ($TF_DIR), which is uploaded as the configuration; put it elsewhere" >&2
+      exit 2 ;;
+  esac
+fi
 WAIT=(--override-wait "${TEAMSTAGE_OVERRIDE_WAIT:-0}")
 
 if [ -n "${TEAMSTAGE:-}" ]; then

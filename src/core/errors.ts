@@ -167,6 +167,8 @@ export const Errors = {
   requiredApprovalsInvalid: (max: number) => new InvalidAttribute('/data/attributes/required-approvals', `required-approvals must be a whole number from 1 to ${max}`),
   commentBodyRequired: () => new InvalidAttribute('/data/attributes/body', 'body is required'),
   commentBodyTooLong: (max: number) => new InvalidAttribute('/data/attributes/body', `body must be at most ${max} characters`),
+  /** TEAMSTAGE_COMMENTS_PER_RUN: the run's record is full; waiting does not change that. */
+  tooManyComments: (limit: number) => new Unprocessable(`this run has ${limit} comments, the most a run may have (TEAMSTAGE_COMMENTS_PER_RUN)`),
   commentNotFound: () => new NotFound('comment not found'),
   alreadyApproved: () => new Conflict('you have already overridden this task stage; it needs the override of another person'),
   /** An audit trail token on any route but the audit trail's: it authenticates nothing else. */
@@ -196,6 +198,9 @@ export const Errors = {
   pipelineClientVersionMismatch: (client: string, server: string, clientUrl: string) =>
     new BadRequest(`this teamstage pipeline client is version ${client} and the server ${server}: fetch the client again (curl -fsSo teamstage-pipeline.mjs ${clientUrl})`),
   /** runs/run-waits.ts: a principal's waiting run reads are bounded (TEAMSTAGE_RUN_WAITS_PER_PRINCIPAL). */
+  /** TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE: the workspace's queue is full until a run ahead finishes. */
+  tooManyPendingRuns: (limit: number) =>
+    new StatusError(429, `this workspace already has ${limit} runs pending, the most its queue holds (TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE); queue this run once one has started, or cancel pending ones`, { 'retry-after': '60' }),
   tooManyRunWaits: (limit: number) =>
     new StatusError(429, `this token already has ${limit} waiting run reads open (the limit); wait for one to answer, or read without ?wait`),
   invalidBooleanFilter: (parameter: string) => new Unprocessable(`${parameter} must be true or false`, { parameter }),

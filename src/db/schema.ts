@@ -141,6 +141,8 @@ export interface WorkspacesTable {
   terraform_version: string | null;
   /** HCP's current-configuration-version: the newest non-provisional version, or a provisional one applied (migration 024). */
   current_configuration_version_id: string | null;
+  /** HCP's current-run: the run that took the workspace's turn last (migration 029). */
+  current_run_id: string | null;
 }
 
 export interface TasksTable {

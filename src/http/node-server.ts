@@ -1,7 +1,7 @@
 import { Errors } from '../core/errors.js';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { answerWithError, MAX_HEADER_BYTES, type InFlightResponses } from './http-layer-answers.js';
-import type { TlsPair } from './tls-certificate.js';
+import { TLS_HARDENING, type TlsPair } from './tls-certificate.js';
 
 export interface ServerLimits {
   headersTimeoutMs: number;
@@ -24,7 +24,7 @@ export function nodeServerOptions(limits: ServerLimits, tlsPair?: TlsPair) {
     // Answered below, as JSON:API (node:http would answer an empty 400).
     requireHostHeader: false,
   };
-  const server = tlsPair ? { https: { ...http, ...tlsPair } } : { http };
+  const server = tlsPair ? { https: { ...http, ...tlsPair, ...TLS_HARDENING } } : { http };
   return { requestTimeout: limits.requestTimeoutMs, keepAliveTimeout: limits.keepAliveTimeoutMs, ...server };
 }
 

@@ -15,8 +15,10 @@ queue runs in the workspace, which must have execution-mode "agent").
 Commands:
   plan-start    --organization ORG --workspace NAME [--config-dir DIR] [--message TEXT] [--plan-only]
                 (or TEAMSTAGE_ORGANIZATION / TEAMSTAGE_WORKSPACE; --workspace also takes a ws- id)
-                Uploads DIR (default .; without .terraform/, .git/ and *.tfstate*) as the configuration, creates
-                a run, waits for its pre-plan stage and claims the plan. Prints the run id.
+                Uploads DIR (default .) as the configuration, as terraform's cloud block packs it (.terraformignore
+                and its defaults: no .git/, no .terraform/ but its modules/), never with state files, saved plans,
+                terraform's JSON output, logs or this client; creates a run, waits for its pre-plan stage and claims
+                the plan. Prints the run id.
   plan-start    --run RUN              claims the plan of an existing run (after a pre-plan override)
   plan-finish   --run RUN --plan-json FILE [--log FILE]
                 Hands over the output of \`terraform show -json\` and the plan log, reports the plan finished

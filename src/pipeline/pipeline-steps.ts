@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { applyCountsOf, type ApplyCounts } from './apply-counts.js';
-import { packConfiguration } from './config-archive.js';
+import { packConfiguration, type PackedConfiguration } from './config-archive.js';
 import { EXIT, PipelineError, runFailed, usageError } from './exit-codes.js';
 import { follow, readRun, type FollowContext } from './run-follower.js';
 import { StageReporter } from './stage-report.js';
@@ -48,12 +48,14 @@ export async function planStart(context: FollowContext, args: PlanStartArgs): Pr
 async function createRun(context: FollowContext, args: PlanStartArgs): Promise<string> {
   const { client, out } = context;
   const workspaceId = await workspaceIdOf(context, args);
-  let archive: Buffer;
+  let packed: PackedConfiguration;
   try {
-    archive = await packConfiguration(args.configDir);
+    packed = await packConfiguration(args.configDir);
   } catch (error) {
     throw usageError(`cannot pack the configuration: ${(error as Error).message}`);
   }
+  const { archive } = packed;
+  for (const left of packed.neverPacked) out.info(`not uploaded: ${left.path} (${left.reason}; Teamstage never packs one)`);
   const version = await client.request('POST', `/workspaces/${workspaceId}/configuration-versions`, {
     body: { data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } } },
   });

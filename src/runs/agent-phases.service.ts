@@ -4,7 +4,10 @@ import { nowIso } from '../core/clock.js';
 import { Errors } from '../core/errors.js';
 import type { Database } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
-import { AGENT_PHASE_TIMEOUT_JOB, agentPhaseTimeoutJob, isAgentPhaseTimeoutPayload, type AgentPhaseTimeoutPayload } from './agent-phase-timeout.js';
+import {
+  AGENT_CLAIM_TIMEOUT_JOB, AGENT_PHASE_TIMEOUT_JOB, agentPhaseTimeoutJob, AWAITS_CLAIM, isAgentClaimTimeoutPayload, isAgentPhaseTimeoutPayload,
+  type AgentClaimTimeoutPayload, type AgentPhaseTimeoutPayload,
+} from './agent-phase-timeout.js';
 import { reportedCounts, storedReport, type AgentReport } from './agent-report.js';
 import { actorOf } from '../record/actor.js';
 import { newId } from '../core/ids.js';
@@ -24,6 +27,7 @@ export type { PhaseKind };
 
 export interface AgentSettings {
   phaseTimeoutSeconds: number;
+  claimTimeoutSeconds: number;
   planJsonMaxBytes: number;
   planJsonMaxDepth: number;
   planJsonMaxValues: number;
@@ -75,6 +79,9 @@ export class AgentPhasesService {
   registerJobs(): void {
     this.jobs.register(AGENT_PHASE_TIMEOUT_JOB, async (payload: unknown) => {
       if (isAgentPhaseTimeoutPayload(payload)) await this.timeOut(payload);
+    });
+    this.jobs.register(AGENT_CLAIM_TIMEOUT_JOB, async (payload: unknown) => {
+      if (isAgentClaimTimeoutPayload(payload)) await this.claimTimedOut(payload);
     });
   }
 
@@ -219,16 +226,35 @@ export class AgentPhasesService {
   /** The timeout job: errors the run if the phase is still claimed and unreported. */
   private async timeOut({ runId, table, phaseId }: AgentPhaseTimeoutPayload): Promise<void> {
     const kind: PhaseKind = table === 'plans' ? 'plan' : 'apply';
+    const seconds = this.settings.phaseTimeoutSeconds;
+    await this.errorIfStill(runId, kind, `the ${kind} was claimed but not reported within ${seconds} seconds`, async (found, trx) => {
+      const phase = await this.runs.findPhase(table, phaseId, trx);
+      return found.run.status === PHASE_EVENTS[kind].running && phase !== undefined && phase.agent_report === null;
+    });
+  }
+
+  /** The claim timeout job: errors the run (releasing its workspace) if it still waits for the claim. */
+  private async claimTimedOut({ runId, status }: AgentClaimTimeoutPayload): Promise<void> {
+    const kind = AWAITS_CLAIM[status]!;
+    const seconds = this.settings.claimTimeoutSeconds;
+    await this.errorIfStill(runId, kind, `no pipeline claimed the ${kind} within ${seconds} seconds (TEAMSTAGE_AGENT_CLAIM_TIMEOUT)`, async (found) => found.run.status === status);
+  }
+
+  /** Errors the run with `reason` if `stillWaiting` says it waits as the job expected, under a compare-and-set. */
+  private async errorIfStill(
+    runId: string,
+    kind: PhaseKind,
+    reason: string,
+    stillWaiting: (found: NonNullable<Awaited<ReturnType<RunsRepository['runWithStages']>>>, trx: Executor) => Promise<boolean>,
+  ): Promise<void> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const settled = await this.db.transaction().execute(async (trx) => {
         const found = await this.runs.runWithStages(runId, trx);
-        const phase = await this.runs.findPhase(table, phaseId, trx);
-        if (!found || !phase || found.run.status !== PHASE_EVENTS[kind].running || phase.agent_report !== null) return true;
+        if (!found || !(await stillWaiting(found, trx))) return true;
         const to = transition(found.run.status as RunStatus, 'error', runFactsOf(found.run, found.stages, found.planHasChanges));
         if (!to) return true;
-        const reason = `the ${kind} was claimed but not reported within ${this.settings.phaseTimeoutSeconds} seconds`;
         if (!(await this.transitions.move(trx, found.run, to, {}, {}, { reason }))) return false;
-        this.log.warn({ runId, phase: kind, timeoutSeconds: this.settings.phaseTimeoutSeconds }, `the ${kind} was claimed but not reported in time; the run errored`);
+        this.log.warn({ runId, phase: kind }, `${reason}; the run errored`);
         return true;
       });
       if (settled) return;

@@ -19,8 +19,6 @@ export interface RunEventsResult {
   comments: CommentRecord[];
 }
 
-const MAX_COMMENT = 10_000;
-
 /**
  * The record of a run, read: its events (HCP's run events) and comments, for whoever may read the run;
  * and comments added by whoever may act on it (each one also an event, `commented`). An event or a comment
@@ -32,6 +30,7 @@ export class RunRecordService {
     private readonly records: RunRecordRepository,
     private readonly recorder: RunRecorder,
     private readonly runs: RunsService,
+    private readonly limits: { commentsPerRun: number; commentMaxChars: number },
   ) {}
 
   /** `found`: the run lookup's proof (find-and-authorize). */
@@ -72,7 +71,10 @@ export class RunRecordService {
     const runId = found.run.id;
     requireAccess(context.standing, 'run', 'act', { action: 'comment on' });
     if (typeof body !== 'string' || body.trim() === '') throw Errors.commentBodyRequired();
-    if (body.length > MAX_COMMENT) throw Errors.commentBodyTooLong(MAX_COMMENT);
+    if (body.length > this.limits.commentMaxChars) throw Errors.commentBodyTooLong(this.limits.commentMaxChars);
+    // Counted before the write: on PostgreSQL, requests at the same moment may pass the limit by their number.
+    const { total } = await this.records.commentsOf(runId, 0, 1);
+    if (total >= this.limits.commentsPerRun) throw Errors.tooManyComments(this.limits.commentsPerRun);
     const actor = actorOf(context.standing.principal);
     const { comments } = await this.db.transaction().execute((trx) =>
       this.recorder.record(trx, { runId, action: 'commented', description: `${actor.name} commented`, actor, comment: body, at: nowIso() }),

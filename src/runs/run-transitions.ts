@@ -4,7 +4,10 @@ import { withTimestamps } from '../core/status-timestamps.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { mayMovePhases, phasesAfter, type PhaseStatus } from './phase-status.js';
 import type { RunStatus } from './run-state-machine.js';
-import { mayReleaseTurn, queueNextJob, takesTurns } from './run-queue.js';
+import { mayReleaseTurn, queueNextJob, takesTurns, TURNLESS_STATUSES } from './run-queue.js';
+import { agentClaimTimeoutJob, AWAITS_CLAIM } from './agent-phase-timeout.js';
+import { executionModeOf } from '../workspaces/execution-mode.js';
+import { takeWorkspaceTurn } from './workspace-queue.repository.js';
 import type { NewJob } from '../jobs/job-queue.js';
 import type { PhaseUploadsRepository } from './phase-uploads.repository.js';
 import type { Actor } from '../record/actor.js';
@@ -53,6 +56,8 @@ export class RunTransitions {
     private readonly recorder: RunRecorder,
     /** A provisional configuration version becomes current when its run is applied (HCP). */
     private readonly versions: Pick<ConfigurationVersionsRepository, 'promoteProvisional'>,
+    /** TEAMSTAGE_AGENT_CLAIM_TIMEOUT: seconds an agent-mode run waits for a pipeline's claim before it errors. */
+    private readonly claimTimeoutSeconds?: number,
   ) {}
 
   /**
@@ -106,8 +111,14 @@ export class RunTransitions {
     if (path.includes('applied') && run.configuration_version_id) await this.versions.promoteProvisional(executor, run.configuration_version_id);
     // Stages the run will never reach are unreachable, not pending (errors say why; no-changes runs end early).
     if (to === 'errored' || to === 'planned_and_finished') await this.stages.closeUnreachedStages(executor, run.id, to === 'errored' ? 'errored' : 'finished');
+    // A run leaving `pending` for work takes its workspace's turn: the workspace's current-run names it.
+    if (takesTurns(run) && run.status === 'pending' && !TURNLESS_STATUSES.includes(to)) await takeWorkspaceTurn(executor, run.workspace_id, run.id);
     // The run may have given its workspace's turn back: wake the next one, after this commits (run-queue.ts).
     if (takesTurns(run) && mayReleaseTurn(to)) await this.jobs.enqueue(executor, queueNextJob(run.workspace_id));
+    // A phase a pipeline must claim: the run errors if none does in time, rather than hold the workspace forever.
+    if (this.claimTimeoutSeconds !== undefined && AWAITS_CLAIM[to] && executionModeOf(run.execution_mode) === 'agent') {
+      await this.jobs.enqueue(executor, agentClaimTimeoutJob({ runId: run.id, status: to }, new Date(Date.now() + this.claimTimeoutSeconds * 1000)));
+    }
     // Most stage steps (`post_plan_running`, `post_plan_completed`, …) leave the phases alone: no read.
     if (!path.some(mayMovePhases) && !details.plans && !details.applies) return moved;
 

@@ -22,6 +22,7 @@ import { runOptionsOf, type RunOptionAttributes } from './run-options.js';
 import type { RunListFilter } from './run-list-filter.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
 import { runCreator } from './run-creator.js';
+import { pendingRunsOf } from './workspace-queue.repository.js';
 import { actorOf, type Actor } from '../record/actor.js';
 import { eventTableRows, runEventRows } from '../record/run-record.js';
 import type { RunRecordIds, RunRecordRepository } from '../record/run-record.repository.js';
@@ -88,6 +89,7 @@ export class RunsService {
     private readonly users: Pick<UsersRepository, 'findManyByIds'>,
     private readonly auditTrail: AuditTrailRecorder,
     private readonly records: Pick<RunRecordRepository, 'recordIdsOfRuns'>,
+    private readonly limits: { pendingRunsPerWorkspace: number } = { pendingRunsPerWorkspace: Infinity },
   ) {}
 
   /** Creates a run for the caller (see insertRun for what a run is made of). */
@@ -140,10 +142,15 @@ export class RunsService {
       stages: row.stages,
       requiredApprovals: row.required_approvals,
     }));
+    const planOnly = attributes['plan-only'] === true || version.speculative === 1;
+    // Plan-only runs never queue. Counted before the write: concurrent requests may pass the limit by their number.
+    if (!planOnly && (await pendingRunsOf(executor, workspace.id)) >= this.limits.pendingRunsPerWorkspace) {
+      throw Errors.tooManyPendingRuns(this.limits.pendingRunsPerWorkspace);
+    }
     const rows = newRunRows({
       workspaceId: workspace.id,
       configurationVersionId: version.id,
-      planOnly: attributes['plan-only'] === true || version.speculative === 1,
+      planOnly,
       autoApply: attributes['auto-apply'] ?? workspace.auto_apply === 1,
       isDestroy: attributes['is-destroy'] === true,
       executionMode: executionModeOf(workspace.execution_mode),

@@ -74,6 +74,7 @@ export class WorkspacesService {
       created_at: now,
       updated_at: now,
       current_configuration_version_id: null,
+      current_run_id: null,
       ...settingsOnCreate(input),
     };
     try {

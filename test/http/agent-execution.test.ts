@@ -474,6 +474,46 @@ for (const dialect of testDialects()) {
     });
   });
 
+  describe(`agent claim timeout (${dialect})`, { timeout: 60_000 }, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestApp(dialect, { TEAMSTAGE_AGENT_CLAIM_TIMEOUT: '1.5' });
+    });
+    after(() => ctx.close());
+
+    it('a plan no pipeline claims errors the run with the reason, and the workspace goes to the next run', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent' });
+      const first = await agentRun(org.owner.api, workspace.id);
+      const second = await agentRun(org.owner.api, workspace.id);
+      const queued = await waitForRunStatus(org.owner.api, first.runId, 'plan_queued');
+      const queuedAt = Date.parse(queued.attributes['status-timestamps']['plan-queued-at']);
+      assert.equal((await org.owner.api.get(`/runs/${second.runId}`)).body.data.attributes.status, 'pending', 'the first run holds the workspace');
+      const job = await ctx.handle.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', `agent.claim-timeout:${first.runId}:plan_queued`).executeTakeFirst();
+      assert.ok(job, 'the deadline is a job written with the status change');
+      assert.ok(Math.abs(Date.parse(job.run_at) - (queuedAt + 1500)) < 1000, `due ${Date.parse(job.run_at) - queuedAt} ms after plan_queued`);
+      const errored = await waitForRunStatus(org.owner.api, first.runId, 'errored', 15_000);
+      assert.ok(Date.parse(errored.attributes['status-timestamps']['errored-at']) - queuedAt >= 1400, 'not before the timeout');
+      assert.match(errored.attributes['error-message'], /no pipeline claimed the plan within 1\.5 seconds/);
+      // The workspace is free: the next run takes its turn (and is claimable at once).
+      await waitForRunStatus(org.owner.api, second.runId, 'plan_queued', 10_000);
+      assertStatus(await org.owner.api.post(`/plans/${second.planId}/actions/claim`), 200);
+      assertError(await org.owner.api.post(`/plans/${first.planId}/actions/claim`), 409, /errored/);
+    });
+
+    it('a claimed plan is not errored by the claim timeout; an apply nobody claims is', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'agent', 'auto-apply': true });
+      const run = await agentRun(org.owner.api, workspace.id);
+      await waitForRunStatus(org.owner.api, run.runId, 'plan_queued');
+      await pipelinePlans(ctx, org, run, fixturePlan('numerics'));
+      await waitForRunStatus(org.owner.api, run.runId, 'apply_queued');
+      const errored = await waitForRunStatus(org.owner.api, run.runId, 'errored', 15_000);
+      assert.match(errored.attributes['error-message'], /no pipeline claimed the apply/);
+      assert.equal((await org.owner.api.get(`/plans/${run.planId}`)).body.data.attributes.status, 'finished', 'the plan, claimed and reported, stands');
+    });
+  });
+
   describe(`agent phase timeout (${dialect})`, { timeout: 60_000 }, () => {
     let ctx: TestContext;
     before(async () => {

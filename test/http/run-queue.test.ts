@@ -51,6 +51,27 @@ for (const dialect of testDialects()) {
       assert.ok(Date.parse(planned.attributes['status-timestamps']['plan-queued-at']) >= firstApplied);
     });
 
+    it("the workspace's current-run names the run that holds it (HCP's relationship), not a pending or plan-only one", async () => {
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const currentRun = async () => {
+        const shown = await org.owner.api.get(`/workspaces/${workspace.id}`);
+        assertStatus(shown, 200);
+        return shown.body.data.relationships['current-run'].data;
+      };
+      assert.equal(await currentRun(), null, 'no run yet');
+      const first = (await createRun(org.owner.api, workspace.id)).data.id;
+      await waitForRunStatus(org.owner.api, first, 'planned');
+      const second = (await createRun(org.owner.api, workspace.id)).data.id;
+      const speculative = (await createRun(org.owner.api, workspace.id, { 'plan-only': true })).data.id;
+      await waitForRunStatus(org.owner.api, speculative, 'planned_and_finished');
+      assert.deepEqual(await currentRun(), { id: first, type: 'runs' }, 'the run awaiting confirmation holds the workspace');
+      assertStatus(await org.owner.api.post(`/runs/${first}/actions/discard`, {}), 202);
+      await waitForRunStatus(org.owner.api, second, 'planned');
+      assert.deepEqual(await currentRun(), { id: second, type: 'runs' });
+      const listed = await org.owner.api.get(`/organizations/${org.name}/workspaces`);
+      assert.deepEqual(listed.body.data.find((row: any) => row.id === workspace.id).relationships['current-run'].data, { id: second, type: 'runs' });
+    });
+
     it('runs behind a waiting one are counted in order; cancel and discard of pending runs work and move the queue on', async () => {
       const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
       const first = (await createRun(org.owner.api, workspace.id)).data.id;

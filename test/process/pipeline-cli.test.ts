@@ -318,7 +318,10 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
       fs.writeFileSync(path.join(checkout, 'snippet.sh'), snippet);
       const callLog = path.join(workDir, `${path.basename(checkout)}-calls`);
       const env = jobEnv({ PATH: `${bin}:${process.env.PATH}`, FAKE_PLAN_JSON: path.join(FIXTURES, planFixture, 'plan.json'), FAKE_TF_CALLS: callLog });
+      const before = fs.readdirSync(checkout, { recursive: true }).sort();
       const result = await runScript(['snippet.sh'], env, checkout);
+      // The saved plan, plan JSON, logs and client went elsewhere: the next run's configuration is the checkout.
+      assert.deepEqual(fs.readdirSync(checkout, { recursive: true }).sort(), before, 'the snippet writes nothing into the directory it packs');
       const runId = /run (run-\w+) created/.exec(result.stderr)?.[1];
       return { result, runId, calls: calls(callLog) };
     };
@@ -402,6 +405,10 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     assert.deepEqual(calls(callLog), ['init', 'plan', 'show', 'init', 'apply']);
     assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
     assert.equal((await gate(['bogus'])).code, 2, 'an unknown mode is a usage error');
+    const config = fs.mkdtempSync(path.join(workDir, 'config-'));
+    const inside = await runScript([path.join(ROOT, 'examples/pipeline/gate.sh'), 'plan'], { ...env, TF_DIR: config, TEAMSTAGE_OUT: path.join(config, '.gate') }, workDir);
+    assert.equal(inside.code, 2, `${inside.stdout}\n${inside.stderr}`);
+    assert.match(inside.stderr, /TEAMSTAGE_OUT .* is inside TF_DIR/);
   });
 
   // Helper `clients` builds OpenTofu from source for CI (README "Real clients"); where it is built, gate.sh runs it for real.

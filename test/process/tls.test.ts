@@ -20,6 +20,19 @@ import { waitUntil } from '../helpers/wait-until.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The TLS 1.2 cipher a handshake offering only `ciphers` settles on, or the handshake's error. */
+function handshake(port: number, ca: string, ciphers: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost', ciphers, maxVersion: 'TLSv1.2' }, () => {
+      const { name } = socket.getCipher();
+      socket.end();
+      resolve(name);
+    });
+    socket.setTimeout(5000, () => socket.destroy(new Error('TLS handshake timed out')));
+    socket.on('error', reject);
+  });
+}
+
 /** The common name of the certificate a new TLS connection is shown. */
 function servedCommonName(port: number, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -71,6 +84,20 @@ describe('TLS served directly, reloaded on SIGHUP', { timeout: 120_000 }, () => 
     assert.equal(await servedCommonName(server.port, first.ca), 'first');
   });
 
+  it('TLS 1.2 takes only ECDHE with AEAD: an AES128-SHA (static RSA, CBC) handshake fails; TLS 1.3 as is', async () => {
+    await assert.rejects(handshake(server.port, first.ca, 'AES128-SHA'), /handshake failure|no shared cipher|alert/i);
+    await assert.rejects(handshake(server.port, first.ca, 'ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA'), /handshake failure|no shared cipher|alert/i);
+    assert.match(await handshake(server.port, first.ca, 'ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256'), /^ECDHE-(RSA|ECDSA)-AES128-GCM-SHA256$/);
+    const modern = await new Promise<string | null>((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: server.port, ca: first.ca, servername: 'localhost', minVersion: 'TLSv1.3' }, () => {
+        resolve(socket.getProtocol());
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+    assert.equal(modern, 'TLSv1.3');
+  });
+
   it('plain HTTP on the TLS port gets no API answer', async () => {
     await assert.rejects(globalThis.fetch(`${server.url.replace('https:', 'http:')}/api/v2/ping`));
   });
@@ -83,6 +110,7 @@ describe('TLS served directly, reloaded on SIGHUP', { timeout: 120_000 }, () => 
     await waitUntil(async () => (await servedCommonName(server.port, first.ca)) === 'renewed', 10_000, 'the renewed certificate was never served');
     // Log lines go out in batches, within a second.
     await waitUntil(() => /TLS certificate reloaded/.test(server.output()), 10_000, 'the reload was not logged');
+    await assert.rejects(handshake(server.port, first.ca, 'AES128-SHA'), /handshake failure|no shared cipher|alert/i, 'the reloaded context keeps the cipher list');
   });
 
   it('SIGHUP with a key that does not match: logged, and the current certificate stays', async () => {

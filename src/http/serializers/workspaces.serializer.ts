@@ -38,6 +38,8 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       'current-configuration-version': {
         data: row.current_configuration_version_id ? { id: row.current_configuration_version_id, type: 'configuration-versions' } : null,
       },
+      // HCP's: the run that took the workspace's turn last, so the one holding it while one does.
+      'current-run': { data: row.current_run_id ? { id: row.current_run_id, type: 'runs' } : null },
     },
     links: {
       // By organization and name, as HCP's (GET /organizations/:org/workspaces/:name); both names are URL-safe by their rule.
