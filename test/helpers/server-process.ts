@@ -6,7 +6,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { freePort } from './postgres-server.js';
 import { processCpuMs } from './process-cpu.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ownRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface ServerProcess {
   url: string;
@@ -29,8 +29,10 @@ export interface ServerProcess {
 export async function startServerProcess(
   env: Record<string, string>,
   /** `tlsCa`: the server serves HTTPS (TEAMSTAGE_TLS_CERT/KEY in `env`) with a certificate this CA signed. */
-  options: { compiled?: boolean; port?: number; readyTimeoutMs?: number; tlsCa?: string } = {},
+  /** `root`: another checkout to run (an earlier release, test/system/rolling-upgrade.test.ts); this one by default. */
+  options: { compiled?: boolean; port?: number; readyTimeoutMs?: number; tlsCa?: string; root?: string } = {},
 ): Promise<ServerProcess> {
+  const root = options.root ?? ownRoot;
   const port = options.port ?? (await freePort());
   const args = options.compiled
     ? [path.join(root, 'dist/bundle/teamstage.mjs'), 'serve']

@@ -11,7 +11,7 @@ import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
   describe(`migration 008: configuration archives in pieces (${dialect})`, () => {
-    it('moves an archive stored before it into one piece and drops the old column', async () => {
+    it('moves an archive stored before it into one piece drops the old column, and 031 brings it back empty', async () => {
       const database = await freshDatabaseUrl(dialect);
       const handle = openDatabase(database.url);
       try {
@@ -33,14 +33,18 @@ for (const dialect of testDialects()) {
             .execute();
         }
 
-        const after = await migrator.migrateToLatest();
+        const after = await migrator.migrateTo('010-configuration-archive-chunks');
         assert.equal(after.error, undefined);
         const pieces = await handle.db.selectFrom('configuration_archive_chunks').selectAll().execute();
         assert.equal(pieces.length, 1);
         assert.equal(pieces[0]!.configuration_version_id, 'cv-uploaded');
         assert.equal(pieces[0]!.position, 0);
         assert.ok(Buffer.from(pieces[0]!.data).equals(archive));
-        await assert.rejects(sql`select archive from configuration_versions`.execute(handle.db), 'the old column is gone');
+        await assert.rejects(sql`select archive from configuration_versions`.execute(handle.db), 'the old column is gone after 010');
+        // Migration 031 brings it back, empty, for nodes of older releases (expand, then contract).
+        assert.equal((await migrator.migrateToLatest()).error, undefined);
+        const { rows } = await sql<{ archive: unknown }>`select archive from configuration_versions`.execute(handle.db);
+        assert.deepEqual(rows.map((row) => row.archive), [null, null]);
       } finally {
         await handle.close();
         await database.drop();

@@ -12,7 +12,7 @@ import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
   describe(`migration 013: plan JSON and logs in pieces (${dialect})`, () => {
-    it('moves each stored plan JSON and log into one piece, points the phase at it, and drops the old columns', async () => {
+    it('moves each stored plan JSON and log into one piece, points the phase at it, drops the old columns, and 031 brings them back empty', async () => {
       const database = await freshDatabaseUrl(dialect);
       const handle = openDatabase(database.url);
       try {
@@ -29,6 +29,10 @@ for (const dialect of testDialects()) {
         await db.insertInto('plans').values({ ...phase, id: 'plan-1', json_output: planJson, log }).execute();
         await db.insertInto('applies').values({ ...phase, id: 'apply-1', json_output: null, log: null }).execute();
 
+        assert.equal((await migrator.migrateTo('013-phase-upload-chunks')).error, undefined);
+        for (const column of ['json_output', 'log']) {
+          await assert.rejects(sql`select ${sql.ref(column)} from plans`.execute(handle.db), `plans.${column} is gone after 013`);
+        }
         assert.equal((await migrator.migrateToLatest()).error, undefined);
         const plan = await handle.db.selectFrom('plans').selectAll().where('id', '=', 'plan-1').executeTakeFirstOrThrow();
         const apply = await handle.db.selectFrom('applies').selectAll().where('id', '=', 'apply-1').executeTakeFirstOrThrow();
@@ -43,8 +47,10 @@ for (const dialect of testDialects()) {
         assert.ok((await read(plan.log_upload_id!)).equals(log));
         assert.equal(plan.log_bytes, log.length);
         assert.deepEqual([apply.json_upload_id, apply.log_upload_id, apply.json_bytes, apply.log_bytes], [null, null, null, null]);
-        for (const column of ['json_output', 'log']) {
-          await assert.rejects(sql`select ${sql.ref(column)} from plans`.execute(handle.db), `plans.${column} is gone`);
+        // Migration 031 brings the columns back, empty, for nodes of older releases (expand, then contract).
+        for (const table of ['plans', 'applies']) {
+          const { rows } = await sql<{ json_output: unknown; log: unknown }>`select json_output, log from ${sql.table(table)}`.execute(handle.db);
+          assert.ok(rows.length > 0 && rows.every((row) => row.json_output === null && row.log === null), `${table}: restored columns hold nothing`);
         }
         // The pieces go with their run.
         await handle.db.deleteFrom('runs').where('id', '=', 'run-1').execute();
