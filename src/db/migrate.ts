@@ -26,6 +26,8 @@ import * as m023 from './migrations/023-audit-trail.js';
 import * as m024 from './migrations/024-provisional-configuration.js';
 import * as m026 from './migrations/026-workspace-required-approvals.js';
 import * as m027 from './migrations/027-signing-keys.js';
+import * as m032 from './migrations/032-workspace-hcp-attributes.js';
+import * as m033 from './migrations/033-organization-settings.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -54,6 +56,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '024-provisional-configuration': m024 as Migration,
   '026-workspace-required-approvals': m026 as Migration,
   '027-signing-keys': m027 as Migration,
+  '032-workspace-hcp-attributes': m032 as Migration,
+  '033-organization-settings': m033 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -71,7 +71,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
 
   app.post(
     '/runs',
-    { schema: { querystring: JsonApiQuery, body: CreateRunBody, tags: ['runs'], summary: 'Create a run' } },
+    { config: { includes: RUN_INCLUDES }, schema: { querystring: JsonApiQuery, body: CreateRunBody, tags: ['runs'], summary: 'Create a run' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
       const { attributes, relationships } = request.body.data;
@@ -91,7 +91,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
   app.get(
     '/runs/:run_id',
     {
-      config: { lookup: 'run' },
+      config: { includes: RUN_INCLUDES, lookup: 'run' },
       schema: {
         params: RunParams,
         querystring: JsonApiQuery,
@@ -126,7 +126,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
   app.get(
     '/workspaces/:workspace_id/runs',
     {
-      config: { lookup: 'workspace' },
+      config: { includes: RUN_INCLUDES, lookup: 'workspace' },
       schema: {
         params: IdParam('workspace_id'),
         querystring: JsonApiQuery,
