@@ -209,5 +209,32 @@ for (const dialect of testDialects()) {
       assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/lock`), 200);
       assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/unlock`), 200);
     });
+
+    it("organizations: HCP's settings have HCP's defaults, a PATCH stores only what it sends, wrong types are 422; the entitlement set tells the truth", async () => {
+      const org = await createOrganization(ctx);
+      const shown = await org.owner.api.get(`/organizations/${org.name}`);
+      const attributes = shown.body.data.attributes;
+      assert.equal(attributes['default-execution-mode'], 'remote');
+      assert.equal(attributes['user-tokens-enabled'], true);
+      assert.equal(attributes['allow-force-delete-workspaces'], false);
+      assert.equal(attributes['aggregated-commit-status-enabled'], false);
+      assert.equal(attributes['remaining-testable-count'], 0);
+      assert.equal(attributes['session-timeout'], 20160);
+      const patched = await org.owner.api.patch(`/organizations/${org.name}`, {
+        data: { type: 'organizations', attributes: { 'allow-force-delete-workspaces': true, 'session-timeout': 3600, 'send-passing-statuses-for-untriggered-speculative-plans': false } },
+      });
+      assertStatus(patched, 200);
+      const again = (await org.owner.api.get(`/organizations/${org.name}`)).body.data.attributes;
+      assert.equal(again['allow-force-delete-workspaces'], true);
+      assert.equal(again['session-timeout'], 3600);
+      assert.equal(again['user-tokens-enabled'], true);
+      assert.deepEqual(patched.body.data.attributes, again);
+      assertError(await org.owner.api.patch(`/organizations/${org.name}`, { data: { type: 'organizations', attributes: { 'user-tokens-enabled': 'yes' } } }), 422);
+      assert.equal((await org.owner.api.get(`/organizations/${org.name}`)).body.data.attributes['user-tokens-enabled'], true);
+      const entitlements = (await org.owner.api.get(`/organizations/${org.name}/entitlement-set`)).body.data.attributes;
+      assert.equal(entitlements['state-storage'], false);
+      assert.equal(entitlements.sso, false);
+      assert.equal(entitlements['audit-logging'], true);
+    });
   });
 }
