@@ -236,5 +236,20 @@ for (const dialect of testDialects()) {
       assert.equal(entitlements.sso, false);
       assert.equal(entitlements['audit-logging'], true);
     });
+
+    it("GET /plans/:id/json-output-redacted: HCP's redacted plan for who may read the run; unknown or hidden plans are 404", async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const run = await createRun(org.owner.api, workspace.id, { 'plan-only': true });
+      const planned = await waitForRunStatus(org.owner.api, run.data.id, 'planned_and_finished');
+      const planId = planned.relationships.plan.data.id;
+      const redacted = await org.owner.api.get(`/plans/${planId}/json-output-redacted`);
+      assertStatus(redacted, 200);
+      assert.match(String(redacted.headers['content-type']), /^application\/json/);
+      assert.deepEqual(Object.keys(redacted.body).sort(), ['output_changes', 'plan_format_version', 'provider_format_version', 'provider_schemas', 'relevant_attributes', 'resource_changes', 'resource_drift']);
+      assertError(await org.owner.api.get('/plans/plan-unknown/json-output-redacted'), 404);
+      const outsider = await createOrganization(ctx);
+      assertError(await outsider.owner.api.get(`/plans/${planId}/json-output-redacted`), 404);
+    });
   });
 }
