@@ -293,6 +293,8 @@ export const Errors = {
   databaseUnreachable: () => new StatusError(503, 'database is not reachable'),
   writesRefused: (detail: string) => new StatusError(503, detail),
   // Workspaces and organizations as HCP serves them (issue 37).
+  terraformVersionNeedsPlanOnly: () =>
+    new InvalidAttribute('/data/attributes/terraform-version', 'setting terraform-version is only valid when plan-only is set to true'),
   invalidTagName: (pointer: string) =>
     new InvalidAttribute(pointer, 'a tag name has 1 to 255 characters: letters, numbers, colons, hyphens and underscores'),
   tagNotFound: (pointer: string) => new InvalidAttribute(pointer, 'no tag of this organization has this id'),

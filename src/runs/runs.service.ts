@@ -140,6 +140,7 @@ export class RunsService {
       stages: row.stages,
       requiredApprovals: row.required_approvals,
     }));
+    if (attributes['terraform-version'] !== undefined && attributes['plan-only'] !== true) throw Errors.terraformVersionNeedsPlanOnly();
     const rows = newRunRows({
       workspaceId: workspace.id,
       configurationVersionId: version.id,

@@ -251,5 +251,23 @@ for (const dialect of testDialects()) {
       const outsider = await createOrganization(ctx);
       assertError(await outsider.owner.api.get(`/plans/${planId}/json-output-redacted`), 404);
     });
+
+    it('runs keep save-plan (operation save_plan) and a plan-only run\'s terraform-version; terraform-version without plan-only is a 422', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const saved = await createRun(org.owner.api, workspace.id, { 'save-plan': true });
+      assert.equal(saved.data.attributes['save-plan'], true);
+      assert.equal(saved.data.attributes['terraform-version'], null);
+      const listed = await org.owner.api.get(`/workspaces/${workspace.id}/runs?filter[operation]=save_plan`);
+      assert.deepEqual(listed.body.data.map((run: any) => run.id), [saved.data.id]);
+      const versioned = await createRun(org.owner.api, workspace.id, { 'plan-only': true, 'terraform-version': '1.0.0' });
+      assert.equal(versioned.data.attributes['terraform-version'], '1.0.0');
+      assert.equal((await org.owner.api.get(`/runs/${versioned.data.id}`)).body.data.attributes['terraform-version'], '1.0.0');
+      const refused = await org.owner.api.post('/runs', {
+        data: { type: 'runs', attributes: { 'terraform-version': '1.0.0' }, relationships: { workspace: { data: { type: 'workspaces', id: workspace.id } } } },
+      });
+      assert.equal(assertError(refused, 422, /only valid when plan-only/).source?.pointer, '/data/attributes/terraform-version');
+      assert.equal((await org.owner.api.get(`/workspaces/${workspace.id}/runs`)).body.data.length, 2);
+    });
   });
 }

@@ -34,6 +34,9 @@ const CreateRunBody = resourceBody(
     'allow-empty-apply': Type.Optional(Type.Boolean()),
     'replace-addrs': Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
     'target-addrs': Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
+    'save-plan': Type.Optional(Type.Boolean()),
+    /** HCP: only with plan-only (422 otherwise). */
+    'terraform-version': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     variables: Type.Optional(
       Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 255 }), value: Type.String({ maxLength: 100_000 }) }), { maxItems: 1000 }),
     ),
