@@ -58,6 +58,12 @@ import { ConfigurationVersionsService } from './workspaces/configuration-version
 import { WorkspaceGate } from './access/workspace-gate.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
+import { WorkspaceTagsRepository } from './workspaces/workspace-tags.repository.js';
+import { WorkspaceTagsService } from './workspaces/workspace-tags.service.js';
+import { WorkspaceLockService } from './workspaces/workspace-lock.service.js';
+import { queueNextJob } from './runs/run-queue.js';
+import { RemoteStateConsumersRepository } from './workspaces/remote-state-consumers.repository.js';
+import { RemoteStateConsumersService } from './workspaces/remote-state-consumers.service.js';
 import { RunChangeSignals } from './db/run-change-signals.js';
 import { RunWaits } from './runs/run-waits.js';
 import { PoliciesRepository } from './policies/policies.repository.js';
@@ -105,6 +111,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runs = new RunsRepository(db, handle.dialect, jobs, newRunStagesWriter);
   const policies = new PoliciesRepository(db);
   const workspaceGate = new WorkspaceGate(workspaces, gate);
+  const workspaceTags = new WorkspaceTagsRepository(db);
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);
   const policyEvaluations = new PolicyEvaluationsRepository(db);
@@ -156,13 +163,17 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     authenticator,
     tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
-    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder)]),
+    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder)],
+      (trx, organizationName, mode) => workspaces.followDefaultExecutionMode(trx, organizationName, mode)),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate, auditTrailRecorder),
     teamsService,
     teamMembersService: new TeamMembersService(teams, users, memberships, auditTrailRecorder),
     tokensService: new TokensService(tokens, users, new TeamTokenAccess(teams), gate, auditTrailRecorder),
     workspaceGate,
-    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
+    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags),
+    workspaceTagsService: new WorkspaceTagsService(db, workspaceTags),
+    workspaceLockService: new WorkspaceLockService(db, handle.dialect, workspaces, (trx, workspaceId) => jobs.enqueue(trx, queueNextJob(workspaceId))),
+    remoteStateConsumersService: new RemoteStateConsumersService(new RemoteStateConsumersRepository(db)),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces, auditTrailRecorder),
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate, auditTrailRecorder),
     configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),

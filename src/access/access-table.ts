@@ -141,6 +141,10 @@ export const ACCESS_TABLE = {
     'queue-run': (s) =>
       allowOrDeny(canQueueRuns(s), canReadWorkspaces(s), s.actsAsPerson ? Errors.queueRunsNeeded : Errors.notAPersonForRuns),
     'attach-run-task': (s) => allowOrDeny(canManageRunTasks(s), canReadWorkspaces(s), Errors.attachRunTasksNeeded),
+    /** HCP's lock and unlock (a gate's freeze switch): who may change the workspace. */
+    lock: (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
+    /** HCP gives force-unlock to the workspace's admins: here, who may manage workspaces organization-wide. */
+    'force-unlock': (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
   },
   'configuration-version': {
     read: (s) => allowOrHide(canReadWorkspaces(s)),

@@ -61,7 +61,8 @@ export class StandingRepository {
       .leftJoin('teams', 'teams.id', 'team_memberships.team_id')
       .select([
         'organizations.name', 'organizations.name_lower', 'organizations.email', 'organizations.feature_set',
-        'organizations.created_at', 'organizations.updated_at', 'organization_memberships.id as membership_id',
+        'organizations.created_at', 'organizations.updated_at', 'organizations.default_execution_mode', 'organizations.settings',
+        'organization_memberships.id as membership_id',
         'teams.id as team_id', 'teams.is_owners', 'teams.organization_access',
       ])
       .where('organizations.name', '=', p.organizationName),
@@ -75,9 +76,9 @@ export class StandingRepository {
     const { rows } = await this.organizationWithMembership(this.db, { organizationName, userId });
     const first = rows[0];
     if (!first) return undefined;
-    const { name, name_lower, email, feature_set, created_at, updated_at } = first;
+    const { name, name_lower, email, feature_set, created_at, updated_at, default_execution_mode, settings } = first;
     return {
-      organization: { name, name_lower, email, feature_set, created_at, updated_at },
+      organization: { name, name_lower, email, feature_set, created_at, updated_at, default_execution_mode, settings },
       membership: rows
         .filter((row) => row.membership_id !== null)
         .map((row) => ({ id: row.team_id, is_owners: row.is_owners, organization_access: row.organization_access })),

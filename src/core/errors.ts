@@ -232,7 +232,8 @@ export const Errors = {
   invalidMembershipStatusFilter: () => new InvalidAttribute('filter[status]', "filter[status] must be 'invited' or 'active'"),
   organizationRenameUnsupported: () => new InvalidAttribute('/data/attributes/name', 'renaming an organization is not supported'),
   unknownFeatureSet: (id: string) => new Unprocessable(`feature set '${id}' does not exist`, { pointer: '/data/relationships/feature-set/data/id' }),
-  invalidExecutionMode: (modes: readonly string[]) => new InvalidAttribute('/data/attributes/execution-mode', `execution-mode must be one of ${modes.join(', ')}`),
+  invalidExecutionMode: (modes: readonly string[], pointer = '/data/attributes/execution-mode') =>
+    new InvalidAttribute(pointer, `${pointer.split('/').at(-1)} must be one of ${modes.join(', ')}`),
   invalidArchive: (problem: string) => new Unprocessable(problem),
   configurationAlreadyUsed: () => new Conflict('a run was made from this configuration version: its archive can no longer be replaced'),
   runWorkspaceRequired: () => new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required'),
@@ -303,4 +304,18 @@ export const Errors = {
   shuttingDown: () => new StatusError(503, 'the server is shutting down; send the request again (to another node)'),
   databaseUnreachable: () => new StatusError(503, 'database is not reachable'),
   writesRefused: (detail: string) => new StatusError(503, detail),
+  // Workspaces and organizations as HCP serves them (issue 37).
+  terraformVersionNeedsPlanOnly: () =>
+    new InvalidAttribute('/data/attributes/terraform-version', 'setting terraform-version is only valid when plan-only is set to true'),
+  invalidTagName: (pointer: string) =>
+    new InvalidAttribute(pointer, 'a tag name has 1 to 255 characters: letters, numbers, colons, hyphens and underscores'),
+  tagNotFound: (pointer: string) => new InvalidAttribute(pointer, 'no tag of this organization has this id'),
+  noTagsGiven: () => new InvalidAttribute('/data', 'name at least one tag'),
+  consumerNotFound: (pointer: string) => new InvalidAttribute(pointer, 'no workspace of this organization has this id'),
+  invalidWorkspaceSort: (offered: string) => new BadRequest(`cannot sort workspaces so: use ${offered}`, 'sort'),
+  invalidAutoDestroyAt: () => new InvalidAttribute('/data/attributes/auto-destroy-at', 'auto-destroy-at must be an ISO 8601 time or null'),
+  workspaceAlreadyLocked: () => new Conflict('Unable to lock workspace. The workspace is already locked.'),
+  workspaceNotLocked: () => new Conflict('Unable to unlock workspace. The workspace is not locked.'),
+  /** go-tfe tells the holders apart by "is locked by Run|Team|User". */
+  workspaceLockedByOther: (holder: string) => new Conflict(`Unable to unlock workspace. The workspace is locked by ${holder}; whoever may manage it can force-unlock it.`),
 } as const;

@@ -28,6 +28,8 @@ import * as m026 from './migrations/026-workspace-required-approvals.js';
 import * as m027 from './migrations/027-signing-keys.js';
 import * as m029 from './migrations/029-workspace-current-run.js';
 import * as m031 from './migrations/031-restore-dropped-columns.js';
+import * as m032 from './migrations/032-workspace-hcp-attributes.js';
+import * as m033 from './migrations/033-organization-settings.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -58,6 +60,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '027-signing-keys': m027 as Migration,
   '029-workspace-current-run': m029 as Migration,
   '031-restore-dropped-columns': m031 as Migration,
+  '032-workspace-hcp-attributes': m032 as Migration,
+  '033-organization-settings': m033 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -50,6 +50,10 @@ export interface OrganizationsTable {
   updated_at: string;
   /** The user who created it (TEAMSTAGE_ORGANIZATIONS_PER_USER counts these); null: the site admin, or before migration 014. */
   created_by_user_id?: string | null;
+  /** What workspaces without their own execution mode follow (migration 033). */
+  default_execution_mode?: string;
+  /** HCP's other organization settings, a JSON object (src/organizations/organization-settings.ts; migration 033). Optional: reads that only gate access leave both out. */
+  settings?: string;
 }
 
 export type MembershipStatus = 'invited' | 'active';
@@ -143,6 +147,35 @@ export interface WorkspacesTable {
   current_configuration_version_id: string | null;
   /** HCP's current-run: the run that took the workspace's turn last (migration 029). */
   current_run_id: string | null;
+  /** Stored and echoed (migration 032). */
+  auto_destroy_at: string | null;
+  /** 0: follows the organization's default execution mode (HCP's setting-overwrites; migration 032). */
+  execution_mode_overwritten: Flag;
+  /** HCP's workspace lock and who holds it: kind `users`, `teams` or `runs` (migration 032). */
+  locked: Flag;
+  locked_by_kind: string | null;
+  locked_by_id: string | null;
+}
+
+/** HCP's tags: named once per organization, attached to workspaces in order (migration 032). */
+export interface OrganizationTagsTable {
+  id: string;
+  organization_name: string;
+  name: string;
+  created_at: string;
+}
+
+export interface WorkspaceTagsTable {
+  workspace_id: string;
+  tag_id: string;
+  position: number;
+}
+
+/** Workspaces that may read a workspace's state (HCP's remote state consumers; migration 032). */
+export interface WorkspaceRemoteStateConsumersTable {
+  workspace_id: string;
+  consumer_id: string;
+  created_at: string;
 }
 
 export interface TasksTable {
@@ -479,6 +512,9 @@ export interface Database {
   task_result_outcomes: TaskResultOutcomesTable;
   task_stage_overrides: TaskStageOverridesTable;
   workspaces: WorkspacesTable;
+  organization_tags: OrganizationTagsTable;
+  workspace_tags: WorkspaceTagsTable;
+  workspace_remote_state_consumers: WorkspaceRemoteStateConsumersTable;
   tasks: TasksTable;
   workspace_tasks: WorkspaceTasksTable;
   configuration_versions: ConfigurationVersionsTable;

@@ -1,6 +1,7 @@
 import type { TypedApp } from './typed-app.js';
 import { registerFindAndAuthorize } from './find-and-authorize.js';
 import { createLookups } from './lookups.js';
+import { registerStrictInclude } from './strict-include.js';
 import { tokensRoutes } from './routes/tokens.routes.js';
 import { usersRoutes } from './routes/users.routes.js';
 import { membershipsRoutes } from './routes/memberships.routes.js';
@@ -17,6 +18,7 @@ import { callbacksRoutes } from './routes/callbacks.routes.js';
 import { taskStagesRoutes } from './routes/task-stages.routes.js';
 import { configurationVersionsRoutes } from './routes/configuration-versions.routes.js';
 import { workspacesRoutes } from './routes/workspaces.routes.js';
+import { workspaceRelationshipsRoutes } from './routes/workspace-relationships.routes.js';
 import { policiesRoutes } from './routes/policies.routes.js';
 import { auditTrailRoutes } from './routes/audit-trail.routes.js';
 import { inRequestScope } from '../record/request-scope.js';
@@ -25,6 +27,8 @@ import { inRequestScope } from '../record/request-scope.js';
 export async function registerApiRoutes(api: TypedApp, services: Services): Promise<void> {
   // Before every route: the lookup a route declares runs before its body is read.
   registerFindAndAuthorize(api, createLookups(services));
+  // Then an `include` the route does not serve is a 400 (the contract), on every route alike.
+  registerStrictInclude(api);
   // The handler and all it awaits know their request's id: the audit trail records it (record/request-scope.ts).
   api.addHook('preHandler', (request, _reply, done) => inRequestScope(request.id, done));
   await usersRoutes(api, services);
@@ -34,6 +38,7 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await teamsRoutes(api, services);
   await teamMembersRoutes(api, services);
   await workspacesRoutes(api, services);
+  await workspaceRelationshipsRoutes(api, services);
   await tasksRoutes(api, services);
   await workspaceTasksRoutes(api, services);
   await configurationVersionsRoutes(api, services);

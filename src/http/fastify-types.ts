@@ -20,6 +20,8 @@ declare module 'fastify' {
     auditTrailToken?: boolean;
     /** The lookup that finds this route's resource and authorizes the caller before the body is read (lookups.ts). */
     lookup?: LookupName;
+    /** The `include` names the route serves (hyphenated); any other is a 400 (strict-include.ts). None: no include. */
+    includes?: readonly string[];
   }
 }
 

@@ -8,7 +8,7 @@ import { forUpdate } from '../db/row-lock.js';
 
 export type OrganizationRow = OrganizationsTable;
 
-const ORG_COLUMNS = ['name', 'name_lower', 'email', 'feature_set', 'created_at', 'updated_at'] as const;
+const ORG_COLUMNS = ['name', 'name_lower', 'email', 'feature_set', 'created_at', 'updated_at', 'default_execution_mode', 'settings'] as const;
 
 export class OrganizationsRepository {
   constructor(
@@ -43,8 +43,8 @@ export class OrganizationsRepository {
     return Number(row.n);
   }
 
-  async update(name: string, changes: Partial<Pick<OrganizationRow, 'email' | 'feature_set' | 'updated_at'>>): Promise<void> {
-    await this.db.updateTable('organizations').set(changes).where('name', '=', name).execute();
+  async update(name: string, changes: Partial<Pick<OrganizationRow, 'email' | 'feature_set' | 'updated_at' | 'default_execution_mode' | 'settings'>>, executor: Kysely<Database> | Transaction<Database> = this.db): Promise<void> {
+    await executor.updateTable('organizations').set(changes).where('name', '=', name).execute();
   }
 
   async delete(name: string): Promise<void> {

@@ -14,6 +14,9 @@ import type { OrganizationStanding } from '../access/organization-standing.js';
 import { checkEmail } from '../identity/email.js';
 import type { MembershipsRepository } from './memberships.repository.js';
 import type { OrganizationCreatedHook } from './organization-created-hook.js';
+import type { DefaultExecutionModeHook } from './default-execution-mode-hook.js';
+import { mergedSettings, type OrganizationSettingsInput } from './organization-settings.js';
+import { EXECUTION_MODES, isExecutionMode } from '../core/execution-mode.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
 
@@ -21,6 +24,13 @@ import type { OrganizationRow, OrganizationsRepository } from './organizations.r
 export interface OrganizationView {
   organization: OrganizationRow;
   standing: OrganizationStanding;
+}
+
+/** A PATCH: only the attributes sent change. */
+export interface OrganizationUpdateInput extends OrganizationSettingsInput {
+  name?: string;
+  email?: string;
+  'default-execution-mode'?: string;
 }
 
 /** An organization with the feature set it is on (its entitlements, its subscription). */
@@ -42,6 +52,8 @@ export class OrganizationsService {
     private readonly memberships: MembershipsRepository,
     /** What domains above this one add to a new organization (the owners team), in its transaction. */
     private readonly onCreated: readonly OrganizationCreatedHook[],
+    /** The workspaces' side of a new default execution mode (they follow it unless they set their own). */
+    private readonly onDefaultExecutionMode: DefaultExecutionModeHook = async () => {},
   ) {}
 
   /** Creates the organization with its owners team; a user creating it becomes its first owner. */
@@ -103,19 +115,31 @@ export class OrganizationsService {
     return { organization: found.organization, standing: found.standing };
   }
 
-  async update(found: OrganizationContext, input: { name?: string; email?: string }): Promise<OrganizationView> {
+  async update(found: OrganizationContext, input: OrganizationUpdateInput): Promise<OrganizationView> {
     const { organization, standing } = found;
     requireAccess(standing, 'organization', 'administer', { name: organization.name });
     if (input.name !== undefined && input.name !== organization.name) {
       throw Errors.organizationRenameUnsupported();
     }
+    const changes: Parameters<OrganizationsRepository['update']>[1] = {};
     if (input.email !== undefined) {
       checkEmail(input.email, '/data/attributes/email');
-      const updated_at = nowIso();
-      await this.organizations.update(organization.name, { email: input.email, updated_at });
-      return { organization: { ...organization, email: input.email, updated_at }, standing };
+      changes.email = input.email;
     }
-    return { organization, standing };
+    const mode = input['default-execution-mode'];
+    if (mode !== undefined) {
+      if (!isExecutionMode(mode)) throw Errors.invalidExecutionMode(EXECUTION_MODES, '/data/attributes/default-execution-mode');
+      changes.default_execution_mode = mode;
+    }
+    const settings = mergedSettings(organization.settings, input);
+    if (settings !== undefined) changes.settings = settings;
+    if (Object.keys(changes).length === 0) return { organization, standing };
+    changes.updated_at = nowIso();
+    await this.db.transaction().execute(async (trx) => {
+      await this.organizations.update(organization.name, changes, trx);
+      if (mode !== undefined) await this.onDefaultExecutionMode(trx, organization.name, mode);
+    });
+    return { organization: { ...organization, ...changes }, standing };
   }
 
   async delete(found: OrganizationContext): Promise<void> {

@@ -3,6 +3,7 @@ import type { WorkspacesRepository } from '../workspaces/workspaces.repository.j
 import type { ArtifactAccess } from '../access/artifact-access.js';
 import type { PhaseUploadsRepository, StoredUpload } from './phase-uploads.repository.js';
 import type { RunsRepository } from './runs.repository.js';
+import { redactedPlan } from './redacted-plan.js';
 
 /** The plan JSON run tasks download (read piece by piece as it is sent). */
 export class PhasesService {
@@ -21,6 +22,12 @@ export class PhasesService {
     await this.artifactAccess.authorize(token, target, 'plan');
     if (!plan!.json_upload_id) throw Errors.planHasNoJson();
     return { size: plan!.json_bytes ?? 0, pieces: this.uploads.read(plan!.json_upload_id) };
+  }
+
+  /** HCP's redacted plan (redacted-plan.ts) of a plan the caller may read: what the `cloud` block renders. */
+  async redactedPlanJson(plan: { json_upload_id: string | null }): Promise<string> {
+    if (!plan.json_upload_id) throw Errors.planHasNoJson();
+    return redactedPlan(this.uploads.read(plan.json_upload_id));
   }
 
   private async organizationOfRun(runId: string): Promise<string | undefined> {

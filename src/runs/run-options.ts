@@ -16,6 +16,10 @@ export interface RunOptions {
   replaceAddrs: string[];
   targetAddrs: string[];
   variables: RunVariable[];
+  /** HCP's saved plan: stored and echoed (the run's operation is `save_plan`). */
+  savePlan: boolean;
+  /** HCP: the Terraform version of a plan-only run; null: the workspace's. */
+  terraformVersion: string | null;
 }
 
 /** The create attributes as they arrive (types are checked by the route's schema). */
@@ -26,6 +30,8 @@ export interface RunOptionAttributes {
   'replace-addrs'?: string[];
   'target-addrs'?: string[];
   variables?: RunVariable[];
+  'save-plan'?: boolean;
+  'terraform-version'?: string;
 }
 
 /** HCP's defaults: refresh on, everything else off or empty. */
@@ -37,6 +43,8 @@ export function runOptionsOf(attributes: RunOptionAttributes): RunOptions {
     replaceAddrs: attributes['replace-addrs'] ?? [],
     targetAddrs: attributes['target-addrs'] ?? [],
     variables: (attributes.variables ?? []).map(({ key, value }) => ({ key, value })),
+    savePlan: attributes['save-plan'] ?? false,
+    terraformVersion: attributes['terraform-version'] ?? null,
   };
 }
 
@@ -49,6 +57,8 @@ export function storedRunOptions(options: RunOptions): string {
   if (options.replaceAddrs.length > 0) stored['replace-addrs'] = options.replaceAddrs;
   if (options.targetAddrs.length > 0) stored['target-addrs'] = options.targetAddrs;
   if (options.variables.length > 0) stored.variables = options.variables;
+  if (options.savePlan) stored['save-plan'] = true;
+  if (options.terraformVersion !== null) stored['terraform-version'] = options.terraformVersion;
   return JSON.stringify(stored);
 }
 
@@ -60,9 +70,10 @@ export function parseRunOptions(stored: string): RunOptions {
 export const RUN_OPERATIONS = ['plan_only', 'plan_and_apply', 'save_plan', 'refresh_only', 'destroy', 'empty_apply'] as const;
 export type RunOperation = (typeof RUN_OPERATIONS)[number];
 
-/** A run's operation: plan-only first, then refresh-only, destroy, empty apply; else plan and apply (save_plan is never made here). */
+/** A run's operation: plan-only first, then saved plan, refresh-only, destroy, empty apply; else plan and apply. */
 export function runOperationOf(run: { planOnly: boolean; isDestroy: boolean; options: RunOptions }): RunOperation {
   if (run.planOnly) return 'plan_only';
+  if (run.options.savePlan) return 'save_plan';
   if (run.options.refreshOnly) return 'refresh_only';
   if (run.isDestroy) return 'destroy';
   if (run.options.allowEmptyApply) return 'empty_apply';

@@ -323,7 +323,9 @@ export class RunsRepository {
         ]),
       )
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    // A locked workspace (HCP's lock, issue 37) starts no run: the lock counts as one more ahead; unlocking wakes the queue.
+    const workspace = await executor.selectFrom('workspaces').select('locked').where('id', '=', run.workspace_id).executeTakeFirst();
+    return Number(row.n) + (Number(workspace?.locked) === 1 ? 1 : 0);
   }
 
   /** The workspace's earliest pending non-speculative run: the next to take the turn. */

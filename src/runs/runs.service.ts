@@ -147,6 +147,7 @@ export class RunsService {
     if (!planOnly && (await pendingRunsOf(executor, workspace.id)) >= this.limits.pendingRunsPerWorkspace) {
       throw Errors.tooManyPendingRuns(this.limits.pendingRunsPerWorkspace);
     }
+    if (attributes['terraform-version'] !== undefined && attributes['plan-only'] !== true) throw Errors.terraformVersionNeedsPlanOnly();
     const rows = newRunRows({
       workspaceId: workspace.id,
       configurationVersionId: version.id,

@@ -10,22 +10,28 @@ import type { OrganizationContext, OrganizationGate } from '../access/organizati
 import { nameKey, nameProblem } from '../core/team-name.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
-import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
-import { EXECUTION_MODES, isExecutionMode, type ExecutionMode } from './execution-mode.js';
+import type { WorkspaceListFilter, WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
 import { settingsChanges, settingsOnCreate, type WorkspaceSettingsInput } from './workspace-settings.js';
+import { autoDestroyAtInput, decideExecution, type ExecutionInput } from './workspace-execution.js';
+import { checkTagNames, resolveTags, type TagReference } from './workspace-tags.service.js';
+import type { TagRow, WorkspaceTagsRepository } from './workspace-tags.repository.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 
 /** A workspace and the caller's standing in its organization (for its permissions). */
 export interface WorkspaceView {
   workspace: WorkspaceRow;
   standing: OrganizationStanding;
+  /** How many runs it has had (HCP's `workspace-kpis-runs-count`); left out where no one reads it. */
+  runsCount?: number;
 }
 
-export interface WorkspaceAttributesInput extends WorkspaceSettingsInput {
+export interface WorkspaceAttributesInput extends WorkspaceSettingsInput, ExecutionInput {
   name: string;
   'auto-apply'?: boolean;
   description?: string | null;
   'working-directory'?: string | null;
-  'execution-mode'?: string;
+  'auto-destroy-at'?: string | null;
   /** Distinct people whose overrides a stage of its runs needs at least (1..10, default 1). */
   'required-approvals'?: number;
 }
@@ -33,16 +39,22 @@ export interface WorkspaceAttributesInput extends WorkspaceSettingsInput {
 /** A PATCH: only the attributes sent change. */
 export type WorkspaceUpdateInput = Partial<WorkspaceAttributesInput>;
 
+/** The `tags` relationship of a create or update (HCP's), beside the `tag-names` attribute. */
+export type TagsRelationship = readonly TagReference[] | undefined;
+
 function requiredApprovalsInput(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!isRequiredApprovals(value)) throw Errors.requiredApprovalsInvalid(MAX_REQUIRED_APPROVALS);
   return value;
 }
 
-function executionModeInput(value: string | undefined): ExecutionMode | undefined {
-  if (value === undefined) return undefined;
-  if (!isExecutionMode(value)) throw Errors.invalidExecutionMode(EXECUTION_MODES);
-  return value;
+/** What a create or update says the workspace's tags are: the relationship, else `tag-names`, else nothing. */
+function tagReferences(input: WorkspaceSettingsInput, relationship: TagsRelationship): TagReference[] | undefined {
+  if (relationship !== undefined) return [...relationship];
+  const names = input['tag-names'];
+  if (names === undefined) return undefined;
+  checkTagNames(names, '/data/attributes/tag-names');
+  return names.map((name) => ({ name }));
 }
 
 /** Workspaces: create, show by id or name, list, update, delete with everything in them. */
@@ -51,14 +63,18 @@ export class WorkspacesService {
     private readonly workspaces: WorkspacesRepository,
     private readonly gate: OrganizationGate,
     private readonly workspaceGate: WorkspaceGate,
+    private readonly db: Kysely<Database>,
+    private readonly tags: WorkspaceTagsRepository,
   ) {}
 
-  async create(found: OrganizationContext, input: WorkspaceAttributesInput): Promise<WorkspaceView> {
+  async create(found: OrganizationContext, input: WorkspaceAttributesInput, tagsRelationship?: TagsRelationship): Promise<WorkspaceView> {
     const { organization, standing } = found;
     requireAccess(standing, 'organization', 'create-workspace', { name: organization.name });
     const problem = nameProblem(input.name);
     if (problem) throw Errors.invalidName('/data/attributes/name', problem);
-    const executionMode = executionModeInput(input['execution-mode']) ?? 'remote';
+    const execution = decideExecution(input, organization.default_execution_mode ?? 'remote', true)!;
+    const autoDestroyAt = autoDestroyAtInput(input['auto-destroy-at']) ?? null;
+    const references = tagReferences(input, tagsRelationship);
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']) ?? 1;
     const now = nowIso();
     const row = {
@@ -69,21 +85,32 @@ export class WorkspacesService {
       description: input.description ?? null,
       auto_apply: input['auto-apply'] ? (1 as const) : (0 as const),
       working_directory: input['working-directory'] ?? '',
-      execution_mode: executionMode,
+      execution_mode: execution.mode,
+      execution_mode_overwritten: execution.overwritten ? (1 as const) : (0 as const),
+      auto_destroy_at: autoDestroyAt,
+      locked: 0 as const,
+      locked_by_kind: null,
+      locked_by_id: null,
       required_approvals: requiredApprovals,
       created_at: now,
       updated_at: now,
       current_configuration_version_id: null,
       current_run_id: null,
-      ...settingsOnCreate(input),
+      ...settingsOnCreate({ ...input, 'tag-names': [] }),
     };
+    let tagged: TagRow[] = [];
     try {
-      await this.workspaces.insert(row);
+      await this.db.transaction().execute(async (trx) => {
+        await this.workspaces.insert(row, trx);
+        if (references === undefined) return;
+        tagged = await resolveTags(trx, this.tags, organization.name, references, '/data/relationships/tags');
+        await this.tags.replace(trx, row.id, tagged);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
-    return { workspace: row, standing };
+    return { workspace: { ...row, tag_names: JSON.stringify(tagged.map((tag) => tag.name)) }, standing, runsCount: 0 };
   }
 
   /** The lookup of a workspace named by id: it exists and the caller may read it. */
@@ -100,51 +127,65 @@ export class WorkspacesService {
     return { workspace, context };
   }
 
-  show(found: WorkspaceContext): WorkspaceView {
-    return { workspace: found.workspace, standing: found.context.standing };
+  async show(found: WorkspaceContext): Promise<WorkspaceView> {
+    const counts = await this.workspaces.runsCounts([found.workspace.id]);
+    return { workspace: found.workspace, standing: found.context.standing, runsCount: counts.get(found.workspace.id) ?? 0 };
   }
 
   /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
-  async list(found: OrganizationContext, options: { search?: string; page: PageRequest }): Promise<Page<WorkspaceView>> {
+  async list(found: OrganizationContext, options: { filter: Omit<WorkspaceListFilter, 'organizationName'>; page: PageRequest }): Promise<Page<WorkspaceView>> {
     const { organization, standing } = found;
     if (!allows(standing, 'workspace', 'read', {})) return pageOf(options.page, [], 0);
     const { rows, total } = await this.workspaces.list(
-      { organizationName: organization.name, search: options.search },
+      { ...options.filter, organizationName: organization.name },
       options.page.offset,
       options.page.size,
     );
-    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing })), total);
+    const counts = await this.workspaces.runsCounts(rows.map((row) => row.id));
+    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing, runsCount: counts.get(row.id) ?? 0 })), total);
   }
 
   /** Runs already created keep the execution mode they were created in. */
-  async update(found: WorkspaceContext, input: WorkspaceUpdateInput): Promise<WorkspaceView> {
+  async update(found: WorkspaceContext, input: WorkspaceUpdateInput, tagsRelationship?: TagsRelationship): Promise<WorkspaceView> {
     const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
-    const changes: Parameters<WorkspacesRepository['update']>[1] = settingsChanges(input);
+    const { 'tag-names': _names, ...settings } = input;
+    const changes: Parameters<WorkspacesRepository['update']>[1] = settingsChanges(settings);
+    const references = tagReferences(input, tagsRelationship);
     if (input.name !== undefined) {
       const problem = nameProblem(input.name);
       if (problem) throw Errors.invalidName('/data/attributes/name', problem);
       changes.name = input.name;
       changes.name_lower = nameKey(input.name);
     }
-    const executionMode = executionModeInput(input['execution-mode']);
-    if (executionMode !== undefined) changes.execution_mode = executionMode;
+    const execution = decideExecution(input, context.organization.default_execution_mode ?? 'remote', false);
+    if (execution !== undefined) {
+      changes.execution_mode = execution.mode;
+      changes.execution_mode_overwritten = execution.overwritten ? 1 : 0;
+    }
+    const autoDestroyAt = autoDestroyAtInput(input['auto-destroy-at']);
+    if (autoDestroyAt !== undefined) changes.auto_destroy_at = autoDestroyAt;
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']);
     if (requiredApprovals !== undefined) changes.required_approvals = requiredApprovals;
     if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;
     if (input.description !== undefined) changes.description = input.description;
     if (input['working-directory'] !== undefined) changes.working_directory = input['working-directory'] ?? '';
-    if (Object.keys(changes).length === 0) return { workspace, standing: context.standing };
+    if (Object.keys(changes).length === 0 && references === undefined) return this.show(found);
     changes.updated_at = nowIso();
     let updated: WorkspaceRow | undefined;
     try {
-      updated = await this.workspaces.update(workspace.id, changes);
+      await this.db.transaction().execute(async (trx) => {
+        await this.workspaces.update(workspace.id, changes, trx);
+        if (references === undefined) return;
+        await this.tags.replace(trx, workspace.id, await resolveTags(trx, this.tags, workspace.organization_name, references, '/data/relationships/tags'));
+      });
+      updated = await this.workspaces.findById(workspace.id);
     } catch (error) {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     if (!updated) throw Errors.workspaceNotFound();
-    return { workspace: updated, standing: context.standing };
+    return this.show({ workspace: updated, context });
   }
 
   /**

@@ -36,8 +36,8 @@ for (const dialect of testDialects()) {
       const bySelf = await org.owner.api.get(workspace.links.self.replace(/^\/api\/v2/, ''));
       assertStatus(bySelf, 200);
       assert.equal(bySelf.body.data.id, workspace.id);
-      // No organization default execution mode or agent pool here: the workspace's own settings apply.
-      assert.deepEqual(workspace.attributes['setting-overwrites'], { 'execution-mode': true, 'agent-pool': true });
+      // Created without an execution mode: it follows its organization's default (HCP's setting-overwrites).
+      assert.deepEqual(workspace.attributes['setting-overwrites'], { 'execution-mode': false, 'agent-pool': false });
 
       const shown = await org.owner.api.get(`/workspaces/${workspace.id}`);
       assertStatus(shown, 200);

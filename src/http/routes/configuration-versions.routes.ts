@@ -42,7 +42,7 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
   app.get(
     '/workspaces/:workspace_id/configuration-versions',
     {
-      config: { lookup: 'workspace' },
+      config: { includes: [], lookup: 'workspace' },
       schema: { params: IdParam('workspace_id'), querystring: JsonApiQuery, tags: ['configuration-versions'], summary: "List a workspace's configuration versions, newest first" },
     },
     async (request, reply) => {

@@ -43,7 +43,7 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
 
   app.get(
     '/organizations/:organization_name/organization-memberships',
-    { config: { lookup: 'organization' }, schema: { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['organization-memberships'] } },
+    { config: { includes: ['user', 'teams'] as const, lookup: 'organization' }, schema: { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['organization-memberships'] } },
     async (request, reply) => {
       const query = request.query;
       const include = parseInclude(query, ['user', 'teams'] as const);
@@ -61,7 +61,7 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
 
   app.get(
     '/organization-memberships/:membership_id',
-    { config: { lookup: 'membership' }, schema: { params: MembershipParams, querystring: JsonApiQuery, tags: ['organization-memberships'] } },
+    { config: { includes: ['user'] as const, lookup: 'membership' }, schema: { params: MembershipParams, querystring: JsonApiQuery, tags: ['organization-memberships'] } },
     async (request, reply) => {
       // The `tfe` provider reads the username of tfe_organization_membership from the included user.
       const include = parseInclude(request.query, ['user'] as const);

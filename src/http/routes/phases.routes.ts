@@ -37,6 +37,22 @@ export async function phasesRoutes(app: TypedApp, services: Services): Promise<v
   );
 
   app.get(
+    '/plans/:plan_id/json-output-redacted',
+    {
+      config: { lookup: 'plan' },
+      schema: {
+        params: IdParam('plan_id'),
+        tags: ['runs'],
+        summary: "HCP's redacted plan: the plan's changes with sensitive values replaced by null, and provider schemas (terraform's cloud block renders it)",
+      },
+    },
+    async (request, reply) => {
+      const body = await phases.json.redactedPlanJson(proofOf(request, 'plan').phase);
+      return reply.code(200).header('content-type', 'application/json').header('cache-control', 'no-store').send(body);
+    },
+  );
+
+  app.get(
     '/applies/:apply_id',
     { config: { lookup: 'apply' }, schema: { params: IdParam('apply_id'), tags: ['runs'], summary: 'Show an apply' } },
     async (request, reply) => sendDocument(reply, 200, { data: applyResource(proofOf(request, 'apply').phase, services.phaseLogs) }),

@@ -19,7 +19,7 @@ export async function runRecordRoutes(app: TypedApp, services: Services): Promis
 
   app.get(
     '/runs/:run_id/run-events',
-    { config: { lookup: 'run' }, schema: { params: IdParam('run_id'), querystring: JsonApiQuery, tags: ['runs'], summary: "A run's events, oldest first (include: actor, comment)" } },
+    { config: { includes: RUN_EVENT_INCLUDES, lookup: 'run' }, schema: { params: IdParam('run_id'), querystring: JsonApiQuery, tags: ['runs'], summary: "A run's events, oldest first (include: actor, comment)" } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_EVENT_INCLUDES);
       const result = await record.events(proofOf(request, 'run'), parsePage(request.query), include);
@@ -30,7 +30,7 @@ export async function runRecordRoutes(app: TypedApp, services: Services): Promis
 
   app.get(
     '/run-events/:run_event_id',
-    { config: { lookup: 'run-event' }, schema: { params: IdParam('run_event_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run event (include: actor, comment)' } },
+    { config: { includes: RUN_EVENT_INCLUDES, lookup: 'run-event' }, schema: { params: IdParam('run_event_id'), querystring: JsonApiQuery, tags: ['runs'], summary: 'Show a run event (include: actor, comment)' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_EVENT_INCLUDES);
       const result = await record.event(proofOf(request, 'run-event'), include);

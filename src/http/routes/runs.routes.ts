@@ -34,6 +34,9 @@ const CreateRunBody = resourceBody(
     'allow-empty-apply': Type.Optional(Type.Boolean()),
     'replace-addrs': Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
     'target-addrs': Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
+    'save-plan': Type.Optional(Type.Boolean()),
+    /** HCP: only with plan-only (422 otherwise). */
+    'terraform-version': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     variables: Type.Optional(
       Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 255 }), value: Type.String({ maxLength: 100_000 }) }), { maxItems: 1000 }),
     ),
@@ -71,7 +74,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
 
   app.post(
     '/runs',
-    { schema: { querystring: JsonApiQuery, body: CreateRunBody, tags: ['runs'], summary: 'Create a run' } },
+    { config: { includes: RUN_INCLUDES }, schema: { querystring: JsonApiQuery, body: CreateRunBody, tags: ['runs'], summary: 'Create a run' } },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
       const { attributes, relationships } = request.body.data;
@@ -91,7 +94,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
   app.get(
     '/runs/:run_id',
     {
-      config: { lookup: 'run' },
+      config: { includes: RUN_INCLUDES, lookup: 'run' },
       schema: {
         params: RunParams,
         querystring: JsonApiQuery,
@@ -126,7 +129,7 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
   app.get(
     '/workspaces/:workspace_id/runs',
     {
-      config: { lookup: 'workspace' },
+      config: { includes: RUN_INCLUDES, lookup: 'workspace' },
       schema: {
         params: IdParam('workspace_id'),
         querystring: JsonApiQuery,

@@ -34,7 +34,7 @@ export async function taskStagesRoutes(app: TypedApp, services: Services): Promi
   app.get(
     '/task-stages/:task_stage_id',
     {
-      config: { lookup: 'task-stage' },
+      config: { includes: TASK_STAGE_INCLUDES, lookup: 'task-stage' },
       schema: { params: IdParam('task_stage_id'), querystring: JsonApiQuery, tags: ['task-stages'], summary: 'Show a task stage' },
     },
     async (request, reply) => {

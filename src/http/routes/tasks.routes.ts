@@ -32,7 +32,7 @@ export async function tasksRoutes(app: TypedApp, services: Services): Promise<vo
   const { tasksService, config } = services;
   app.get(
     '/organizations/:organization_name/tasks',
-    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['run-tasks'], summary: 'List run tasks' } },
+    { config: { includes: TASK_INCLUDES, lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['run-tasks'], summary: 'List run tasks' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TASK_INCLUDES);
       const page = parsePage(request.query);
@@ -56,7 +56,7 @@ export async function tasksRoutes(app: TypedApp, services: Services): Promise<vo
   app.get(
     '/tasks/:task_id',
     {
-      config: { lookup: 'task' },
+      config: { includes: TASK_INCLUDES, lookup: 'task' },
       schema: { params: TaskParams, querystring: JsonApiQuery, tags: ['run-tasks'], summary: 'Show a run task (include: workspace_tasks, workspace_tasks.workspace)' },
     },
     async (request, reply) => {

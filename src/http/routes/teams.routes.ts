@@ -40,7 +40,7 @@ export async function teamsRoutes(app: TypedApp, services: Services): Promise<vo
   const { teamsService, config } = services;
   app.get(
     '/organizations/:organization_name/teams',
-    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'List teams' } },
+    { config: { includes: TEAM_INCLUDES, lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'List teams' } },
     async (request, reply) => {
       const query = request.query;
       const include = parseInclude(query, TEAM_INCLUDES);
@@ -59,7 +59,7 @@ export async function teamsRoutes(app: TypedApp, services: Services): Promise<vo
   app.post(
     '/organizations/:organization_name/teams',
     {
-      config: { lookup: 'organization' },
+      config: { includes: TEAM_INCLUDES, lookup: 'organization' },
       schema: { params: OrgParams, querystring: JsonApiQuery, body: CreateTeamBody, tags: ['teams'], summary: 'Create a team' },
     },
     async (request, reply) => {
@@ -71,7 +71,7 @@ export async function teamsRoutes(app: TypedApp, services: Services): Promise<vo
 
   app.get(
     '/teams/:team_id',
-    { config: { lookup: 'team' }, schema: { params: TeamParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'Show a team' } },
+    { config: { includes: TEAM_INCLUDES, lookup: 'team' }, schema: { params: TeamParams, querystring: JsonApiQuery, tags: ['teams'], summary: 'Show a team' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
       return sendDocument(reply, 200, teamDocument(await teamsService.show(proofOf(request, 'team'), include)));
@@ -80,7 +80,7 @@ export async function teamsRoutes(app: TypedApp, services: Services): Promise<vo
 
   app.patch(
     '/teams/:team_id',
-    { config: { lookup: 'team' }, schema: { params: TeamParams, querystring: JsonApiQuery, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' } },
+    { config: { includes: TEAM_INCLUDES, lookup: 'team' }, schema: { params: TeamParams, querystring: JsonApiQuery, body: UpdateTeamBody, tags: ['teams'], summary: 'Update a team' } },
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
       const attributes = request.body.data.attributes ?? {};

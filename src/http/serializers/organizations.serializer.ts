@@ -3,6 +3,8 @@ import type { Resource } from '../jsonapi.js';
 import { featureSetOf, type FeatureSet } from '../../access/editions.js';
 import { organizationPermissions } from '../../access/organization-permissions.js';
 import type { OrganizationRow } from '../../organizations/organizations.repository.js';
+import { settingsAttributes } from '../../organizations/organization-settings.js';
+import { executionModeOf } from '../../core/execution-mode.js';
 
 export function organizationResource(row: OrganizationRow, standing: OrganizationStanding): Resource {
   return {
@@ -14,6 +16,10 @@ export function organizationResource(row: OrganizationRow, standing: Organizatio
       'external-id': `org-${row.name}`,
       'created-at': row.created_at,
       'plan-identifier': featureSetOf(row).name.toLowerCase(),
+      'default-execution-mode': executionModeOf(row.default_execution_mode),
+      ...settingsAttributes(row),
+      // HCP's count of module tests a free organization may still run: Teamstage runs none and limits none.
+      'remaining-testable-count': 0,
       permissions: organizationPermissions(standing, { name: row.name, policiesEntitled: featureSetOf(row).policies }),
     },
     relationships: {
@@ -34,13 +40,14 @@ export function entitlementSetResource(row: OrganizationRow, featureSet: Feature
       'run-task-limit': featureSet.runTaskLimit,
       'run-task-workspace-limit': featureSet.runTaskWorkspaceLimit,
       operations: true,
-      'state-storage': true,
+      // Teamstage keeps no state, serves no SSO and no VCS; it serves the audit trail (GET /organization/audit-trail).
+      'state-storage': false,
       'vcs-integrations': false,
       // HCP's entitlement for policy enforcement (OPA included) keeps its historic name.
       sentinel: featureSet.policies,
       'private-module-registry': false,
-      sso: featureSet.teams,
-      'audit-logging': false,
+      sso: false,
+      'audit-logging': true,
       agents: false,
       'cost-estimation': false,
       'configuration-designer': false,

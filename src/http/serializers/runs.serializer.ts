@@ -39,6 +39,9 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
       'replace-addrs': options.replaceAddrs,
       'target-addrs': options.targetAddrs,
       variables: options.variables,
+      'save-plan': options.savePlan,
+      // HCP: the version a plan-only run was asked for, else the workspace's (null here: the executor's own).
+      'terraform-version': options.terraformVersion,
       'position-in-queue': view.positionInQueue,
       'created-at': row.created_at,
       'canceled-at': timestamps['canceled-at'] ?? null,

@@ -7,7 +7,7 @@ import { executionModeOf } from '../../workspaces/execution-mode.js';
 import { settingsAttributes } from '../../workspaces/workspace-settings.js';
 
 /** Just deep enough for run task gating and go-tfe; one shape for list, show and create. */
-export function workspaceResource(row: WorkspaceRow, standing: OrganizationStanding): Resource {
+export function workspaceResource(row: WorkspaceRow, standing: OrganizationStanding, runsCount?: number): Resource {
   return {
     id: row.id,
     type: 'workspaces',
@@ -16,6 +16,9 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       description: row.description,
       'auto-apply': row.auto_apply === 1,
       'execution-mode': executionModeOf(row.execution_mode),
+      // HCP derives the older switch from the mode: only local runs nothing here.
+      operations: executionModeOf(row.execution_mode) !== 'local',
+      'auto-destroy-at': row.auto_destroy_at,
       // Teamstage's: distinct overrides a stage of its runs needs at least (issue 27).
       'required-approvals': Number(row.required_approvals),
       ...settingsAttributes(row),
@@ -23,18 +26,20 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       'working-directory': row.working_directory,
       // HCP: how the workspace was made. Teamstage's are all made through the API (the console uses it too).
       source: 'tfe-api',
-      locked: false,
+      locked: row.locked === 1,
       'resource-count': 0,
+      ...(runsCount === undefined ? {} : { 'workspace-kpis-runs-count': runsCount }),
       'created-at': row.created_at,
       'updated-at': row.updated_at,
       permissions: workspacePermissions(standing),
       actions: { 'is-destroyable': true },
       // HCP: which settings are the workspace's own (true) rather than its organization's default (false).
-      // An organization here has no default execution mode and no agent pools: the workspace's own always apply.
-      'setting-overwrites': { 'execution-mode': true, 'agent-pool': true },
+      // The agent pool goes with the execution mode, as in HCP.
+      'setting-overwrites': { 'execution-mode': row.execution_mode_overwritten === 1, 'agent-pool': row.execution_mode_overwritten === 1 },
     },
     relationships: {
       organization: { data: { id: row.organization_name, type: 'organizations' } },
+      'locked-by': { data: row.locked === 1 && row.locked_by_kind && row.locked_by_id ? { id: row.locked_by_id, type: row.locked_by_kind } : null },
       'current-configuration-version': {
         data: row.current_configuration_version_id ? { id: row.current_configuration_version_id, type: 'configuration-versions' } : null,
       },
