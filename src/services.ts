@@ -56,6 +56,9 @@ import { WorkspaceTasksService } from './runtasks/workspace-tasks.service.js';
 import { ConfigurationVersionsRepository } from './workspaces/configuration-versions.repository.js';
 import { ConfigurationVersionsService } from './workspaces/configuration-versions.service.js';
 import { WorkspaceGate } from './access/workspace-gate.js';
+import { WorkspaceGrantsRepository } from './access/workspace-grants.repository.js';
+import { TeamAccessService } from './teamaccess/team-access.service.js';
+import { TeamWorkspacesRepository } from './teamaccess/team-workspaces.repository.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { RunChangeSignals } from './db/run-change-signals.js';
@@ -103,7 +106,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const configurationVersions = new ConfigurationVersionsRepository(db);
   const runs = new RunsRepository(db, handle.dialect, jobs, newRunStagesWriter);
   const policies = new PoliciesRepository(db);
-  const workspaceGate = new WorkspaceGate(workspaces, gate);
+  // The caller's teams' access to one workspace (issue 36) is read by the workspace gate alone.
+  const workspaceGate = new WorkspaceGate(workspaces, gate, new WorkspaceGrantsRepository(db));
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);
   const policyEvaluations = new PolicyEvaluationsRepository(db);
@@ -113,7 +117,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runRecords = new RunRecordRepository(db);
   const runRecorder = new RunRecorder(runRecords);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations, runRecorder);
-  const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
+  const artifactAccess = new ArtifactAccess(authenticator, workspaceGate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
   const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
@@ -141,7 +145,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
-  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations, auditTrailRecorder);
+  const taskStagesService = new TaskStagesService(taskStages, workspaceGate, taskStageRunner, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService);
 
   return {
@@ -162,6 +166,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     tokensService: new TokensService(tokens, users, new TeamTokenAccess(teams), gate, auditTrailRecorder),
     workspaceGate,
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
+    teamAccessService: new TeamAccessService(new TeamWorkspacesRepository(db), teams, gate, workspaceGate, auditTrailRecorder),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces, auditTrailRecorder),
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate, auditTrailRecorder),
     configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),

@@ -115,6 +115,7 @@ export const Errors = {
   policySetNotFound: () => new NotFound('policy set not found'),
   policyEvaluationNotFound: () => new NotFound('policy evaluation not found'),
   policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
+  teamAccessNotFound: () => new NotFound('team access not found'),
   /** What every token but an audit trail token finds at the organization audit trail (access-table.ts). */
   auditTrailNotFound: () => new NotFound("the organization audit trail is read with the organization's audit trail token (?token=audit-trails)"),
   policyNotUploaded: () => new NotFound('the policy has not been uploaded yet'),
@@ -135,6 +136,8 @@ export const Errors = {
   queueRunsNeeded: () => new Forbidden('queueing runs needs the manage-workspaces permission'),
   notAPersonForRunActions: () => new Forbidden('the organization token, and the tokens it minted, cannot act on runs'),
   runActionNeedsQueueRight: (action: string) => new Forbidden(`only people who may queue runs can ${action} them`),
+  runActionNeedsApplyAccess: (action: string) => new Forbidden(`to ${action} runs, your team access to the workspace needs runs: apply`),
+  manageTeamAccessNeeded: () => new Forbidden("managing the workspace's team access needs admin access to it or the manage-workspaces permission"),
   overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
   managePoliciesNeeded: () => new Forbidden('managing policies needs the manage-policies permission'),
   editionLacksPolicies: () => new Forbidden("the organization's edition does not include policies"),
@@ -201,6 +204,11 @@ export const Errors = {
   // Names and the rules of attributes (the problem is the rule's own words: core/team-name.ts, run-task-rules.ts …).
   invalidName: (pointer: string, problem: string) => new InvalidAttribute(pointer, problem),
   nameTaken: (pointer = '/data/attributes/name') => new InvalidAttribute(pointer, 'Name has already been taken'),
+  /** A team access's attribute (HCP's sentences: "Runs is read-only when access level is 'read'; …"). */
+  invalidTeamAccess: (attribute: string, detail: string) => new InvalidAttribute(`/data/attributes/${attribute}`, detail),
+  teamAccessRelationshipMissing: (relationship: 'team' | 'workspace') => new InvalidAttribute(`/data/relationships/${relationship}`, `${relationship} is required`),
+  teamAccessTaken: () => new InvalidAttribute('/data/relationships/team', 'Team has already been taken'),
+  teamAccessFilterMissing: () => new Unprocessable('filter[workspace][id] or filter[team][id] is required', { parameter: 'filter[workspace][id]' }),
   invalidUsername: (problem: string) => new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username')),
   reservedUsername: (detail: string) => new InvalidAttribute('/data/attributes/username', detail),
   userAttributeTaken: (attribute: 'username' | 'email') =>

@@ -108,6 +108,25 @@ export interface JobsTable {
 /** The run stages that can trigger run tasks; their order is in core/stage-order.ts. */
 export type { TaskStageName };
 
+/** A team's access to one workspace (migration 034; src/access/workspace-access.ts says what each value grants). */
+export interface TeamWorkspacesTable {
+  id: string;
+  organization_name: string;
+  team_id: string;
+  workspace_id: string;
+  /** `read`, `plan`, `write`, `admin` or `custom`. */
+  access: string;
+  runs: string;
+  variables: string;
+  state_versions: string;
+  sentinel_mocks: string;
+  workspace_locking: Flag;
+  run_tasks: Flag;
+  policy_overrides: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface WorkspacesTable {
   id: string;
   organization_name: string;
@@ -493,4 +512,5 @@ export interface Database {
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_evaluations: PolicyEvaluationsTable;
   policy_set_outcomes: PolicySetOutcomesTable;
+  team_workspaces: TeamWorkspacesTable;
 }

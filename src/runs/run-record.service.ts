@@ -70,7 +70,7 @@ export class RunRecordService {
   async addComment(found: VisibleRun, body: string | undefined): Promise<CommentRecord> {
     const { context } = found;
     const runId = found.run.id;
-    requireAccess(context.standing, 'run', 'act', { action: 'comment on' });
+    requireAccess(context.standing, 'run', 'comment', {});
     if (typeof body !== 'string' || body.trim() === '') throw Errors.commentBodyRequired();
     if (body.length > MAX_COMMENT) throw Errors.commentBodyTooLong(MAX_COMMENT);
     const actor = actorOf(context.standing.principal);

@@ -46,8 +46,13 @@ export class WorkspacesRepository {
       .executeTakeFirst();
   }
 
-  async list(filter: { organizationName: string; search?: string }, offset: number, limit: number): Promise<{ rows: WorkspaceRow[]; total: number }> {
+  /** `ids`: only these (a caller who reads some workspaces through team access alone); none when empty. */
+  async list(filter: { organizationName: string; search?: string; ids?: readonly string[] }, offset: number, limit: number): Promise<{ rows: WorkspaceRow[]; total: number }> {
     let query = this.db.selectFrom('workspaces').where('workspaces.organization_name', '=', filter.organizationName);
+    if (filter.ids) {
+      if (filter.ids.length === 0) return { rows: [], total: 0 };
+      query = query.where('workspaces.id', 'in', [...filter.ids]);
+    }
     if (filter.search) query = query.where((eb) => containsText(eb.ref('workspaces.name_lower'), filter.search!.toLowerCase()));
     const rows = await query.select(COLUMNS).orderBy('workspaces.name_lower').orderBy('workspaces.id').limit(limit).offset(offset).execute();
     const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

@@ -92,10 +92,12 @@ export class WorkspacesService {
 
   /** The lookup of a workspace named by organization and name (go-tfe's Workspaces.Read and Update). */
   async visibleByName(principal: Principal, organizationName: string, name: string): Promise<WorkspaceContext> {
-    const context = await this.gate.enter(principal, organizationName);
-    requireAccess(context.standing, 'workspace', 'read', {});
-    const workspace = await this.workspaces.findByName(context.organization.name, name);
+    const organization = await this.gate.enter(principal, organizationName);
+    const workspace = await this.workspaces.findByName(organization.organization.name, name);
     if (!workspace) throw Errors.workspaceNotFound();
+    // The caller's teams' access to this workspace decides too: missing and unreadable are one 404.
+    const context = await this.workspaceGate.attach(organization, workspace.id);
+    requireAccess(context.standing, 'workspace', 'read', {});
     return { workspace, context };
   }
 
@@ -103,16 +105,20 @@ export class WorkspacesService {
     return { workspace: found.workspace, standing: found.context.standing };
   }
 
-  /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
+  /**
+   * A read right lists every workspace; otherwise the workspaces the caller's teams have access to (none: an
+   * empty list, they may see the organization, not its workspaces). Each shows its `permissions` for the caller.
+   */
   async list(found: OrganizationContext, options: { search?: string; page: PageRequest }): Promise<Page<WorkspaceView>> {
     const { organization, standing } = found;
-    if (!allows(standing, 'workspace', 'read', {})) return pageOf(options.page, [], 0);
+    const { grantedIds, standingOf } = await this.workspaceGate.standingsIn(found);
+    const ids = allows(standing, 'workspace', 'read', {}) ? undefined : grantedIds;
     const { rows, total } = await this.workspaces.list(
-      { organizationName: organization.name, search: options.search },
+      { organizationName: organization.name, search: options.search, ids },
       options.page.offset,
       options.page.size,
     );
-    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing })), total);
+    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing: standingOf(row.id) })), total);
   }
 
   /** Runs already created keep the execution mode they were created in. */
