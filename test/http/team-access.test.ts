@@ -204,7 +204,10 @@ for (const dialect of testDialects()) {
         answers.configuration = (await caller.api.post(`/workspaces/${workspace.id}/configuration-versions`, { data: { type: 'configuration-versions', attributes: { 'auto-queue-runs': false } } })).status;
         const queued = await caller.api.post('/runs', { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: workspace.id } } } } });
         answers.queue = queued.status;
-        if (queued.status === 201) assertStatus(await api.post(`/runs/${queued.body.data.id}/actions/discard`, {}, JSON_BODY), 202);
+        if (queued.status === 201) {
+          await waitForRunStatus(api, queued.body.data.id, 'planned');
+          assertStatus(await api.post(`/runs/${queued.body.data.id}/actions/discard`, {}, JSON_BODY), 202);
+        }
         // Discard (as apply and cancel) a run the owner queued.
         const run = ids(await createRun(api, workspace.id));
         await waitForRunStatus(api, run.runId, 'planned');
