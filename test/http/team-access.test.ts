@@ -285,7 +285,10 @@ for (const dialect of testDialects()) {
       }
       assert.equal((await callers.runTasks.api.get(`/task-stages/${first}`)).body.data.attributes.permissions['can-override'], true);
       assertStatus(await override(callers.runTasks, first), 200);
-      await gated.api.post(`/runs/${(await gated.api.get(`/task-stages/${first}`)).body.data.relationships.run.data.id}/actions/discard`, {}, JSON_BODY);
+      // Out of the way of the next run (one run at a time per workspace).
+      const firstRunId = (await gated.api.get(`/task-stages/${first}`)).body.data.relationships.run.data.id;
+      await waitForRunStatus(gated.api, firstRunId, 'planned');
+      assertStatus(await gated.api.post(`/runs/${firstRunId}/actions/discard`, {}, JSON_BODY), 202);
 
       const second = await awaiting();
       assertStatus(await override(callers.admin, second), 200);
