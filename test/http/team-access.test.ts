@@ -156,6 +156,7 @@ for (const dialect of testDialects()) {
       const configurationId = await uploadConfiguration(ctx, writer.api, mine.id);
       assert.match(configurationId, /^cv-/);
       const run = ids(await createRun(writer.api, mine.id, { message: 'by the network team' }));
+      await waitForRunStatus(writer.api, run.runId, 'plan_queued');
       assertStatus(await writer.api.post(`/plans/${run.planId}/actions/claim`), 200);
       assertStatus(await put(ctx, writer.token, `/plans/${run.planId}/json-output`, fs.readFileSync(path.join(FIXTURES, '120_basic', 'plan.json'))), 200);
       assertStatus(await writer.api.request('POST', `/plans/${run.planId}/actions/report`, { status: 'finished' }, JSON_BODY), 200);
@@ -241,6 +242,7 @@ for (const dialect of testDialects()) {
       const writer = await memberGranted(ctx, org, workspace.id, { access: 'write' });
       const tasksOnly = await memberGranted(ctx, org, workspace.id, { access: 'custom', 'run-tasks': true });
       const run = ids(await createRun(api, workspace.id));
+      await waitForRunStatus(api, run.runId, 'plan_queued');
       for (const caller of [reader, tasksOnly]) {
         assertStatus(await caller.api.get(`/plans/${run.planId}`), 200);
         assertError(await caller.api.post(`/plans/${run.planId}/actions/claim`), 404, /plan not found/);
@@ -287,7 +289,7 @@ for (const dialect of testDialects()) {
       assertStatus(await override(callers.runTasks, first), 200);
       // Out of the way of the next run (one run at a time per workspace).
       const firstRunId = (await gated.api.get(`/task-stages/${first}`)).body.data.relationships.run.data.id;
-      await waitForRunStatus(gated.api, firstRunId, 'planned');
+      await waitForRunStatus(gated.api, firstRunId, ['planned', 'post_plan_completed']);
       assertStatus(await gated.api.post(`/runs/${firstRunId}/actions/discard`, {}, JSON_BODY), 202);
 
       const second = await awaiting();
