@@ -59,6 +59,8 @@ import { WorkspaceGate } from './access/workspace-gate.js';
 import { WorkspaceGrantsRepository } from './access/workspace-grants.repository.js';
 import { TeamAccessService } from './teamaccess/team-access.service.js';
 import { TeamWorkspacesRepository } from './teamaccess/team-workspaces.repository.js';
+import { AgentPoolsService } from './agentpools/agent-pools.service.js';
+import { AgentPoolsRepository } from './agentpools/agent-pools.repository.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { RunChangeSignals } from './db/run-change-signals.js';
@@ -148,6 +150,12 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const taskStagesService = new TaskStagesService(taskStages, workspaceGate, taskStageRunner, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService);
 
+  // Agent pools (issue 36): their tokens are managed by whoever manages the pool (identity asks through its port).
+  const agentPools = new AgentPoolsRepository(db);
+  const agentPoolsService = new AgentPoolsService(agentPools, tokens, gate, auditTrailRecorder);
+  const tokensService = new TokensService(tokens, users, new TeamTokenAccess(teams), gate, auditTrailRecorder);
+  tokensService.registerAgentTokens((principal, row) => agentPoolsService.manageableToken(principal, row));
+
   return {
     config,
     handle,
@@ -163,9 +171,10 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate, auditTrailRecorder),
     teamsService,
     teamMembersService: new TeamMembersService(teams, users, memberships, auditTrailRecorder),
-    tokensService: new TokensService(tokens, users, new TeamTokenAccess(teams), gate, auditTrailRecorder),
+    tokensService,
+    agentPoolsService,
     workspaceGate,
-    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate),
+    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, agentPoolsService),
     teamAccessService: new TeamAccessService(new TeamWorkspacesRepository(db), teams, gate, workspaceGate, auditTrailRecorder),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces, auditTrailRecorder),
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate, auditTrailRecorder),

@@ -48,6 +48,8 @@ export interface ThingFacts {
   'policy-set': { policiesEntitled: boolean };
   'policy-evaluation': Record<string, never>;
   'policy-set-outcome': Record<string, never>;
+  /** An agent pool (and its agent tokens). */
+  'agent-pool': Record<string, never>;
   /** A team's access to a workspace (standing carries the workspace): the team, as team rows decide who sees it. */
   'team-workspace': { team: TeamFacts };
 }
@@ -74,6 +76,7 @@ export const HIDDEN_AS: { [T in Thing]: (facts: ThingFacts[T]) => ApiError } = {
   'policy-evaluation': () => Errors.policyEvaluationNotFound(),
   'policy-set-outcome': () => Errors.policySetOutcomeNotFound(),
   'team-workspace': () => Errors.teamAccessNotFound(),
+  'agent-pool': () => Errors.agentPoolNotFound(),
 };
 
 /** Writing policies and policy sets: members see them; only owners and `manage-policies` change them, if the edition has them. */
@@ -81,6 +84,7 @@ const policyWrite = (s: OrganizationStanding, facts: { policiesEntitled: boolean
   !canManagePolicies(s) ? deny(Errors.managePoliciesNeeded()) : !facts.policiesEntitled ? deny(Errors.editionLacksPolicies()) : allow;
 
 const manageMembers = (s: OrganizationStanding) => s.isOwner || s.access['manage-membership'];
+const canManageAgentPools = (s: OrganizationStanding) => s.isOwner || s.access['manage-agent-pools'];
 /** A team's refusals are 403 only where the owners-team rule is the sole reason (the caller may change teams like it). */
 const teamAction = (key: keyof ReturnType<typeof teamPermissions>, refusal: () => ApiError): Rule<TeamFacts> => (s, team) => {
   if (teamPermissions(s, team)[key]) return allow;
@@ -105,6 +109,8 @@ export const ACCESS_TABLE = {
     /** Nothing here a member could be refused: without the right, the action is simply not in the table. */
     'create-run-task': (s) => allowOrHide(canManageRunTasks(s)),
     'create-workspace': (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.createWorkspacesNeeded),
+    /** HCP: owners and `manage-agent-pools` make agent pools; other members are refused (403). */
+    'create-agent-pool': (s) => allowOrDeny(canManageAgentPools(s), s.isMember, Errors.manageAgentPoolsNeeded),
   },
   membership: {
     read: () => allow,
@@ -210,6 +216,14 @@ export const ACCESS_TABLE = {
   /** Policy results are read with the run they judged. */
   'policy-evaluation': { read: (s) => allowOrHide(canReadRuns(s)) },
   'policy-set-outcome': { read: (s) => allowOrHide(canReadRuns(s)) },
+  /**
+   * Agent pools: every member sees them (a workspace names one); owners and `manage-agent-pools` change them and
+   * their agent tokens (HCP's "Manage agent pools").
+   */
+  'agent-pool': {
+    read: (s) => allowOrHide(s.isMember),
+    manage: (s) => allowOrDeny(canManageAgentPools(s), s.isMember, Errors.manageAgentPoolsNeeded),
+  },
   /**
    * HCP: members see the access of the teams they can see on workspaces they can read; the workspace's admins
    * (and `manage-workspaces`) change it.

@@ -59,6 +59,11 @@ export function standingFromTeams(
     const ownsIt = principal.kind === 'site-admin' || principal.organizationName === organizationName;
     return { ...base, isOwner: ownsIt, isMember: ownsIt, access: ownsIt ? fullAccess() : noAccess(), teamIds: new Set() };
   }
+  // An agent token belongs to its pool's organization with no right of its own: its workspaces' access comes
+  // from the workspace gate (the workspaces that name its pool), and only on the pipeline's routes.
+  if (principal.kind === 'agent') {
+    return { ...base, isOwner: false, isMember: facts.activeMember, access: noAccess(), teamIds: new Set() };
+  }
   // An edition without teams leaves only the owners team granting anything; an upgrade restores the others.
   const teams = teamsEntitled ? facts.teams : facts.teams.filter((team) => team.isOwners);
   const isOwner = teams.some((team) => team.isOwners);

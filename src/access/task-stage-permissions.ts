@@ -49,6 +49,8 @@ function overriderOf(principal: Principal): string {
       return 'site-admin';
     case 'organization':
       return `organization:${principal.organizationName}`;
+    case 'agent':
+      return `agent:${principal.tokenId}`;
   }
 }
 

@@ -4,7 +4,7 @@ import { HIDDEN_AS, type ActionOn, type ThingFacts } from './access-table.js';
 import type { OrganizationContext, OrganizationGate } from './organization-gate.js';
 import type { OrganizationStanding } from './organization-standing.js';
 import { requireAccess } from './require-access.js';
-import { unionGrants, type WorkspaceGrant } from './workspace-access.js';
+import { FIXED_LEVELS, unionGrants, type WorkspaceGrant } from './workspace-access.js';
 
 export interface WorkspaceContext {
   workspace: WorkspacesTable;
@@ -20,7 +20,11 @@ export interface WorkspaceFinder {
 export interface WorkspaceGrantReader {
   grantsOn(workspaceId: string, teamIds: ReadonlySet<string>): Promise<WorkspaceGrant[]>;
   grantsIn(organizationName: string, teamIds: ReadonlySet<string>): Promise<Map<string, WorkspaceGrant[]>>;
+  agentPoolOf(workspaceId: string): Promise<string | undefined>;
 }
+
+/** What an agent token holds on a workspace that names its pool: HCP's `write` (read, queue, apply), nothing more. */
+export const AGENT_GRANT: WorkspaceGrant = { access: 'write', ...FIXED_LEVELS.write };
 
 /** Things read through their workspace: whoever reads the workspace reads them. */
 export type ReadThroughWorkspace =
@@ -70,6 +74,11 @@ export class WorkspaceGate {
   /** The context with the caller's access to `workspaceId` attached: one statement, and none when it cannot matter. */
   async attach(context: OrganizationContext, workspaceId: string): Promise<OrganizationContext> {
     const { standing } = context;
+    const { principal } = standing;
+    if (principal.kind === 'agent') {
+      const drives = standing.isMember && (await this.grants.agentPoolOf(workspaceId)) === principal.agentPoolId;
+      return { ...context, standing: inWorkspace(standing, workspaceId, drives ? [AGENT_GRANT] : []) };
+    }
     const grants = grantsCanMatter(standing) ? await this.grants.grantsOn(workspaceId, standing.teamIds) : [];
     return { ...context, standing: inWorkspace(standing, workspaceId, grants) };
   }

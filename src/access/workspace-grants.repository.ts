@@ -23,6 +23,12 @@ export class WorkspaceGrantsRepository {
     return rows.filter((row) => teamIds.has(row.team_id)).map(grantOfRow);
   }
 
+  /** The agent pool a workspace names (an agent token of that pool drives its runs); undefined: none. */
+  async agentPoolOf(workspaceId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('workspaces').select('agent_pool_id').where('id', '=', workspaceId).executeTakeFirst();
+    return row?.agent_pool_id ?? undefined;
+  }
+
   /** The grants of the teams among `teamIds` on every workspace of an organization, by workspace (one statement). */
   async grantsIn(organizationName: string, teamIds: ReadonlySet<string>): Promise<Map<string, WorkspaceGrant[]>> {
     const byWorkspace = new Map<string, WorkspaceGrant[]>();

@@ -27,6 +27,7 @@ import * as m024 from './migrations/024-provisional-configuration.js';
 import * as m026 from './migrations/026-workspace-required-approvals.js';
 import * as m027 from './migrations/027-signing-keys.js';
 import * as m034 from './migrations/034-team-workspaces.js';
+import * as m035 from './migrations/035-agent-pools.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '026-workspace-required-approvals': m026 as Migration,
   '027-signing-keys': m027 as Migration,
   '034-team-workspaces': m034 as Migration,
+  '035-agent-pools': m035 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

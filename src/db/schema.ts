@@ -21,7 +21,7 @@ export interface UsersTable {
 }
 
 /** `audit-trail`: an organization's audit trail token, which coexists with its organization token. */
-export type TokenKind = 'site' | 'user' | 'organization' | 'audit-trail' | 'team';
+export type TokenKind = 'site' | 'user' | 'organization' | 'audit-trail' | 'team' | 'agent';
 
 export interface TokensTable {
   id: string;
@@ -39,6 +39,8 @@ export interface TokensTable {
   last_used_at: string | null;
   /** 0 for a team token minted by the organization token, or by a token that may not act as a person. */
   acts_as_person: Flag;
+  /** An agent token's pool (migration 035); null for every other kind. */
+  agent_pool_id?: string | null;
 }
 
 export interface OrganizationsTable {
@@ -127,6 +129,22 @@ export interface TeamWorkspacesTable {
   updated_at: string;
 }
 
+/** An organization's agent pool (migration 035). */
+export interface AgentPoolsTable {
+  id: string;
+  organization_name: string;
+  name: string;
+  /** 1: any workspace of the organization may use it; 0: only its allowed workspaces. */
+  organization_scoped: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentPoolAllowedWorkspacesTable {
+  agent_pool_id: string;
+  workspace_id: string;
+}
+
 export interface WorkspacesTable {
   id: string;
   organization_name: string;
@@ -160,6 +178,8 @@ export interface WorkspacesTable {
   terraform_version: string | null;
   /** HCP's current-configuration-version: the newest non-provisional version, or a provisional one applied (migration 024). */
   current_configuration_version_id: string | null;
+  /** The agent pool an agent-mode workspace names (migration 035): its agent tokens drive this workspace's runs. */
+  agent_pool_id?: string | null;
 }
 
 export interface TasksTable {
@@ -513,4 +533,6 @@ export interface Database {
   policy_evaluations: PolicyEvaluationsTable;
   policy_set_outcomes: PolicySetOutcomesTable;
   team_workspaces: TeamWorkspacesTable;
+  agent_pools: AgentPoolsTable;
+  agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
 }

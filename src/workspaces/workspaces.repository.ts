@@ -14,6 +14,7 @@ const COLUMNS = [
   'workspaces.global_remote_state', 'workspaces.queue_all_runs', 'workspaces.speculative_enabled', 'workspaces.structured_run_output_enabled',
   'workspaces.trigger_prefixes', 'workspaces.trigger_patterns', 'workspaces.tag_names', 'workspaces.source_name', 'workspaces.source_url',
   'workspaces.terraform_version', 'workspaces.current_configuration_version_id', 'workspaces.required_approvals',
+  'workspaces.agent_pool_id',
 ] as const;
 
 export class WorkspacesRepository {

@@ -13,6 +13,7 @@ import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.j
 import type { WorkspaceRow, WorkspacesRepository } from './workspaces.repository.js';
 import { EXECUTION_MODES, isExecutionMode, type ExecutionMode } from './execution-mode.js';
 import { settingsChanges, settingsOnCreate, type WorkspaceSettingsInput } from './workspace-settings.js';
+import { agentPoolAfter, type AgentPoolChecker } from './workspace-agent-pool.js';
 
 /** A workspace and the caller's standing in its organization (for its permissions). */
 export interface WorkspaceView {
@@ -28,6 +29,8 @@ export interface WorkspaceAttributesInput extends WorkspaceSettingsInput {
   'execution-mode'?: string;
   /** Distinct people whose overrides a stage of its runs needs at least (1..10, default 1). */
   'required-approvals'?: number;
+  /** HCP: the agent pool of an agent-mode workspace (workspace-agent-pool.ts). */
+  'agent-pool-id'?: string | null;
 }
 
 /** A PATCH: only the attributes sent change. */
@@ -51,6 +54,7 @@ export class WorkspacesService {
     private readonly workspaces: WorkspacesRepository,
     private readonly gate: OrganizationGate,
     private readonly workspaceGate: WorkspaceGate,
+    private readonly agentPools?: AgentPoolChecker,
   ) {}
 
   async create(found: OrganizationContext, input: WorkspaceAttributesInput): Promise<WorkspaceView> {
@@ -60,6 +64,9 @@ export class WorkspacesService {
     if (problem) throw Errors.invalidName('/data/attributes/name', problem);
     const executionMode = executionModeInput(input['execution-mode']) ?? 'remote';
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']) ?? 1;
+    const agentPoolId = await agentPoolAfter(this.agentPools, {
+      organizationName: organization.name, mode: executionMode, current: null, sent: input['agent-pool-id'],
+    });
     const now = nowIso();
     const row = {
       id: newId('ws'),
@@ -74,6 +81,7 @@ export class WorkspacesService {
       created_at: now,
       updated_at: now,
       current_configuration_version_id: null,
+      agent_pool_id: agentPoolId,
       ...settingsOnCreate(input),
     };
     try {
@@ -134,6 +142,11 @@ export class WorkspacesService {
     }
     const executionMode = executionModeInput(input['execution-mode']);
     if (executionMode !== undefined) changes.execution_mode = executionMode;
+    const agentPoolId = await agentPoolAfter(this.agentPools, {
+      organizationName: workspace.organization_name, workspaceId: workspace.id, mode: executionMode ?? (workspace.execution_mode as ExecutionMode),
+      current: workspace.agent_pool_id ?? null, sent: input['agent-pool-id'],
+    });
+    if (agentPoolId !== (workspace.agent_pool_id ?? null)) changes.agent_pool_id = agentPoolId;
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']);
     if (requiredApprovals !== undefined) changes.required_approvals = requiredApprovals;
     if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;

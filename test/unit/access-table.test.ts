@@ -71,6 +71,7 @@ const ROWS: Row[] = [
   row('organization', 'list-run-tasks', { name: ORG }, '', 'AAAAA AAAA AAAA AAA HHH'),
   row('organization', 'create-run-task', { name: ORG }, '', 'AAAAA HHHH AHHH HHA HHH'),
   row('organization', 'create-workspace', { name: ORG }, '', 'AAAAA HHHH DDDA HHA HHH'),
+  row('organization', 'create-agent-pool', { name: ORG }, '', 'AAAAA DDDD DDDD DDA HHH'),
   row('membership', 'read', {}, '', 'AAAAA AAAA AAAA AAA HHH'),
   row('membership', 'delete', { inOwnersTeam: false }, 'a member outside the owners team', 'AAAAA AAAA HHHH HHA HHH'),
   row('membership', 'delete', { inOwnersTeam: true }, 'a member of the owners team', 'AAAAA DDDD HHHH HHA HHH'),
@@ -131,6 +132,9 @@ const ROWS: Row[] = [
   row('policy-set', 'manage', { policiesEntitled: false }, 'an edition without policies', 'DDDDD DDDD DDDD DDD HHH'),
   row('policy-evaluation', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('policy-set-outcome', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  // Agent pools (issue 36): members see them; owners and manage-agent-pools change them and their tokens.
+  row('agent-pool', 'read', {}, '', 'AAAAA AAAA AAAA AAA HHH'),
+  row('agent-pool', 'manage', {}, '', 'AAAAA DDDD DDDD DDA HHH'),
   // Team access (issue 36): whoever reads the workspace sees the access of the teams it can see; its admins change it.
   row('team-workspace', 'read', { team: visibleTeam }, 'a team visible to the organization', 'AAAAA HHHH AAAA HHA HHH'),
   row('team-workspace', 'read', { team: secretTeam }, 'a secret team', 'AAAAA HHHH HHHH HHA HHH'),

@@ -25,6 +25,8 @@ const workspaceAttributes = {
         'Runs keep the number their workspace had when they were created.',
     }),
   ),
+  /** HCP: the agent pool of an agent-mode workspace; its agent tokens drive this workspace's runs (issue 36). */
+  'agent-pool-id': NullableString(255),
   // Stored and returned only (src/workspaces/workspace-settings.ts): what the tfe provider sets.
   ...Object.fromEntries(Object.keys(FLAG_SETTINGS).map((key) => [key, Type.Optional(Type.Boolean())])),
   ...Object.fromEntries(Object.keys(LIST_SETTINGS).map((key) => [key, Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }))])),

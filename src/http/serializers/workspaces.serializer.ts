@@ -35,6 +35,7 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
     },
     relationships: {
       organization: { data: { id: row.organization_name, type: 'organizations' } },
+      'agent-pool': { data: row.agent_pool_id ? { id: row.agent_pool_id, type: 'agent-pools' } : null },
       'current-configuration-version': {
         data: row.current_configuration_version_id ? { id: row.current_configuration_version_id, type: 'configuration-versions' } : null,
       },
