@@ -56,6 +56,11 @@ import { WorkspaceTasksService } from './runtasks/workspace-tasks.service.js';
 import { ConfigurationVersionsRepository } from './workspaces/configuration-versions.repository.js';
 import { ConfigurationVersionsService } from './workspaces/configuration-versions.service.js';
 import { WorkspaceGate } from './access/workspace-gate.js';
+import { WorkspaceGrantsRepository } from './access/workspace-grants.repository.js';
+import { TeamAccessService } from './teamaccess/team-access.service.js';
+import { TeamWorkspacesRepository } from './teamaccess/team-workspaces.repository.js';
+import { AgentPoolsService } from './agentpools/agent-pools.service.js';
+import { AgentPoolsRepository } from './agentpools/agent-pools.repository.js';
 import { WorkspacesRepository } from './workspaces/workspaces.repository.js';
 import { WorkspacesService } from './workspaces/workspaces.service.js';
 import { WorkspaceTagsRepository } from './workspaces/workspace-tags.repository.js';
@@ -110,7 +115,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const configurationVersions = new ConfigurationVersionsRepository(db);
   const runs = new RunsRepository(db, handle.dialect, jobs, newRunStagesWriter);
   const policies = new PoliciesRepository(db);
-  const workspaceGate = new WorkspaceGate(workspaces, gate);
+  // The caller's teams' access to one workspace (issue 36) is read by the workspace gate alone.
+  const workspaceGate = new WorkspaceGate(workspaces, gate, new WorkspaceGrantsRepository(db));
   const workspaceTags = new WorkspaceTagsRepository(db);
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);
@@ -121,7 +127,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runRecords = new RunRecordRepository(db);
   const runRecorder = new RunRecorder(runRecords);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations, runRecorder);
-  const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
+  const artifactAccess = new ArtifactAccess(authenticator, workspaceGate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
   const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions, config.agent.claimTimeoutSeconds);
   const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
@@ -149,8 +155,14 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
-  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations, auditTrailRecorder);
+  const taskStagesService = new TaskStagesService(taskStages, workspaceGate, taskStageRunner, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService, config.runLimits);
+
+  // Agent pools (issue 36): their tokens are managed by whoever manages the pool (identity asks through its port).
+  const agentPools = new AgentPoolsRepository(db);
+  const agentPoolsService = new AgentPoolsService(agentPools, tokens, gate, auditTrailRecorder);
+  const tokensService = new TokensService(tokens, users, new TeamTokenAccess(teams), gate, auditTrailRecorder);
+  tokensService.registerAgentTokens((principal, row) => agentPoolsService.manageableToken(principal, row));
 
   return {
     config,
@@ -168,12 +180,14 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate, auditTrailRecorder),
     teamsService,
     teamMembersService: new TeamMembersService(teams, users, memberships, auditTrailRecorder),
-    tokensService: new TokensService(tokens, users, new TeamTokenAccess(teams), gate, auditTrailRecorder),
+    tokensService,
+    agentPoolsService,
     workspaceGate,
-    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags),
+    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags, agentPoolsService),
     workspaceTagsService: new WorkspaceTagsService(db, workspaceTags),
     workspaceLockService: new WorkspaceLockService(db, handle.dialect, workspaces, (trx, workspaceId) => jobs.enqueue(trx, queueNextJob(workspaceId))),
     remoteStateConsumersService: new RemoteStateConsumersService(new RemoteStateConsumersRepository(db)),
+    teamAccessService: new TeamAccessService(new TeamWorkspacesRepository(db), teams, gate, workspaceGate, auditTrailRecorder),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces, auditTrailRecorder),
     workspaceTasksService: new WorkspaceTasksService(db, workspaceTasks, tasks, workspaceGate, auditTrailRecorder),
     configurationVersionsService: new ConfigurationVersionsService(db, configurationVersions, workspaces, workspaceGate, artifactAccess, config.baseUrl, runsService),

@@ -5,12 +5,16 @@ import type { OrganizationStanding } from './organization-standing.js';
 import { decideOverride, STAGE_HOLDING_NOTHING, type OverrideStageFacts } from '../shared/override-rule.js';
 import { canManagePolicies, canReadRuns, overrideCallerOf } from './task-stage-permissions.js';
 import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, teamPermissions, type TeamFacts } from './team-permissions.js';
-import { canManageRunTasks, canManageWorkspaces, canQueueRuns, canReadRunTasks, canReadWorkspaces } from './workspace-permissions.js';
+import {
+  canAdministerWorkspace, canApplyRuns, canAttachRunTasks, canLockWorkspace, canManageRunTasks, canManageWorkspaces, canQueueRuns, canReadRunTasks, canReadWorkspaces,
+  canUploadConfiguration,
+} from './workspace-permissions.js';
 import { allow, allowOrDeny, allowOrHide, deny, hide, type Verdict } from './verdict.js';
 
 /**
  * WHO MAY DO WHAT: the one table. For each thing (the rows' first key) and action, a rule that takes the
- * caller's standing in the thing's organization and answers allow, hide (404) or deny (403).
+ * caller's standing in the thing's organization (and, for a workspace and what is in it, the caller's team access
+ * to that workspace: `standing.workspace`, attached by workspace-gate.ts) and answers allow, hide (404) or deny (403).
  *
  * Two rules hold for every row, and live here alone:
  *  - a caller who may not see a thing gets 404, never 403: it must not learn that the thing exists;
@@ -44,6 +48,10 @@ export interface ThingFacts {
   'policy-set': { policiesEntitled: boolean };
   'policy-evaluation': Record<string, never>;
   'policy-set-outcome': Record<string, never>;
+  /** An agent pool (and its agent tokens). */
+  'agent-pool': Record<string, never>;
+  /** A team's access to a workspace (standing carries the workspace): the team, as team rows decide who sees it. */
+  'team-workspace': { team: TeamFacts };
 }
 export type Thing = keyof ThingFacts;
 
@@ -67,6 +75,8 @@ export const HIDDEN_AS: { [T in Thing]: (facts: ThingFacts[T]) => ApiError } = {
   'policy-set': () => Errors.policySetNotFound(),
   'policy-evaluation': () => Errors.policyEvaluationNotFound(),
   'policy-set-outcome': () => Errors.policySetOutcomeNotFound(),
+  'team-workspace': () => Errors.teamAccessNotFound(),
+  'agent-pool': () => Errors.agentPoolNotFound(),
 };
 
 /** Writing policies and policy sets: members see them; only owners and `manage-policies` change them, if the edition has them. */
@@ -74,6 +84,7 @@ const policyWrite = (s: OrganizationStanding, facts: { policiesEntitled: boolean
   !canManagePolicies(s) ? deny(Errors.managePoliciesNeeded()) : !facts.policiesEntitled ? deny(Errors.editionLacksPolicies()) : allow;
 
 const manageMembers = (s: OrganizationStanding) => s.isOwner || s.access['manage-membership'];
+const canManageAgentPools = (s: OrganizationStanding) => s.isOwner || s.access['manage-agent-pools'];
 /** A team's refusals are 403 only where the owners-team rule is the sole reason (the caller may change teams like it). */
 const teamAction = (key: keyof ReturnType<typeof teamPermissions>, refusal: () => ApiError): Rule<TeamFacts> => (s, team) => {
   if (teamPermissions(s, team)[key]) return allow;
@@ -98,6 +109,8 @@ export const ACCESS_TABLE = {
     /** Nothing here a member could be refused: without the right, the action is simply not in the table. */
     'create-run-task': (s) => allowOrHide(canManageRunTasks(s)),
     'create-workspace': (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.createWorkspacesNeeded),
+    /** HCP: owners and `manage-agent-pools` make agent pools; other members are refused (403). */
+    'create-agent-pool': (s) => allowOrDeny(canManageAgentPools(s), s.isMember, Errors.manageAgentPoolsNeeded),
   },
   membership: {
     read: () => allow,
@@ -135,16 +148,27 @@ export const ACCESS_TABLE = {
   'team-token': {
     manage: (s, team) => allowOrHide(teamPermissions(s, team)['can-update-api-token']),
   },
+  /**
+   * A workspace and everything read through it: the caller's organization-level rights or their teams' access to
+   * this workspace (workspace-permissions.ts): a workspace the caller cannot read is 404, an action refused on one
+   * it can read is 403.
+   */
   workspace: {
     read: (s) => allowOrHide(canReadWorkspaces(s)),
-    manage: (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
+    /** Settings and deletion: organization `manage-workspaces`, or `admin` access to the workspace. */
+    manage: (s) => allowOrDeny(canAdministerWorkspace(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
+    /** Uploading a configuration version: whoever manages workspaces or may queue runs in this one (HCP: "queue plans"). */
+    'upload-configuration': (s) => allowOrDeny(canUploadConfiguration(s), canReadWorkspaces(s), Errors.queueRunsNeeded),
     'queue-run': (s) =>
       allowOrDeny(canQueueRuns(s), canReadWorkspaces(s), s.actsAsPerson ? Errors.queueRunsNeeded : Errors.notAPersonForRuns),
-    'attach-run-task': (s) => allowOrDeny(canManageRunTasks(s), canReadWorkspaces(s), Errors.attachRunTasksNeeded),
-    /** HCP's lock and unlock (a gate's freeze switch): who may change the workspace. */
-    lock: (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
-    /** HCP gives force-unlock to the workspace's admins: here, who may manage workspaces organization-wide. */
-    'force-unlock': (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
+    /** `manage-run-tasks`, or team access with `run-tasks` (its `admin` has it). */
+    'attach-run-task': (s) => allowOrDeny(canAttachRunTasks(s), canReadWorkspaces(s), Errors.attachRunTasksNeeded),
+    /** Granting teams access to it (HCP: workspace admins and `manage-workspaces`). */
+    'manage-team-access': (s) => allowOrDeny(canAdministerWorkspace(s), canReadWorkspaces(s), Errors.manageTeamAccessNeeded),
+    /** HCP's lock and unlock (a gate's freeze switch): `can-lock`, from organization `manage-workspaces` or team access with `workspace-locking`. */
+    lock: (s) => allowOrDeny(canLockWorkspace(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
+    /** HCP gives force-unlock to the workspace's admins. */
+    'force-unlock': (s) => allowOrDeny(canAdministerWorkspace(s), canReadWorkspaces(s), Errors.manageWorkspacesNeeded),
   },
   'configuration-version': {
     read: (s) => allowOrHide(canReadWorkspaces(s)),
@@ -155,11 +179,18 @@ export const ACCESS_TABLE = {
   },
   run: {
     read: (s) => allowOrHide(canReadRuns(s)),
-    /** Apply, discard, cancel. */
+    /** Apply, discard, cancel: `runs: apply` (a caller who may only queue plans is refused with why). */
     act: (s, run) =>
-      allowOrDeny(canQueueRuns(s), canReadRuns(s), () =>
-        s.actsAsPerson ? Errors.runActionNeedsQueueRight(run.action ?? 'act on') : Errors.notAPersonForRunActions(),
+      allowOrDeny(canApplyRuns(s), canReadRuns(s), () =>
+        !s.actsAsPerson
+          ? Errors.notAPersonForRunActions()
+          : canQueueRuns(s)
+            ? Errors.runActionNeedsApplyAccess(run.action ?? 'act on')
+            : Errors.runActionNeedsQueueRight(run.action ?? 'act on'),
       ),
+    /** Commenting: whoever may queue runs (HCP gives comments with "queue plans"). */
+    comment: (s) =>
+      allowOrDeny(canQueueRuns(s), canReadRuns(s), () => (s.actsAsPerson ? Errors.runActionNeedsQueueRight('comment on') : Errors.notAPersonForRunActions())),
   },
   plan: {
     read: (s) => allowOrHide(canReadRuns(s)),
@@ -171,8 +202,8 @@ export const ACCESS_TABLE = {
   },
   apply: {
     read: (s) => allowOrHide(canReadRuns(s)),
-    /** As the plan's. */
-    execute: (s) => allowOrHide(canQueueRuns(s)),
+    /** As the plan's, for whoever may apply runs in the workspace. */
+    execute: (s) => allowOrHide(canApplyRuns(s)),
   },
   'task-stage': {
     read: (s) => allowOrHide(canReadRuns(s)),
@@ -189,6 +220,23 @@ export const ACCESS_TABLE = {
   /** Policy results are read with the run they judged. */
   'policy-evaluation': { read: (s) => allowOrHide(canReadRuns(s)) },
   'policy-set-outcome': { read: (s) => allowOrHide(canReadRuns(s)) },
+  /**
+   * Agent pools: every member sees them (a workspace names one); owners and `manage-agent-pools` change them and
+   * their agent tokens (HCP's "Manage agent pools").
+   */
+  'agent-pool': {
+    read: (s) => allowOrHide(s.isMember),
+    manage: (s) => allowOrDeny(canManageAgentPools(s), s.isMember, Errors.manageAgentPoolsNeeded),
+  },
+  /**
+   * HCP: members see the access of the teams they can see on workspaces they can read; the workspace's admins
+   * (and `manage-workspaces`) change it.
+   */
+  'team-workspace': {
+    read: (s, facts) => allowOrHide(canReadWorkspaces(s) && canSeeTeam(s, facts.team)),
+    manage: (s, facts) =>
+      allowOrDeny(canAdministerWorkspace(s), canReadWorkspaces(s) && canSeeTeam(s, facts.team), Errors.manageTeamAccessNeeded),
+  },
 } satisfies { [T in Thing]: Record<string, Rule<ThingFacts[T]>> };
 
 export type ActionOn<T extends Thing> = keyof (typeof ACCESS_TABLE)[T] & string;

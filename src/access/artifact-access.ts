@@ -1,7 +1,7 @@
 import { Errors, ApiError } from '../core/errors.js';
 import type { Principal } from '../core/principal.js';
 import { HIDDEN_AS } from './access-table.js';
-import type { OrganizationGate } from './organization-gate.js';
+import type { WorkspaceGate } from './workspace-gate.js';
 import type { TaskAccessTokens } from './task-access-port.js';
 
 /** How an API token becomes a principal; identity's Authenticator is one (wired in services.ts). */
@@ -17,7 +17,7 @@ export interface TokenAuthenticator {
 export class ArtifactAccess {
   constructor(
     private readonly authenticator: TokenAuthenticator,
-    private readonly gate: OrganizationGate,
+    private readonly workspaceGate: WorkspaceGate,
     private readonly taskAccessTokens: TaskAccessTokens,
   ) {}
 
@@ -28,7 +28,7 @@ export class ArtifactAccess {
    */
   async authorize(
     token: string | undefined,
-    target: { organizationName: string; runIds: () => Promise<string[]> } | undefined,
+    target: { organizationName: string; workspaceId: string; runIds: () => Promise<string[]> } | undefined,
     thing: 'configuration-version' | 'plan',
   ): Promise<void> {
     if (!token) throw Errors.tokenInvalid();
@@ -44,6 +44,6 @@ export class ArtifactAccess {
       throw Errors.tokenInvalid();
     }
     if (!target) throw HIDDEN_AS[thing]({});
-    await this.gate.enterFor(principal, target.organizationName, thing, 'read', {});
+    await this.workspaceGate.enterOrganizationOf(principal, { id: target.workspaceId, organization_name: target.organizationName }, thing);
   }
 }

@@ -1,5 +1,15 @@
 import type { Principal } from '../core/principal.js';
 import { fullAccess, noAccess, unionAccess, type OrganizationAccess } from './organization-access.js';
+import type { EffectiveWorkspaceAccess } from './workspace-access.js';
+
+/**
+ * The caller's standing in one workspace, beside their standing in its organization: what their teams'
+ * access to it grants (undefined: none). Attached by workspace-gate.ts, the one place that reads it.
+ */
+export interface WorkspaceLayer {
+  id: string;
+  grant: EffectiveWorkspaceAccess | undefined;
+}
 
 /**
  * What a principal is inside one organization (owner, member of which teams, which rights). Built once
@@ -23,6 +33,11 @@ export interface OrganizationStanding {
    * nothing and only owners see them.
    */
   teamsEntitled: boolean;
+  /**
+   * For a request about one workspace (its runs, stages, plans…): the caller's team access to it. Without it
+   * only organization-level rights count (workspace-permissions.ts), so a missing layer refuses, never grants.
+   */
+  workspace?: WorkspaceLayer;
 }
 
 export interface CallerTeam {
@@ -43,6 +58,11 @@ export function standingFromTeams(
   if (principal.kind === 'site-admin' || principal.kind === 'organization') {
     const ownsIt = principal.kind === 'site-admin' || principal.organizationName === organizationName;
     return { ...base, isOwner: ownsIt, isMember: ownsIt, access: ownsIt ? fullAccess() : noAccess(), teamIds: new Set() };
+  }
+  // An agent token belongs to its pool's organization with no right of its own: its workspaces' access comes
+  // from the workspace gate (the workspaces that name its pool), and only on the pipeline's routes.
+  if (principal.kind === 'agent') {
+    return { ...base, isOwner: false, isMember: facts.activeMember, access: noAccess(), teamIds: new Set() };
   }
   // An edition without teams leaves only the owners team granting anything; an upgrade restores the others.
   const teams = teamsEntitled ? facts.teams : facts.teams.filter((team) => team.isOwners);

@@ -91,6 +91,9 @@ export class StandingRepository {
     if (principal.kind === 'site-admin' || principal.kind === 'organization') {
       return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });
     }
+    if (principal.kind === 'agent') {
+      return standingFromTeams(principal, organizationName, { activeMember: principal.organizationName === organizationName, teams: [], teamsEntitled });
+    }
     if (principal.kind === 'team') {
       if (principal.organizationName !== organizationName) {
         return standingFromTeams(principal, organizationName, { activeMember: false, teams: [], teamsEntitled });

@@ -5,7 +5,7 @@ import { canReadWorkspaces } from './workspace-permissions.js';
 
 /**
  * Who may read runs, task stages and task results, and who may override a stage. Pure functions of the
- * caller's standing in the run's organization; every stage route asks these, and `permissions` on a
+ * caller's standing in the run's organization and workspace; every stage route asks these, and `permissions` on a
  * stage shows them.
  */
 
@@ -26,10 +26,16 @@ export function overrideCallerOf(standing: OrganizationStanding): OverrideCaller
     actsAsPerson: standing.actsAsPerson,
     readsRuns: canReadRuns(standing),
     isOwner: standing.isOwner,
-    manageRunTasks: standing.access['manage-run-tasks'],
-    managePolicyOverrides: standing.access['manage-policy-overrides'],
+    // The organization's right, or the workspace's: team access with `run-tasks` / `policy-overrides` (its `admin` holds both).
+    manageRunTasks: standing.access['manage-run-tasks'] || workspaceGrants(standing, 'run-tasks'),
+    managePolicyOverrides: standing.access['manage-policy-overrides'] || workspaceGrants(standing, 'policy-overrides'),
     overrider: overriderOf(standing.principal),
   };
+}
+
+/** Whether the caller's team access to the run's workspace holds `key`. */
+function workspaceGrants(standing: OrganizationStanding, key: 'run-tasks' | 'policy-overrides'): boolean {
+  return standing.isMember && standing.workspace?.grant?.[key] === true;
 }
 
 /** Who counts once among a stage's approvers: the person, or the team whose token overrode. */
@@ -43,6 +49,8 @@ function overriderOf(principal: Principal): string {
       return 'site-admin';
     case 'organization':
       return `organization:${principal.organizationName}`;
+    case 'agent':
+      return `agent:${principal.tokenId}`;
   }
 }
 

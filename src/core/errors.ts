@@ -115,6 +115,8 @@ export const Errors = {
   policySetNotFound: () => new NotFound('policy set not found'),
   policyEvaluationNotFound: () => new NotFound('policy evaluation not found'),
   policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
+  teamAccessNotFound: () => new NotFound('team access not found'),
+  agentPoolNotFound: () => new NotFound('agent pool not found'),
   /** What every token but an audit trail token finds at the organization audit trail (access-table.ts). */
   auditTrailNotFound: () => new NotFound("the organization audit trail is read with the organization's audit trail token (?token=audit-trails)"),
   policyNotUploaded: () => new NotFound('the policy has not been uploaded yet'),
@@ -135,6 +137,9 @@ export const Errors = {
   queueRunsNeeded: () => new Forbidden('queueing runs needs the manage-workspaces permission'),
   notAPersonForRunActions: () => new Forbidden('the organization token, and the tokens it minted, cannot act on runs'),
   runActionNeedsQueueRight: (action: string) => new Forbidden(`only people who may queue runs can ${action} them`),
+  runActionNeedsApplyAccess: (action: string) => new Forbidden(`to ${action} runs, your team access to the workspace needs runs: apply`),
+  manageAgentPoolsNeeded: () => new Forbidden('managing agent pools needs the manage-agent-pools permission'),
+  manageTeamAccessNeeded: () => new Forbidden("managing the workspace's team access needs admin access to it or the manage-workspaces permission"),
   overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
   managePoliciesNeeded: () => new Forbidden('managing policies needs the manage-policies permission'),
   editionLacksPolicies: () => new Forbidden("the organization's edition does not include policies"),
@@ -173,6 +178,7 @@ export const Errors = {
   alreadyApproved: () => new Conflict('you have already overridden this task stage; it needs the override of another person'),
   /** An audit trail token on any route but the audit trail's: it authenticates nothing else. */
   auditTrailTokenReadsOnlyAuditTrail: () => new Unauthorized('an audit trail token reads only the audit trail'),
+  agentTokenDrivesOnlyPipelines: () => new Unauthorized("an agent token does only the pipeline's part of its pool's workspaces' runs"),
   tokenExpiryNotATimestamp: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be an ISO 8601 timestamp'),
   tokenExpiryInThePast: () => new InvalidAttribute('/data/attributes/expired-at', 'expired-at must be in the future'),
   unknownTeamTokenSort: (sort: string) =>
@@ -213,6 +219,16 @@ export const Errors = {
   // Names and the rules of attributes (the problem is the rule's own words: core/team-name.ts, run-task-rules.ts …).
   invalidName: (pointer: string, problem: string) => new InvalidAttribute(pointer, problem),
   nameTaken: (pointer = '/data/attributes/name') => new InvalidAttribute(pointer, 'Name has already been taken'),
+  /** A team access's attribute (HCP's sentences: "Runs is read-only when access level is 'read'; …"). */
+  invalidTeamAccess: (attribute: string, detail: string) => new InvalidAttribute(`/data/attributes/${attribute}`, detail),
+  teamAccessRelationshipMissing: (relationship: 'team' | 'workspace') => new InvalidAttribute(`/data/relationships/${relationship}`, `${relationship} is required`),
+  teamAccessTaken: () => new InvalidAttribute('/data/relationships/team', 'Team has already been taken'),
+  agentPoolNameRequired: () => new InvalidAttribute('/data/attributes/name', 'name is required'),
+  agentPoolNotAllowed: () =>
+    new InvalidAttribute('/data/relationships/agent-pool', "the agent pool is not organization-scoped and does not list this workspace among its allowed workspaces"),
+  agentPoolUnknown: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'agent pool not found in this organization'),
+  agentPoolOnlyInAgentMode: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'an agent pool is set only with execution-mode agent'),
+  teamAccessFilterMissing: () => new Unprocessable('filter[workspace][id] or filter[team][id] is required', { parameter: 'filter[workspace][id]' }),
   invalidUsername: (problem: string) => new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username')),
   reservedUsername: (detail: string) => new InvalidAttribute('/data/attributes/username', detail),
   userAttributeTaken: (attribute: 'username' | 'email') =>

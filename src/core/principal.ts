@@ -14,7 +14,13 @@ export type Principal =
       serviceAccountUserId: string | null;
       /** False for a token minted by the organization token (or by such a token): it is no more a person than its minter. */
       actsAsPerson: boolean;
-    };
+    }
+  /**
+   * An agent pool's token (HCP's agent tokens): the pipeline's identity. Authenticated only on the routes of the
+   * pipeline protocol (http/agent-token-routes.ts); there it holds `write` access to the workspaces that name
+   * its pool (access/workspace-gate.ts) and nothing else in its organization.
+   */
+  | { kind: 'agent'; tokenId: string; organizationName: string; agentPoolId: string };
 
 /**
  * An organization's audit trail token (HCP's `?token=audit-trails`). Deliberately not a member of

@@ -30,6 +30,8 @@ import * as m029 from './migrations/029-workspace-current-run.js';
 import * as m031 from './migrations/031-restore-dropped-columns.js';
 import * as m032 from './migrations/032-workspace-hcp-attributes.js';
 import * as m033 from './migrations/033-organization-settings.js';
+import * as m034 from './migrations/034-team-workspaces.js';
+import * as m035 from './migrations/035-agent-pools.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -62,6 +64,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '031-restore-dropped-columns': m031 as Migration,
   '032-workspace-hcp-attributes': m032 as Migration,
   '033-organization-settings': m033 as Migration,
+  '034-team-workspaces': m034 as Migration,
+  '035-agent-pools': m035 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

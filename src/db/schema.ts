@@ -21,7 +21,7 @@ export interface UsersTable {
 }
 
 /** `audit-trail`: an organization's audit trail token, which coexists with its organization token. */
-export type TokenKind = 'site' | 'user' | 'organization' | 'audit-trail' | 'team';
+export type TokenKind = 'site' | 'user' | 'organization' | 'audit-trail' | 'team' | 'agent';
 
 export interface TokensTable {
   id: string;
@@ -39,6 +39,8 @@ export interface TokensTable {
   last_used_at: string | null;
   /** 0 for a team token minted by the organization token, or by a token that may not act as a person. */
   acts_as_person: Flag;
+  /** An agent token's pool (migration 035); null for every other kind. */
+  agent_pool_id?: string | null;
 }
 
 export interface OrganizationsTable {
@@ -112,6 +114,41 @@ export interface JobsTable {
 /** The run stages that can trigger run tasks; their order is in core/stage-order.ts. */
 export type { TaskStageName };
 
+/** A team's access to one workspace (migration 034; src/access/workspace-access.ts says what each value grants). */
+export interface TeamWorkspacesTable {
+  id: string;
+  organization_name: string;
+  team_id: string;
+  workspace_id: string;
+  /** `read`, `plan`, `write`, `admin` or `custom`. */
+  access: string;
+  runs: string;
+  variables: string;
+  state_versions: string;
+  sentinel_mocks: string;
+  workspace_locking: Flag;
+  run_tasks: Flag;
+  policy_overrides: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An organization's agent pool (migration 035). */
+export interface AgentPoolsTable {
+  id: string;
+  organization_name: string;
+  name: string;
+  /** 1: any workspace of the organization may use it; 0: only its allowed workspaces. */
+  organization_scoped: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentPoolAllowedWorkspacesTable {
+  agent_pool_id: string;
+  workspace_id: string;
+}
+
 export interface WorkspacesTable {
   id: string;
   organization_name: string;
@@ -155,6 +192,8 @@ export interface WorkspacesTable {
   locked: Flag;
   locked_by_kind: string | null;
   locked_by_id: string | null;
+  /** The agent pool an agent-mode workspace names (migration 035): its agent tokens drive this workspace's runs. */
+  agent_pool_id?: string | null;
 }
 
 /** HCP's tags: named once per organization, attached to workspaces in order (migration 032). */
@@ -531,4 +570,7 @@ export interface Database {
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_evaluations: PolicyEvaluationsTable;
   policy_set_outcomes: PolicySetOutcomesTable;
+  team_workspaces: TeamWorkspacesTable;
+  agent_pools: AgentPoolsTable;
+  agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
 }

@@ -11,6 +11,8 @@ import { runsRoutes } from './routes/runs.routes.js';
 import { runRecordRoutes } from './routes/run-record.routes.js';
 import { tasksRoutes } from './routes/tasks.routes.js';
 import { workspaceTasksRoutes } from './routes/workspace-tasks.routes.js';
+import { teamAccessRoutes } from './routes/team-access.routes.js';
+import { agentPoolsRoutes } from './routes/agent-pools.routes.js';
 import type { Services } from '../services.js';
 import { teamMembersRoutes } from './routes/team-members.routes.js';
 import { teamsRoutes } from './routes/teams.routes.js';
@@ -41,6 +43,8 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await workspaceRelationshipsRoutes(api, services);
   await tasksRoutes(api, services);
   await workspaceTasksRoutes(api, services);
+  await teamAccessRoutes(api, services);
+  await agentPoolsRoutes(api, services);
   await configurationVersionsRoutes(api, services);
   await runsRoutes(api, services);
   await runRecordRoutes(api, services);

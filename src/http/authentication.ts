@@ -3,6 +3,7 @@ import { bearerToken, type Authenticator } from '../identity/authenticate.js';
 import type { TokenUsage } from '../identity/token-usage.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
 import { Errors } from '../core/errors.js';
+import { takesAgentToken } from './agent-token-routes.js';
 import './fastify-types.js';
 
 export interface AuthenticationOptions {
@@ -36,7 +37,7 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
       if (principal.kind === 'audit-trail') request.auditTrailPrincipal = principal;
       else request.principal = principal;
     } else {
-      request.principal = await authenticator.authenticate(token);
+      request.principal = await authenticator.authenticate(token, { agentToken: takesAgentToken(request.method, request.routeOptions.url) });
     }
     await tokenUsage?.used((request.principal ?? request.auditTrailPrincipal)!.tokenId);
     failures?.succeeded(token!);

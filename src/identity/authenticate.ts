@@ -31,9 +31,11 @@ export class Authenticator {
    * For every route but the audit trail's: an audit trail token authenticates nothing here (401), so no
    * service, gate or verdict ever meets one.
    */
-  async authenticate(token: string | undefined): Promise<Principal> {
+  async authenticate(token: string | undefined, options: { agentToken?: boolean } = {}): Promise<Principal> {
     const principal = await this.authenticateAny(token);
     if (principal.kind === 'audit-trail') throw Errors.auditTrailTokenReadsOnlyAuditTrail();
+    // An agent token authenticates only on the pipeline protocol's routes (http/agent-token-routes.ts).
+    if (principal.kind === 'agent' && options.agentToken !== true) throw Errors.agentTokenDrivesOnlyPipelines();
     return principal;
   }
 
@@ -69,6 +71,9 @@ function principalOf(row: AuthenticationRow): AnyPrincipal | undefined {
       return { kind: 'organization', tokenId: row.id, organizationName: row.organization_name! };
     case 'audit-trail':
       return { kind: 'audit-trail', tokenId: row.id, organizationName: row.organization_name! };
+    case 'agent':
+      if (!row.agent_pool_id || !row.organization_name) return undefined;
+      return { kind: 'agent', tokenId: row.id, organizationName: row.organization_name, agentPoolId: row.agent_pool_id };
     case 'team':
       if (!row.team_id || !row.team_organization || row.team_feature_set === null || row.team_is_owners === null) return undefined;
       if (!editionHasTeam(featureSetOf({ feature_set: row.team_feature_set }), { isOwners: row.team_is_owners === 1 })) return undefined;

@@ -26,7 +26,7 @@ export class TokensRepository {
       .leftJoin('teams', 'teams.id', 'tokens.team_id')
       .leftJoin('organizations', 'organizations.name', 'teams.organization_name')
       .select([
-        'tokens.id', 'tokens.kind', 'tokens.token_hash', 'tokens.expired_at', 'tokens.organization_name', 'tokens.acts_as_person',
+        'tokens.id', 'tokens.kind', 'tokens.token_hash', 'tokens.expired_at', 'tokens.organization_name', 'tokens.acts_as_person', 'tokens.agent_pool_id',
         'users.id as user_id', 'users.username',
         'teams.id as team_id', 'teams.organization_name as team_organization', 'teams.service_account_user_id',
         'teams.is_owners as team_is_owners', 'organizations.feature_set as team_feature_set',
@@ -39,7 +39,7 @@ export class TokensRepository {
   }
 
   findById(id: string): Promise<TokenRow | undefined> {
-    return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('id', '=', id).executeTakeFirst();
+    return this.db.selectFrom('tokens').select([...TOKEN_COLUMNS, 'agent_pool_id']).where('id', '=', id).executeTakeFirst();
   }
 
   async insert(row: TokenRow, executor: Kysely<Database> = this.db): Promise<void> {
@@ -54,6 +54,12 @@ export class TokensRepository {
 
   listForUser(userId: string): Promise<TokenRow[]> {
     return this.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('kind', '=', 'user').where('user_id', '=', userId)
+      .orderBy('created_at').orderBy('id').execute();
+  }
+
+  /** An agent pool's tokens (issue 36), oldest first. */
+  listForAgentPool(agentPoolId: string): Promise<TokenRow[]> {
+    return this.db.selectFrom('tokens').select([...TOKEN_COLUMNS, 'agent_pool_id']).where('kind', '=', 'agent').where('agent_pool_id', '=', agentPoolId)
       .orderBy('created_at').orderBy('id').execute();
   }
 

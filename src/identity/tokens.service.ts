@@ -229,16 +229,29 @@ export class TokensService {
    * user's own tokens belong to no organization, so no organization's trail holds them.
    */
   async deleteToken(principal: Principal, row: TokenRow): Promise<void> {
-    const organizationName = row.kind !== 'team' ? undefined : row.organization_name ?? (row.team_id ? (await this.teams.findById(row.team_id))?.organizationName : undefined);
+    const organizationName = row.kind === 'agent' ? row.organization_name ?? undefined : row.kind !== 'team' ? undefined : row.organization_name ?? (row.team_id ? (await this.teams.findById(row.team_id))?.organizationName : undefined);
     await this.auditTrail.transaction(async (trx) => {
       const deleted = await this.tokens.deleteById(row.id, trx);
       return { result: undefined, entries: deleted > 0 && organizationName ? [tokenChanged(principal, organizationName, row, 'destroy')] : [] };
     });
   }
 
+  private agentTokens?: (principal: Principal, row: TokenRow) => Promise<void>;
+
+  /** The agent pools domain says who manages an agent token (agentpools/agent-pools.service.ts). */
+  registerAgentTokens(check: (principal: Principal, row: TokenRow) => Promise<void>): void {
+    this.agentTokens = check;
+  }
+
   /** The `token` lookup: a token the caller may manage, its own user token or a token of a team it may manage. */
   async manageableToken(principal: Principal, tokenId: string): Promise<TokenRow> {
     const row = await this.tokens.findById(tokenId);
+    if (row?.kind === 'agent') {
+      // An agent pool's token: managed by whoever manages its pool (a higher layer's rule, plugged in at wiring).
+      if (!this.agentTokens) throw Errors.tokenNotFound();
+      await this.agentTokens(principal, row);
+      return row;
+    }
     if (row?.kind === 'user') {
       requirePersonalAccess(principal, 'manage-user-token', row.user_id ?? '');
       return row;

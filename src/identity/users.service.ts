@@ -75,6 +75,9 @@ export class UsersService {
       case 'site-admin':
         userId = await ensureServiceAccount(this.users, { kind: 'site-admin' });
         break;
+      case 'agent':
+        // An agent token is no account (and reaches only the pipeline protocol, never this route).
+        throw Errors.userNotFound();
     }
     const user = await this.users.findById(userId);
     if (!user) throw Errors.userNotFound();

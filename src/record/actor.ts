@@ -24,6 +24,8 @@ export function actorOf(principal: Principal): Actor {
       return { userId: null, name: `api-org_${principal.organizationName}`, kind: 'organization', tokenId: principal.tokenId };
     case 'site-admin':
       return { userId: null, name: 'site-admin', kind: 'site-admin', tokenId: principal.tokenId };
+    case 'agent':
+      return { userId: null, name: `api-agent-pool_${idSuffix(principal.agentPoolId)}`, kind: 'agent', tokenId: principal.tokenId };
     default:
       // A token kind added later (the audit-trail token) reads only; it never acts.
       return { userId: null, name: (principal as { kind: string }).kind, kind: (principal as { kind: string }).kind };

@@ -20,7 +20,8 @@ import { currentRequestId } from './request-scope.js';
  * `meta` never holds a secret: no token, no HMAC key (only whether one was set or changed).
  */
 export type AuditResourceType =
-  | 'team' | 'organization_membership' | 'authentication_token' | 'task' | 'workspace_task' | 'run' | 'task_stage';
+  | 'team' | 'organization_membership' | 'authentication_token' | 'task' | 'workspace_task' | 'run' | 'task_stage'
+  | 'team_workspace';
 
 export interface AuditResource {
   id: string;

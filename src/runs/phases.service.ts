@@ -17,8 +17,8 @@ export class PhasesService {
   /** For a reader's API token, or the access token a run task got for a result of this plan's run. */
   async planJson(token: string | undefined, planId: string): Promise<StoredUpload> {
     const plan = await this.runs.findPhase('plans', planId);
-    const organizationName = plan ? await this.organizationOfRun(plan.run_id) : undefined;
-    const target = plan && organizationName ? { organizationName, runIds: async () => [plan.run_id] } : undefined;
+    const place = plan ? await this.placeOfRun(plan.run_id) : undefined;
+    const target = plan && place ? { ...place, runIds: async () => [plan.run_id] } : undefined;
     await this.artifactAccess.authorize(token, target, 'plan');
     if (!plan!.json_upload_id) throw Errors.planHasNoJson();
     return { size: plan!.json_bytes ?? 0, pieces: this.uploads.read(plan!.json_upload_id) };
@@ -30,8 +30,9 @@ export class PhasesService {
     return redactedPlan(this.uploads.read(plan.json_upload_id));
   }
 
-  private async organizationOfRun(runId: string): Promise<string | undefined> {
+  private async placeOfRun(runId: string): Promise<{ organizationName: string; workspaceId: string } | undefined> {
     const run = await this.runs.findRun(runId);
-    return run ? (await this.workspaces.findById(run.workspace_id))?.organization_name : undefined;
+    const workspace = run ? await this.workspaces.findById(run.workspace_id) : undefined;
+    return workspace ? { organizationName: workspace.organization_name, workspaceId: workspace.id } : undefined;
   }
 }

@@ -12,5 +12,7 @@ export function runCreator(principal: Principal): { userId: string | null; name:
       return { userId: null, name: `api-org_${principal.organizationName}` };
     case 'site-admin':
       return { userId: null, name: 'site-admin' };
+    case 'agent':
+      return { userId: null, name: `api-agent-pool_${idSuffix(principal.agentPoolId)}` };
   }
 }

@@ -69,7 +69,7 @@ export class RunRecordService {
   async addComment(found: VisibleRun, body: string | undefined): Promise<CommentRecord> {
     const { context } = found;
     const runId = found.run.id;
-    requireAccess(context.standing, 'run', 'act', { action: 'comment on' });
+    requireAccess(context.standing, 'run', 'comment', {});
     if (typeof body !== 'string' || body.trim() === '') throw Errors.commentBodyRequired();
     if (body.length > this.limits.commentMaxChars) throw Errors.commentBodyTooLong(this.limits.commentMaxChars);
     // Counted before the write: on PostgreSQL, requests at the same moment may pass the limit by their number.

@@ -11,7 +11,7 @@ import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { TaskStagePermissions } from '../access/task-stage-permissions.js';
 import type { PolicyEvaluationRow, PolicyEvaluationsRepository, PolicySetOutcomeRow } from './policy-evaluations.repository.js';
 import type { Principal } from '../core/principal.js';
-import type { OrganizationGate } from '../access/organization-gate.js';
+import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { VisibleRun } from '../runs/runs.service.js';
 import type { TaskStageRunner } from './task-stage-runner.js';
 import type { OutcomeRow, OverrideRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
@@ -66,7 +66,7 @@ export interface TaskStageDetails {
 export class TaskStagesService {
   constructor(
     private readonly stages: TaskStagesRepository,
-    private readonly gate: OrganizationGate,
+    private readonly workspaceGate: WorkspaceGate,
     private readonly runner: TaskStageRunner,
     private readonly evaluations: PolicyEvaluationsRepository,
     private readonly auditTrail: AuditTrailRecorder,
@@ -212,7 +212,7 @@ export class TaskStagesService {
   ): Promise<OrganizationStanding> {
     const place = await this.stages.placeOfRun(runId);
     if (!place) throw HIDDEN_AS[thing]({});
-    return (await this.gate.enterFor(principal, place.organizationName, thing, 'read', {})).standing;
+    return (await this.workspaceGate.enterOrganizationOf(principal, { id: place.workspaceId, organization_name: place.organizationName }, thing)).standing;
   }
 }
 

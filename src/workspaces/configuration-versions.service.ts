@@ -75,7 +75,7 @@ export class ConfigurationVersionsService {
 
   async create(principal: Principal, found: WorkspaceContext, input: ConfigurationVersionInput): Promise<CreatedConfigurationVersion> {
     const { workspace, context } = found;
-    requireAccess(context.standing, 'workspace', 'manage', {});
+    requireAccess(context.standing, 'workspace', 'upload-configuration', {});
     // 32 random bytes: as strong as an API token; only its hash is stored.
     const uploadToken = randomBytes(32).toString('base64url');
     const now = nowIso();
@@ -151,7 +151,7 @@ export class ConfigurationVersionsService {
     const row = await this.versions.findById(id);
     const workspace = row ? await this.workspaces.findById(row.workspace_id) : undefined;
     const target = row && workspace
-      ? { organizationName: workspace.organization_name, runIds: () => this.versions.runIdsUsing(row.id, RUNS_CHECKED_FOR_TASK_TOKENS) }
+      ? { organizationName: workspace.organization_name, workspaceId: workspace.id, runIds: () => this.versions.runIdsUsing(row.id, RUNS_CHECKED_FOR_TASK_TOKENS) }
       : undefined;
     await this.artifactAccess.authorize(token, target, 'configuration-version');
     if (row!.status !== 'uploaded' || row!.archive_size === null) throw Errors.configurationNotUploaded();

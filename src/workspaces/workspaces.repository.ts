@@ -17,6 +17,7 @@ export const COLUMNS = [
   'workspaces.terraform_version', 'workspaces.current_configuration_version_id', 'workspaces.required_approvals', 'workspaces.current_run_id',
   'workspaces.auto_destroy_at', 'workspaces.execution_mode_overwritten', 'workspaces.locked',
   'workspaces.locked_by_kind', 'workspaces.locked_by_id',
+  'workspaces.agent_pool_id',
 ] as const;
 
 export class WorkspacesRepository {
@@ -57,6 +58,10 @@ export class WorkspacesRepository {
   /** HCP's list: its searches and filters combined (all must hold), sorted by name or by the current run's creation. */
   async list(filter: WorkspaceListFilter, offset: number, limit: number): Promise<{ rows: WorkspaceRow[]; total: number }> {
     let query = this.db.selectFrom('workspaces').where('workspaces.organization_name', '=', filter.organizationName);
+    if (filter.ids) {
+      if (filter.ids.length === 0) return { rows: [], total: 0 };
+      query = query.where('workspaces.id', 'in', [...filter.ids]);
+    }
     if (filter.search) query = query.where((eb) => containsText(eb.ref('workspaces.name_lower'), filter.search!.toLowerCase()));
     if (filter.wildcardName) query = query.where(wildcardMatch(filter.wildcardName.toLowerCase()));
     for (const tag of filter.tags ?? []) query = query.where(hasTag(tag, true));
@@ -105,6 +110,8 @@ export interface WorkspaceListFilter {
   /** filter[current-run][status]: any of. */
   currentRunStatuses?: string[];
   sort?: { by: 'name' | 'current-run.created-at'; descending: boolean };
+  /** Only these (a caller who reads some workspaces through team access alone); none when empty. */
+  ids?: readonly string[];
 }
 
 /** HCP's current run: the workspace's newest run that is not a speculative plan. */

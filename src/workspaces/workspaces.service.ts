@@ -17,6 +17,8 @@ import { checkTagNames, resolveTags, type TagReference } from './workspace-tags.
 import type { TagRow, WorkspaceTagsRepository } from './workspace-tags.repository.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { agentPoolAfter, type AgentPoolChecker } from './workspace-agent-pool.js';
+import type { ExecutionMode } from './execution-mode.js';
 
 /** A workspace and the caller's standing in its organization (for its permissions). */
 export interface WorkspaceView {
@@ -34,6 +36,8 @@ export interface WorkspaceAttributesInput extends WorkspaceSettingsInput, Execut
   'auto-destroy-at'?: string | null;
   /** Distinct people whose overrides a stage of its runs needs at least (1..10, default 1). */
   'required-approvals'?: number;
+  /** HCP: the agent pool of an agent-mode workspace (workspace-agent-pool.ts). */
+  'agent-pool-id'?: string | null;
 }
 
 /** A PATCH: only the attributes sent change. */
@@ -65,6 +69,7 @@ export class WorkspacesService {
     private readonly workspaceGate: WorkspaceGate,
     private readonly db: Kysely<Database>,
     private readonly tags: WorkspaceTagsRepository,
+    private readonly agentPools?: AgentPoolChecker,
   ) {}
 
   async create(found: OrganizationContext, input: WorkspaceAttributesInput, tagsRelationship?: TagsRelationship): Promise<WorkspaceView> {
@@ -76,6 +81,9 @@ export class WorkspacesService {
     const autoDestroyAt = autoDestroyAtInput(input['auto-destroy-at']) ?? null;
     const references = tagReferences(input, tagsRelationship);
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']) ?? 1;
+    const agentPoolId = await agentPoolAfter(this.agentPools, {
+      organizationName: organization.name, mode: execution.mode, current: null, sent: input['agent-pool-id'],
+    });
     const now = nowIso();
     const row = {
       id: newId('ws'),
@@ -96,6 +104,7 @@ export class WorkspacesService {
       updated_at: now,
       current_configuration_version_id: null,
       current_run_id: null,
+      agent_pool_id: agentPoolId,
       ...settingsOnCreate({ ...input, 'tag-names': [] }),
     };
     let tagged: TagRow[] = [];
@@ -120,10 +129,12 @@ export class WorkspacesService {
 
   /** The lookup of a workspace named by organization and name (go-tfe's Workspaces.Read and Update). */
   async visibleByName(principal: Principal, organizationName: string, name: string): Promise<WorkspaceContext> {
-    const context = await this.gate.enter(principal, organizationName);
-    requireAccess(context.standing, 'workspace', 'read', {});
-    const workspace = await this.workspaces.findByName(context.organization.name, name);
+    const organization = await this.gate.enter(principal, organizationName);
+    const workspace = await this.workspaces.findByName(organization.organization.name, name);
     if (!workspace) throw Errors.workspaceNotFound();
+    // The caller's teams' access to this workspace decides too: missing and unreadable are one 404.
+    const context = await this.workspaceGate.attach(organization, workspace.id);
+    requireAccess(context.standing, 'workspace', 'read', {});
     return { workspace, context };
   }
 
@@ -132,17 +143,21 @@ export class WorkspacesService {
     return { workspace: found.workspace, standing: found.context.standing, runsCount: counts.get(found.workspace.id) ?? 0 };
   }
 
-  /** Members without a read right see an empty list: they may see the organization, not its workspaces. */
+  /**
+   * A read right lists every workspace; otherwise the workspaces the caller's teams have access to (none: an
+   * empty list, they may see the organization, not its workspaces). Each shows its `permissions` for the caller.
+   */
   async list(found: OrganizationContext, options: { filter: Omit<WorkspaceListFilter, 'organizationName'>; page: PageRequest }): Promise<Page<WorkspaceView>> {
     const { organization, standing } = found;
-    if (!allows(standing, 'workspace', 'read', {})) return pageOf(options.page, [], 0);
+    const { grantedIds, standingOf } = await this.workspaceGate.standingsIn(found);
+    const ids = allows(standing, 'workspace', 'read', {}) ? undefined : grantedIds;
     const { rows, total } = await this.workspaces.list(
-      { ...options.filter, organizationName: organization.name },
+      { ...options.filter, organizationName: organization.name, ids },
       options.page.offset,
       options.page.size,
     );
     const counts = await this.workspaces.runsCounts(rows.map((row) => row.id));
-    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing, runsCount: counts.get(row.id) ?? 0 })), total);
+    return pageOf(options.page, rows.map((row) => ({ workspace: row, standing: standingOf(row.id), runsCount: counts.get(row.id) ?? 0 })), total);
   }
 
   /** Runs already created keep the execution mode they were created in. */
@@ -165,6 +180,11 @@ export class WorkspacesService {
     }
     const autoDestroyAt = autoDestroyAtInput(input['auto-destroy-at']);
     if (autoDestroyAt !== undefined) changes.auto_destroy_at = autoDestroyAt;
+    const agentPoolId = await agentPoolAfter(this.agentPools, {
+      organizationName: workspace.organization_name, workspaceId: workspace.id, mode: execution?.mode ?? (workspace.execution_mode as ExecutionMode),
+      current: workspace.agent_pool_id ?? null, sent: input['agent-pool-id'],
+    });
+    if (agentPoolId !== (workspace.agent_pool_id ?? null)) changes.agent_pool_id = agentPoolId;
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']);
     if (requiredApprovals !== undefined) changes.required_approvals = requiredApprovals;
     if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;

@@ -6,6 +6,9 @@ import { ORGANIZATION_ACCESS_KEYS, noAccess, type OrganizationAccessKey } from '
 import { outsider, standingFromTeams, type OrganizationStanding } from '../../src/access/organization-standing.js';
 import { requireAccess, requirePersonalAccess, verdictFor } from '../../src/access/require-access.js';
 import type { TeamFacts } from '../../src/access/team-permissions.js';
+import { CUSTOM_DEFAULTS, FIXED_LEVELS, type WorkspaceGrant } from '../../src/access/workspace-access.js';
+import { inWorkspace } from '../../src/access/workspace-gate.js';
+import type { OverrideStageFacts } from '../../src/shared/override-rule.js';
 import { ApiError } from '../../src/core/errors.js';
 import type { AnyPrincipal, Principal } from '../../src/core/principal.js';
 
@@ -68,6 +71,7 @@ const ROWS: Row[] = [
   row('organization', 'list-run-tasks', { name: ORG }, '', 'AAAAA AAAA AAAA AAA HHH'),
   row('organization', 'create-run-task', { name: ORG }, '', 'AAAAA HHHH AHHH HHA HHH'),
   row('organization', 'create-workspace', { name: ORG }, '', 'AAAAA HHHH DDDA HHA HHH'),
+  row('organization', 'create-agent-pool', { name: ORG }, '', 'AAAAA DDDD DDDD DDA HHH'),
   row('membership', 'read', {}, '', 'AAAAA AAAA AAAA AAA HHH'),
   row('membership', 'delete', { inOwnersTeam: false }, 'a member outside the owners team', 'AAAAA AAAA HHHH HHA HHH'),
   row('membership', 'delete', { inOwnersTeam: true }, 'a member of the owners team', 'AAAAA DDDD HHHH HHA HHH'),
@@ -102,11 +106,14 @@ const ROWS: Row[] = [
   row('workspace', 'manage', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('workspace', 'queue-run', {}, '', 'AADAD HHHH DDDA HHA HHH'),
   row('workspace', 'attach-run-task', {}, '', 'AAAAA HHHH ADDD HHA HHH'),
+  row('workspace', 'upload-configuration', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
+  row('workspace', 'manage-team-access', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('configuration-version', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('run-task', 'read', {}, '', 'AAAAA AAAA AAAA AAA HHH'),
   row('run-task', 'manage', {}, '', 'AAAAA DDDD ADDD DDA HHH'),
   row('run', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('run', 'act', { action: 'apply' }, '', 'AADAD HHHH DDDA HHA HHH'),
+  row('run', 'comment', {}, '', 'AADAD HHHH DDDA HHA HHH'),
   row('plan', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   // The agent protocol: queue-run's callers, and a 404 (never a 403) for everyone else, readers included.
   row('plan', 'execute', {}, '', 'AAHAH HHHH HHHA HHA HHH'),
@@ -125,6 +132,13 @@ const ROWS: Row[] = [
   row('policy-set', 'manage', { policiesEntitled: false }, 'an edition without policies', 'DDDDD DDDD DDDD DDD HHH'),
   row('policy-evaluation', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('policy-set-outcome', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  // Agent pools (issue 36): members see them; owners and manage-agent-pools change them and their tokens.
+  row('agent-pool', 'read', {}, '', 'AAAAA AAAA AAAA AAA HHH'),
+  row('agent-pool', 'manage', {}, '', 'AAAAA DDDD DDDD DDA HHH'),
+  // Team access (issue 36): whoever reads the workspace sees the access of the teams it can see; its admins change it.
+  row('team-workspace', 'read', { team: visibleTeam }, 'a team visible to the organization', 'AAAAA HHHH AAAA HHA HHH'),
+  row('team-workspace', 'read', { team: secretTeam }, 'a secret team', 'AAAAA HHHH HHHH HHA HHH'),
+  row('team-workspace', 'manage', { team: visibleTeam }, 'a team visible to the organization', 'AAAAA HHHH DDDA HHA HHH'),
 ];
 
 function letter(standing: OrganizationStanding | undefined, [thing, action, facts]: Row): string {
@@ -205,5 +219,96 @@ describe('the access table', () => {
         else assert.throws(run, (error: ApiError) => error.status === 404, `${action} ${principal.kind} ${userId}`);
       }
     }
+  });
+});
+
+/**
+ * The workspace column (issue 36): the same rows for members whose only standing in a workspace is their
+ * team's access to it (access/workspace-access.ts), HCP's fixed levels and custom keys.
+ */
+describe('the access table with team access to the workspace', () => {
+  const WS = 'ws-1';
+  const fixed = (level: 'read' | 'plan' | 'write' | 'admin'): WorkspaceGrant => ({ access: level, ...FIXED_LEVELS[level] });
+  const custom = (keys: Partial<WorkspaceGrant>): WorkspaceGrant => ({ access: 'custom', ...CUSTOM_DEFAULTS, ...keys });
+  const granted = (id: string, grants: WorkspaceGrant[], keys: OrganizationAccessKey[] = []) => inWorkspace(member(id, keys), WS, grants);
+  const mintedWrite = inWorkspace(
+    standingFromTeams(teamToken('team-w', false), ORG, { activeMember: true, teams: [{ id: 'team-w', isOwners: false, access: noAccess() }] }),
+    WS,
+    [fixed('write')],
+  );
+  /** The columns, in order. */
+  const GRANTED: Record<string, OrganizationStanding> = {
+    read: granted('r', [fixed('read')]),
+    plan: granted('p', [fixed('plan')]),
+    write: granted('w', [fixed('write')]),
+    admin: granted('a', [fixed('admin')]),
+    customRunTasks: granted('crt', [custom({ 'run-tasks': true })]),
+    customPolicyOverrides: granted('cpo', [custom({ 'policy-overrides': true })]),
+    customApply: granted('cap', [custom({ runs: 'apply' })]),
+    mintedTokenWithWrite: mintedWrite,
+    noAccessToThisWorkspace: granted('none', []),
+    readRightAndAdmin: granted('ra', [fixed('read'), fixed('admin')], ['read-workspaces']),
+  };
+  const policyHeld: OverrideStageFacts = {
+    status: 'awaiting_override', results: [], policyHolds: ['override'], workspaceRequiredApprovals: 1, overriders: [],
+  };
+  // Columns: [read plan write admin] [customRunTasks customPolicyOverrides customApply] [mintedTokenWithWrite] [none] [readRightAndAdmin]
+  const GRANT_ROWS: Row[] = [
+    row('workspace', 'read', {}, '', 'AAAA AAA A H A'),
+    row('workspace', 'manage', {}, '', 'DDDA DDD D H A'),
+    row('workspace', 'upload-configuration', {}, '', 'DAAA DDA D H A'),
+    row('workspace', 'queue-run', {}, '', 'DAAA DDA D H A'),
+    row('workspace', 'attach-run-task', {}, '', 'DDDA ADD D H A'),
+    row('workspace', 'manage-team-access', {}, '', 'DDDA DDD D H A'),
+    row('configuration-version', 'read', {}, '', 'AAAA AAA A H A'),
+    row('run', 'read', {}, '', 'AAAA AAA A H A'),
+    row('run', 'act', { action: 'apply' }, '', 'DDAA DDA D H A'),
+    row('run', 'comment', {}, '', 'DAAA DDA D H A'),
+    row('plan', 'read', {}, '', 'AAAA AAA A H A'),
+    row('plan', 'execute', {}, '', 'HAAA HHA H H A'),
+    row('apply', 'read', {}, '', 'AAAA AAA A H A'),
+    row('apply', 'execute', {}, '', 'HHAA HHA H H A'),
+    row('task-stage', 'read', {}, '', 'AAAA AAA A H A'),
+    row('task-stage', 'override', {}, 'a stage held by run tasks', 'DDDA ADD D H A'),
+    row('task-stage', 'override', { stage: policyHeld }, 'a stage held by policies', 'DDDA DAD D H A'),
+    row('task-result', 'read', {}, '', 'AAAA AAA A H A'),
+    row('policy-evaluation', 'read', {}, '', 'AAAA AAA A H A'),
+    row('policy-set-outcome', 'read', {}, '', 'AAAA AAA A H A'),
+    row('team-workspace', 'read', { team: visibleTeam }, '', 'AAAA AAA A H A'),
+    row('team-workspace', 'manage', { team: visibleTeam }, '', 'DDDA DDD D H A'),
+  ];
+
+  it('covers every action on a workspace and what is read through it', () => {
+    const workspaceThings = new Set(GRANT_ROWS.map(([thing]) => thing));
+    const tested = new Set(GRANT_ROWS.map(([thing, action]) => `${thing} ${action}`));
+    for (const thing of workspaceThings) {
+      for (const action of Object.keys(ACCESS_TABLE[thing])) assert.ok(tested.has(`${thing} ${action}`), `${thing} ${action} is not tested with team access`);
+    }
+  });
+
+  for (const entry of GRANT_ROWS) {
+    const [thing, action, , label, expected] = entry;
+    it(`${thing} ${action}${label ? ` (${label})` : ''}`, () => {
+      const actual = Object.values(GRANTED).map((standing) => letter(standing, entry)).join('');
+      assert.equal(actual, expected.replace(/ /g, ''), `columns: ${Object.keys(GRANTED).join(' ')}`);
+    });
+  }
+
+  it('a grant on another workspace grants nothing here, and several teams hold the most any of them grants', () => {
+    const elsewhere = inWorkspace(member('x', []), 'ws-2', []);
+    assert.equal(verdictFor(elsewhere, 'workspace', 'read', {}).kind, 'hide');
+    const both = granted('both', [fixed('plan'), custom({ 'run-tasks': true })]);
+    assert.equal(verdictFor(both, 'workspace', 'queue-run', {}).kind, 'allow');
+    assert.equal(verdictFor(both, 'workspace', 'attach-run-task', {}).kind, 'allow');
+    assert.equal(verdictFor(both, 'run', 'act', { action: 'apply' }).kind, 'deny');
+  });
+
+  it('refuses with why: a planner may not apply, the minted token is no person', () => {
+    assert.throws(() => requireAccess(GRANTED.plan, 'run', 'act', { action: 'apply' }), (error: ApiError) =>
+      error.status === 403 && error.message === 'to apply runs, your team access to the workspace needs runs: apply');
+    assert.throws(() => requireAccess(GRANTED.read, 'run', 'act', { action: 'discard' }), (error: ApiError) =>
+      error.status === 403 && error.message === 'only people who may queue runs can discard them');
+    assert.throws(() => requireAccess(GRANTED.mintedTokenWithWrite, 'workspace', 'queue-run', {}), (error: ApiError) =>
+      error.status === 403 && error.message === 'the organization token, and the tokens it minted, cannot create runs');
   });
 });

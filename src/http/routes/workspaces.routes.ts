@@ -36,6 +36,8 @@ const workspaceAttributes = {
   'auto-destroy-at': NullableString(100),
   /** HCP: `execution-mode: false` makes the workspace follow its organization's default execution mode. */
   'setting-overwrites': Type.Optional(Type.Object({ 'execution-mode': Type.Optional(Type.Boolean()), 'agent-pool': Type.Optional(Type.Boolean()) })),
+  /** HCP: the agent pool of an agent-mode workspace; its agent tokens drive this workspace's runs (issue 36). */
+  'agent-pool-id': NullableString(255),
   // Stored and returned only (src/workspaces/workspace-settings.ts): what the tfe provider sets.
   ...Object.fromEntries(Object.keys(FLAG_SETTINGS).map((key) => [key, Type.Optional(Type.Boolean())])),
   ...Object.fromEntries(Object.keys(LIST_SETTINGS).map((key) => [key, Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }))])),

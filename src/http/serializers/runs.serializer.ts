@@ -1,6 +1,6 @@
 import { parseTimestamps } from '../../core/status-timestamps.js';
 import type { OrganizationStanding } from '../../access/organization-standing.js';
-import { canQueueRuns } from '../../access/workspace-permissions.js';
+import { canApplyRuns } from '../../access/workspace-permissions.js';
 import { uniqueResources, type Resource } from '../jsonapi.js';
 import { isCancelable, isDiscardable, transition, type RunStatus } from '../../runs/run-state-machine.js';
 import { runFactsOf } from '../../runs/run-facts.js';
@@ -16,7 +16,8 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
   const { row } = view;
   const status = row.status as RunStatus;
   const facts = runFactsOf(row, view.stages, view.hasChanges);
-  const queue = canQueueRuns(standing);
+  // Apply, cancel and discard: the access table's `run act` (runs: apply, or manage-workspaces).
+  const queue = canApplyRuns(standing);
   const timestamps = parseTimestamps(row.status_timestamps);
   const options = parseRunOptions(row.options);
   return {

@@ -40,6 +40,7 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
     relationships: {
       organization: { data: { id: row.organization_name, type: 'organizations' } },
       'locked-by': { data: row.locked === 1 && row.locked_by_kind && row.locked_by_id ? { id: row.locked_by_id, type: row.locked_by_kind } : null },
+      'agent-pool': { data: row.agent_pool_id ? { id: row.agent_pool_id, type: 'agent-pools' } : null },
       'current-configuration-version': {
         data: row.current_configuration_version_id ? { id: row.current_configuration_version_id, type: 'configuration-versions' } : null,
       },

@@ -1,0 +1,62 @@
+import type { Kysely } from 'kysely';
+import type { AgentPoolsTable, Database } from '../db/schema.js';
+
+/** Agent pools and their allowed workspaces (tables `agent_pools`, `agent_pool_allowed_workspaces`). */
+export class AgentPoolsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  findById(id: string): Promise<AgentPoolsTable | undefined> {
+    return this.db.selectFrom('agent_pools').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async list(organizationName: string, offset: number, limit: number): Promise<{ rows: AgentPoolsTable[]; total: number }> {
+    const query = this.db.selectFrom('agent_pools').where('organization_name', '=', organizationName);
+    const rows = await query.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute();
+    const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return { rows, total: Number(count.n) };
+  }
+
+  async insert(row: AgentPoolsTable, allowedWorkspaceIds: readonly string[], trx: Kysely<Database>): Promise<void> {
+    await trx.insertInto('agent_pools').values(row).execute();
+    await this.setAllowed(row.id, allowedWorkspaceIds, trx);
+  }
+
+  async update(id: string, changes: Partial<Pick<AgentPoolsTable, 'name' | 'organization_scoped' | 'updated_at'>>, trx: Kysely<Database>): Promise<void> {
+    if (Object.keys(changes).length > 0) await trx.updateTable('agent_pools').set(changes).where('id', '=', id).execute();
+  }
+
+  async setAllowed(id: string, workspaceIds: readonly string[], trx: Kysely<Database>): Promise<void> {
+    await trx.deleteFrom('agent_pool_allowed_workspaces').where('agent_pool_id', '=', id).execute();
+    const unique = [...new Set(workspaceIds)];
+    if (unique.length > 0) await trx.insertInto('agent_pool_allowed_workspaces').values(unique.map((workspace_id) => ({ agent_pool_id: id, workspace_id }))).execute();
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('agent_pools').where('id', '=', id).execute();
+  }
+
+  /** The allowed workspaces of each pool. */
+  async allowedOf(ids: readonly string[]): Promise<Map<string, string[]>> {
+    const byPool = new Map<string, string[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0) return byPool;
+    const rows = await this.db.selectFrom('agent_pool_allowed_workspaces').selectAll().where('agent_pool_id', 'in', [...ids]).orderBy('workspace_id').execute();
+    for (const row of rows) byPool.get(row.agent_pool_id)?.push(row.workspace_id);
+    return byPool;
+  }
+
+  /** The workspaces that name each pool (HCP's `workspaces` relationship of a pool). */
+  async workspacesOf(ids: readonly string[]): Promise<Map<string, string[]>> {
+    const byPool = new Map<string, string[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0) return byPool;
+    const rows = await this.db.selectFrom('workspaces').select(['id', 'agent_pool_id']).where('agent_pool_id', 'in', [...ids]).orderBy('id').execute();
+    for (const row of rows) if (row.agent_pool_id) byPool.get(row.agent_pool_id)?.push(row.id);
+    return byPool;
+  }
+
+  /** Which of `ids` are workspaces of the organization. */
+  async workspacesIn(organizationName: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('workspaces').select('id').where('organization_name', '=', organizationName).where('id', 'in', [...ids]).execute();
+    return new Set(rows.map((row) => row.id));
+  }
+}
