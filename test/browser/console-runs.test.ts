@@ -154,6 +154,7 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   // The run moves on: its plan may now be confirmed, and applying it finishes the run.
   await page.getByTestId('run-status').getByText('post plan completed').waitFor();
   await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByRole('group', { name: 'Apply this run without a comment?' }).getByRole('button', { name: 'Apply now' }).click();
   await page.getByTestId('run-status').getByText('applied', { exact: true }).waitFor({ timeout: 20_000 });
   assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
   assert.equal((await waitForRunStatus(gated.api, runId, 'applied')).attributes.status, 'applied');

@@ -51,7 +51,7 @@ export interface TaskStageAttributes {
   /** Teamstage's: how many distinct people must override, how many have, and who did (with their comment). */
   'required-approvals'?: number;
   approvals?: number;
-  overrides?: { 'overridden-by': string; comment: string | null; 'created-at': string }[];
+  overrides?: { 'overridden-by': string; overrider?: string; comment: string | null; 'created-at': string }[];
 }
 
 export interface TaskResultAttributes {
