@@ -21,6 +21,7 @@ import * as m017 from './migrations/017-workspace-settings.js';
 import * as m018 from './migrations/018-policies.js';
 import * as m019 from './migrations/019-policy-evaluations.js';
 import * as m021 from './migrations/021-run-change-notify.js';
+import * as m037 from './migrations/037-run-insert-notify.js';
 import * as m022 from './migrations/022-run-options.js';
 import * as m023 from './migrations/023-audit-trail.js';
 import * as m024 from './migrations/024-provisional-configuration.js';
@@ -66,6 +67,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '033-organization-settings': m033 as Migration,
   '034-team-workspaces': m034 as Migration,
   '035-agent-pools': m035 as Migration,
+  '037-run-insert-notify': m037 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseHandle } from './database.js';
 import { listen } from './pg-listen.js';
 
-/** Migration 021's channel: the payload is the workspace id of a run or task stage whose status changed. */
+/** Migration 021's channel: the payload is the workspace id of a run or task stage whose status changed, or of a new run (037). */
 export const RUN_CHANGES_CHANNEL = 'teamstage_runs';
 
 /** Called with a workspace id, or undefined for "anything may have changed" (after a lost connection). */
@@ -50,12 +50,14 @@ export class RunChangeSignals {
       create temp trigger if not exists teamstage_runs_changed after update of status on main.runs
         when old.status is not new.status
         begin select teamstage_run_changed(new.workspace_id); end;
+      create temp trigger if not exists teamstage_runs_inserted after insert on main.runs
+        begin select teamstage_run_changed(new.workspace_id); end;
       create temp trigger if not exists teamstage_task_stages_changed after update of status on main.task_stages
         when old.status is not new.status
         begin select teamstage_run_changed((select workspace_id from main.runs where id = new.run_id)); end;
     `);
     this.stopListening = async () => {
-      sqlite.exec('drop trigger if exists temp.teamstage_runs_changed; drop trigger if exists temp.teamstage_task_stages_changed;');
+      sqlite.exec('drop trigger if exists temp.teamstage_runs_changed; drop trigger if exists temp.teamstage_runs_inserted; drop trigger if exists temp.teamstage_task_stages_changed;');
     };
   }
 

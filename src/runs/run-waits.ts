@@ -27,6 +27,15 @@ export function runWaitToken(view: RunView): string {
   return createHash('sha256').update(state).digest('base64url').slice(0, 16);
 }
 
+/**
+ * A page of a workspace's runs as a page watching them compares it: changes when a run joins or leaves the
+ * page or the list's total, or when any run on it changes as runWaitToken sees it (status, stages, queue place).
+ */
+export function runListWaitToken(list: { items: readonly RunView[]; total: number }): string {
+  const state = [String(list.total), ...list.items.map((view) => `${view.row.id}:${runWaitToken(view)}`)].join('|');
+  return createHash('sha256').update(state).digest('base64url').slice(0, 16);
+}
+
 /** `?wait=` as seconds within the bound, or a 422. */
 export function waitSeconds(raw: string, limits: RunWaitLimits): number {
   const seconds = Number(raw);
@@ -63,6 +72,23 @@ export class RunWaits {
     aborted: AbortSignal,
     first?: T,
   ): Promise<T> {
+    return this.untilToken(principal, workspaceId, seen, seconds, read, (result) => runWaitToken(result.run), aborted, first);
+  }
+
+  /**
+   * The same wait for anything read from one workspace's runs (a page of its run list: runs/run-list-wait.ts),
+   * compared by `tokenOf`. The same per-principal bound counts both.
+   */
+  async untilToken<T>(
+    principal: string,
+    workspaceId: string,
+    seen: string | undefined,
+    seconds: number,
+    read: () => Promise<T>,
+    tokenOf: (result: T) => string,
+    aborted: AbortSignal,
+    first?: T,
+  ): Promise<T> {
     const count = this.open.get(principal) ?? 0;
     if (count >= this.limits.perPrincipal) throw Errors.tooManyRunWaits(this.limits.perPrincipal);
     this.open.set(principal, count + 1);
@@ -76,10 +102,10 @@ export class RunWaits {
     const deadline = Date.now() + seconds * 1000;
     try {
       // `first` was read before subscribing: a change in between would be missed, so only a changed one answers at once.
-      let result = first && seen !== undefined && runWaitToken(first.run) !== seen ? first : await read();
-      const baseline = seen ?? runWaitToken(result.run);
+      let result = first !== undefined && seen !== undefined && tokenOf(first) !== seen ? first : await read();
+      const baseline = seen ?? tokenOf(result);
       for (;;) {
-        if (runWaitToken(result.run) !== baseline || aborted.aborted) return result;
+        if (tokenOf(result) !== baseline || aborted.aborted) return result;
         const left = deadline - Date.now();
         if (left <= 0) return result;
         if (!signaled) {

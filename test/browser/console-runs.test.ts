@@ -154,6 +154,7 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   // The run moves on: its plan may now be confirmed, and applying it finishes the run.
   await page.getByTestId('run-status').getByText('post plan completed').waitFor();
   await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByRole('group', { name: 'Apply this run without a comment?' }).getByRole('button', { name: 'Apply now' }).click();
   await page.getByTestId('run-status').getByText('applied', { exact: true }).waitFor({ timeout: 20_000 });
   assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
   assert.equal((await waitForRunStatus(gated.api, runId, 'applied')).attributes.status, 'applied');
@@ -338,7 +339,8 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   await assertFitsPhoneWidth(page, 'the workspace page');
 
   // The run: both stages passed, in order, with the task's message; plan-only, so no Apply.
-  await runs.getByRole('link', { name: runId }).click();
+  // The row leads with the run's message, its id second.
+  await runs.locator('tr', { hasText: runId }).getByRole('link', { name: 'first run' }).click();
   await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
   await page.locator('#step-pre_plan .badge', { hasText: 'passed' }).waitFor();
   await page.locator('#step-post_plan .badge', { hasText: 'passed' }).waitFor();
@@ -389,7 +391,7 @@ test('links: HCP paths, the older link forms and hash links open their page; the
 
   // Inside the console a link changes the path without loading the page again; back and forward follow.
   await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
-  await page.getByRole('table', { name: /^Runs of / }).getByRole('link', { name: runId }).click();
+  await page.getByRole('table', { name: /^Runs of / }).locator('tr', { hasText: runId }).getByRole('link').first().click();
   await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
   assert.equal(page.url(), runPath(gated, runId));
   await page.goBack();

@@ -38,7 +38,7 @@ test('plan changes: no-op and read left out, delete+create is a replace, destruc
       { address: 42, change: { actions: ['create'] } },
     ],
   };
-  assert.deepEqual(plannedChanges(plan), [
+  assert.deepEqual(plannedChanges(plan).map(({ address, action }) => ({ address, action })), [
     { address: 'aws_db_instance.old', action: 'delete' },
     { address: 'aws_instance.web', action: 'replace' },
     { address: 'aws_iam_role.ci', action: 'update' },

@@ -14,7 +14,7 @@ import type { OrganizationStanding } from '../../access/organization-standing.js
 import type { Services } from '../../services.js';
 import type { RunResult } from '../../runs/run-view.js';
 import { RUN_INCLUDES, type RunAction, type RunInclude } from '../../runs/runs.service.js';
-import { runWaitToken, waitSeconds } from '../../runs/run-waits.js';
+import { runListWaitToken, runWaitToken, waitSeconds } from '../../runs/run-waits.js';
 import { parseRunListFilter } from '../../runs/run-list-filter.js';
 import { principalKey } from '../../core/principal.js';
 
@@ -138,17 +138,31 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
         description:
           'HCP filters: `filter[status]`, `filter[operation]`, `filter[source]` (comma-separated, any of), `filter[status_group]` ' +
           '(`non_final`, `final`, `discardable`), `search[user]` (the creator\'s name), `search[basic]` (part of the id, message or creator\'s name). ' +
-          'Runs here have no commit and no agent pool: `filter[commit]`, `search[commit]` and `filter[agent_pool_names]` match none.',
+          'Runs here have no commit and no agent pool: `filter[commit]`, `search[commit]` and `filter[agent_pool_names]` match none. ' +
+          'Long polling (an extension, as for one run): with `wait=SECONDS` the page comes as soon as it differs from the state named by ' +
+          '`wait-token` (`meta.wait-token` of an earlier answer): a run added or gone, a status, a stage status or a queue place changed.',
       },
     },
     async (request, reply) => {
       const include = parseInclude(request.query, RUN_INCLUDES);
       const page = parsePage(request.query);
       const filter = parseRunListFilter(request.query);
-      const result = await runsService.list(proofOf(request, 'workspace'), page, include, filter);
+      const found = proofOf(request, 'workspace');
+      let result = await runsService.list(found, page, include, filter);
+      const { wait } = request.query;
+      if (wait !== undefined) {
+        const seconds = waitSeconds(wait, runWaits.limits);
+        const caller = callerOf(request);
+        // Each wake finds and authorizes the workspace again, as a waiting read of one run does.
+        const read = async () => runsService.list(await services.workspacesService.visible(caller, request.params.workspace_id), page, include, filter);
+        const gone = new AbortController();
+        reply.raw.once('close', () => gone.abort());
+        result = await runWaits.untilToken(principalKey(caller), found.workspace.id, request.query['wait-token'], seconds, read, runListWaitToken, gone.signal, result);
+      }
       const stages = await taskStagesOf(include, result.standing, result.items.map((run) => run.row.id));
       const included = runIncluded(result.related, result.standing, services.phaseLogs, stages);
-      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, (run) => runResource(run, result.standing), included));
+      const document = listDocument(request, config.baseUrl, result, (run) => runResource(run, result.standing), included);
+      return sendDocument(reply, 200, { ...document, meta: { ...document.meta, 'wait-token': runListWaitToken(result) } });
     },
   );
 

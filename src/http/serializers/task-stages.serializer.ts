@@ -25,6 +25,8 @@ export function taskStageResource(stage: TaskStageRow, resultIds: string[], perm
             approvals: approvals.given,
             overrides: approvals.overrides.map((override) => ({
               'overridden-by': override.overridden_by_name ?? override.overridden_by,
+              // Who counts once (`user:<id>`, `team:<id>`): the console asks the override rule whether the reader already counts.
+              overrider: override.overridden_by,
               comment: override.comment,
               'created-at': override.created_at,
             })),

@@ -26,7 +26,8 @@ export class ApiError extends Error {
 }
 
 export interface ApiClient {
-  get<T>(path: string, query?: Record<string, string | undefined>): Promise<T>;
+  /** `signal` ends a long read (a page watching runs) when the page goes. */
+  get<T>(path: string, query?: Record<string, string | undefined>, options?: { signal?: AbortSignal }): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   delete(path: string, body?: unknown): Promise<void>;
@@ -36,14 +37,14 @@ export interface ApiClient {
 
 /** A client for `token`; `onUnauthorized` runs when the server says the token is no longer good. */
 export function createApiClient(token: string, onUnauthorized: () => void): ApiClient {
-  async function request<T>(method: string, path: string, body?: unknown, raw?: string): Promise<T> {
+  async function request<T>(method: string, path: string, body?: unknown, raw?: string, signal?: AbortSignal): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/vnd.api+json' };
     if (body !== undefined) headers['content-type'] = 'application/vnd.api+json';
     if (raw !== undefined) headers['content-type'] = 'application/octet-stream';
     let response: Response;
     try {
       const sent = raw !== undefined ? raw : body === undefined ? undefined : JSON.stringify(body);
-      response = await fetch(`${API_BASE}${path}`, { method, headers, body: sent, credentials: 'omit' });
+      response = await fetch(`${API_BASE}${path}`, { method, headers, body: sent, credentials: 'omit', signal });
     } catch {
       throw new ApiError(0, [{ title: 'network error', detail: 'the server could not be reached; check the connection and try again' }]);
     }
@@ -59,7 +60,7 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
   }
 
   return {
-    get: (path, query) => request('GET', path + queryString(query)),
+    get: (path, query, options) => request('GET', path + queryString(query), undefined, undefined, options?.signal),
     post: (path, body) => request('POST', path, body),
     patch: (path, body) => request('PATCH', path, body),
     delete: (path, body) => request('DELETE', path, body),

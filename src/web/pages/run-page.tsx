@@ -37,7 +37,7 @@ export function RunPage(props: { runId: string }) {
       </>
     );
   }
-  const { run, workspace, plan, apply, stages, results } = details.data;
+  const { run, workspace, plan, apply, stages, results, policies } = details.data;
   const workspaceId = (run.relationships?.workspace?.data as { id: string } | undefined)?.id;
   const steps = buildTimeline({ plan, apply, stages, results });
   // The banner at the top offers Override, Apply and Discard while the run waits for a person.
@@ -57,6 +57,8 @@ export function RunPage(props: { runId: string }) {
         plan={plan}
         stages={stages}
         results={results}
+        policies={policies}
+        workspaceId={workspaceId}
         onOverridden={(stage) => {
           details.replaceStage(stage);
           details.reload();
@@ -103,7 +105,7 @@ export function RunPage(props: { runId: string }) {
         />
       )}
       <h2>Timeline</h2>
-      <RunTimeline steps={steps} results={results} now={Date.now()} runFinal={isRunFinal(run.attributes.status)} />
+      <RunTimeline steps={steps} results={results} policies={policies} now={Date.now()} runFinal={isRunFinal(run.attributes.status)} />
       <RunRecord runId={run.id} version={[run.attributes.status, ...stages.map((stage) => stage.attributes['updated-at'])].join(' ')} />
     </>
   );

@@ -15,7 +15,7 @@ import { relatedId, type Workspace, type WorkspaceAttributes } from '../workspac
 /** How a page names its workspace: by organization and name (HCP's paths), or by id (old links). */
 export type WorkspaceLookup = { id: string } | { organization: string; name: string };
 
-/** One workspace: its settings, the run tasks attached to it, and its runs. */
+/** One workspace: its runs first (following new ones), then its settings and the run tasks attached to it. */
 export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
   const { api } = useSession();
   const { lookup } = props;
@@ -49,6 +49,8 @@ export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
         <a href={href(paths.workspaces(organization))}>Workspaces of {organization}</a>
       </p>
       <PageTitle>{`Workspace ${data.attributes.name}`}</PageTitle>
+      <WorkspaceRunsSection workspace={data} />
+      <h2>Settings</h2>
       <dl class="facts">
         <dt>Description</dt>
         <dd>{data.attributes.description || <span class="muted">none</span>}</dd>
@@ -68,7 +70,6 @@ export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
         </details>
       )}
       <WorkspaceTasksSection workspace={data} organization={organization} />
-      <WorkspaceRunsSection workspace={data} />
     </>
   );
 }

@@ -8,23 +8,52 @@ export type ChangeAction = 'create' | 'update' | 'delete' | 'replace' | 'forget'
 export interface PlannedChange {
   address: string;
   action: ChangeAction;
+  /** terraform's `change` object (before, after, after_unknown, the sensitivity trees, replace_paths). */
+  change?: ChangeBody;
+  /** Why terraform chose the action (`replace_because_tainted`, …), when it says. */
+  reason?: string;
+}
+
+/** The parts of a `change` object the structured view reads (plan-attributes-model.ts). */
+export interface ChangeBody {
+  actions?: unknown;
+  before?: unknown;
+  after?: unknown;
+  after_unknown?: unknown;
+  before_sensitive?: unknown;
+  after_sensitive?: unknown;
+  replace_paths?: unknown;
 }
 
 const ORDER: Record<ChangeAction, number> = { delete: 0, replace: 1, update: 2, create: 3, forget: 4 };
 
-export function plannedChanges(planJson: unknown): PlannedChange[] {
-  const entries = (planJson as { resource_changes?: unknown } | null)?.resource_changes;
+export function plannedChanges(planJson: unknown, list: 'resource_changes' | 'resource_drift' = 'resource_changes'): PlannedChange[] {
+  const entries = (planJson as Record<string, unknown> | null)?.[list];
   if (!Array.isArray(entries)) return [];
   const changes: PlannedChange[] = [];
   for (const entry of entries) {
     const address = (entry as { address?: unknown }).address;
-    const actions = (entry as { change?: { actions?: unknown } }).change?.actions;
+    const change = (entry as { change?: ChangeBody }).change;
+    const actions = change?.actions;
     if (typeof address !== 'string' || !Array.isArray(actions)) continue;
     const action = actionOf(actions.map(String));
-    if (action) changes.push({ address, action });
+    const reason = (entry as { action_reason?: unknown }).action_reason;
+    if (action) changes.push({ address, action, change, ...(typeof reason === 'string' ? { reason } : {}) });
   }
   // The destructive ones first: they are what a reviewer must not miss.
   return changes.sort((a, b) => ORDER[a.action] - ORDER[b.action] || a.address.localeCompare(b.address));
+}
+
+/** The plan's output changes by name (`output_changes`), no-ops left out, in name order. */
+export function plannedOutputs(planJson: unknown): { name: string; action: ChangeAction; change: ChangeBody }[] {
+  const outputs = (planJson as { output_changes?: unknown } | null)?.output_changes;
+  if (!outputs || typeof outputs !== 'object' || Array.isArray(outputs)) return [];
+  const changed: { name: string; action: ChangeAction; change: ChangeBody }[] = [];
+  for (const [name, change] of Object.entries(outputs as Record<string, ChangeBody>)) {
+    const action = Array.isArray(change?.actions) ? actionOf(change.actions.map(String)) : null;
+    if (action) changed.push({ name, action, change });
+  }
+  return changed.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function actionOf(actions: string[]): ChangeAction | null {

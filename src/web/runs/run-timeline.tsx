@@ -1,5 +1,6 @@
 import { PhaseDetails } from './phase-details';
 import { humanStatus, stepDuration, type TimelineStep } from './run-timeline-model';
+import type { EvaluationWithSets } from './policy-findings';
 import type { Phase, TaskResult, TaskStage } from './run-types';
 import { StatusBadge, Time } from './status-badge';
 import { TaskStageDetails } from './task-stage-details';
@@ -12,6 +13,7 @@ import { TaskStageDetails } from './task-stage-details';
 export function RunTimeline(props: {
   steps: TimelineStep<TaskStage, Phase>[];
   results: Map<string, TaskResult[]>;
+  policies?: Map<string, EvaluationWithSets[]>;
   now: number;
   /** The run is final: a step still pending (or unreachable) will never run, and says so in grey. */
   runFinal: boolean;
@@ -42,7 +44,7 @@ export function RunTimeline(props: {
                 </dl>
                 <StatusHistory timestamps={step.timestamps} />
                 {step.stage && (
-                  <TaskStageDetails stage={step.stage} results={props.results.get(step.stage.id) ?? []} />
+                  <TaskStageDetails stage={step.stage} results={props.results.get(step.stage.id) ?? []} evaluations={props.policies?.get(step.stage.id)} />
                 )}
                 {step.phase && <PhaseDetails phase={step.phase} kind={step.key === 'plan' ? 'plan' : 'apply'} />}
               </>

@@ -18,6 +18,8 @@ export interface RunAttributes {
   'is-destroy': boolean;
   'has-changes': boolean;
   'created-at': string;
+  /** Runs ahead of this one in its workspace's queue (a pending run that takes turns); 0 otherwise. */
+  'position-in-queue'?: number;
   /** Why an errored run errored (the failed stage and its results, the pipeline's report, the executor's message). */
   'error-message'?: string | null;
   actions: { 'is-cancelable': boolean; 'is-confirmable': boolean; 'is-discardable': boolean };
@@ -51,7 +53,7 @@ export interface TaskStageAttributes {
   /** Teamstage's: how many distinct people must override, how many have, and who did (with their comment). */
   'required-approvals'?: number;
   approvals?: number;
-  overrides?: { 'overridden-by': string; comment: string | null; 'created-at': string }[];
+  overrides?: { 'overridden-by': string; overrider?: string; comment: string | null; 'created-at': string }[];
 }
 
 export interface TaskResultAttributes {

@@ -1,17 +1,21 @@
 import { EmptyState } from '../components/page-states';
 import { OutcomesList, safeUrl } from './outcomes-list';
+import { PolicyEvaluations } from './policy-evaluations';
+import type { EvaluationWithSets } from './policy-findings';
 import type { TaskResult, TaskStage } from './run-types';
 import { StatusBadge, Time } from './status-badge';
 
-/** A task stage's results; when a mandatory task failed, a pointer to the decision at the top of the page. */
-export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[] }) {
+/** A task stage's results and policy evaluations; when a mandatory check failed, a pointer to the decision at the top of the page. */
+export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[]; evaluations?: EvaluationWithSets[] }) {
   const { stage, results } = props;
+  const evaluations = props.evaluations ?? [];
   const overridable = stage.attributes.actions?.['is-overridable'] === true;
   const mayOverride = stage.attributes.permissions?.['can-override'] === true;
   return (
     <>
+      {evaluations.length > 0 && <PolicyEvaluations stageKey={stage.attributes.stage} evaluations={evaluations} />}
       {results.length === 0 ? (
-        <EmptyState>No task result in this stage.</EmptyState>
+        evaluations.length === 0 && <EmptyState>No task result in this stage.</EmptyState>
       ) : (
         <ul class="results">
           {results.map((result) => (
@@ -31,7 +35,7 @@ export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[
       )}
       {overridable && (
         <p class="notice">
-          A mandatory task failed: the run waits until {mayOverride ? 'someone overrides' : 'someone who manages run tasks overrides'} this
+          A mandatory {evaluations.length > 0 ? 'check' : 'task'} failed: the run waits until {mayOverride ? 'someone overrides' : 'someone who manages run tasks overrides'} this
           stage, or the run is discarded.{' '}
           {mayOverride && (
             <a href="#decision" onClick={(event) => jumpToDecision(event)}>

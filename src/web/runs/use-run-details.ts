@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api/api-client';
 import { segment, type ApiClient } from '../api/api-client';
-import type { Document, Resource } from '../api/jsonapi-types';
+import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
+import type { EvaluationWithSets, PolicyEvaluationView, PolicySetOutcomeView } from './policy-findings';
 import { awaitsPerson, isRunSettled, type Phase, type Run, type StageName, type TaskResult, type TaskStage } from './run-types';
 
 /** Everything the run page shows, fetched together so one poll gives one consistent picture. */
@@ -14,6 +15,8 @@ export interface RunDetails {
   stages: TaskStage[];
   /** Results by stage id. */
   results: Map<string, TaskResult[]>;
+  /** Policy evaluations by stage id, each with the set outcomes it judged. */
+  policies: Map<string, EvaluationWithSets[]>;
 }
 
 /** How often a moving run is read again: quickly while the server works, slowly while it waits for a person. */
@@ -31,12 +34,16 @@ async function loadRun(api: ApiClient, runId: string): Promise<RunDetails> {
   const stageRefs = (related('task-stages') as { id: string }[] | undefined) ?? [];
   // One request per stage (a run has at most four) brings the stage and its results.
   const stageDocuments = await Promise.all(
-    stageRefs.map((ref) => api.get<Document<TaskStage['attributes']>>(`/task-stages/${segment(ref.id)}`, { include: 'task_results' })),
+    stageRefs.map((ref) => api.get<Document<TaskStage['attributes']>>(`/task-stages/${segment(ref.id)}`, { include: 'task_results,policy_evaluations' })),
   );
   const results = new Map<string, TaskResult[]>();
+  const policies = new Map<string, EvaluationWithSets[]>();
   for (const stageDocument of stageDocuments) {
     const resultResources = (stageDocument.included ?? []).filter((resource) => resource.type === 'task-results') as unknown as TaskResult[];
     results.set(stageDocument.data.id, resultResources);
+    const evaluations = (stageDocument.included ?? []).filter((resource) => resource.type === 'policy-evaluations') as unknown as PolicyEvaluationView[];
+    // A stage judged by policies has one evaluation; its set outcomes exist once it has judged.
+    policies.set(stageDocument.data.id, await Promise.all(evaluations.map((evaluation) => withSets(api, evaluation))));
   }
   return {
     run: document.data as Run,
@@ -45,7 +52,19 @@ async function loadRun(api: ApiClient, runId: string): Promise<RunDetails> {
     apply: byRef(related('apply')) as Phase | undefined,
     stages: stageDocuments.map((stageDocument) => stageDocument.data as TaskStage),
     results,
+    policies,
   };
+}
+
+/** Statuses in which an evaluation has not judged yet: it has no set outcomes to read. */
+const NOT_JUDGED = new Set(['pending', 'queued', 'running']);
+
+async function withSets(api: ApiClient, evaluation: PolicyEvaluationView): Promise<EvaluationWithSets> {
+  if (NOT_JUDGED.has(evaluation.attributes.status)) return { evaluation, sets: [] };
+  const document = await api.get<ListDocument<PolicySetOutcomeView['attributes']>>(`/policy-evaluations/${segment(evaluation.id)}/policy-set-outcomes`, {
+    'page[size]': '100',
+  });
+  return { evaluation, sets: document.data as PolicySetOutcomeView[] };
 }
 
 /**

@@ -1,62 +1,65 @@
-import { useEffect } from 'preact/hooks';
-import { segment } from '../api/api-client';
-import type { ListDocument } from '../api/jsonapi-types';
-import { useApi } from '../api/use-api';
-import { EmptyState, Loader } from '../components/page-states';
+import { EmptyState, ErrorNotice } from '../components/page-states';
+import { ListTable } from '../components/list-table';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { StatusBadge, Time } from '../runs/status-badge';
-import type { RunAttributes } from '../runs/run-types';
 import { useSession } from '../session/session-context';
+import { placeText, queuePlaces } from './run-queue-model';
+import { useWatchedRuns } from './use-watched-runs';
 import { relatedId, type Workspace } from './workspace-types';
 import { isTerminalRunStatus } from '../../shared/run-statuses.js';
-import { ListTable } from '../components/list-table';
 
-/** Statuses after which a run in the list is not expected to change (an `applied` run may still run post-apply tasks). */
-const atRest = (status: string): boolean => isTerminalRunStatus(status) || status === 'applied';
-
-/** A workspace's runs, newest first; the list reads itself again every few seconds while one is moving. */
+/**
+ * A workspace's runs, newest first, each headed by its message with its id second; a pending run says its
+ * place in the queue and the run it waits for. The list follows the server while the page is open (one
+ * waiting read: use-watched-runs.ts), so a run queued by Terraform or a pipeline appears without a reload.
+ */
 export function WorkspaceRunsSection(props: { workspace: Workspace }) {
   const { api } = useSession();
   const organization = relatedId(props.workspace, 'organization') ?? '';
-  const runs = useApi(
-    () => api.get<ListDocument<RunAttributes>>(`/workspaces/${segment(props.workspace.id)}/runs`, { 'page[size]': '50' }),
-    [props.workspace.id],
-  );
-  const moving = (runs.data?.data ?? []).some((run) => !atRest(run.attributes.status));
-  const { reload } = runs;
-  useEffect(() => {
-    if (!moving) return;
-    const timer = setInterval(reload, 3000);
-    return () => clearInterval(timer);
-  }, [moving, reload]);
+  const { list, error } = useWatchedRuns(api, props.workspace.id);
+  const runPath = (id: string) => href(paths.run(organization, props.workspace.attributes.name, id));
+  const runs = list?.data ?? [];
+  const places = queuePlaces(runs, isTerminalRunStatus);
+  const total = list?.meta?.pagination?.['total-count'];
   return (
     <section aria-labelledby="workspace-runs-heading">
       <h2 id="workspace-runs-heading">Runs</h2>
-      <Loader result={runs} what="runs">
-        {(document) =>
-          document.data.length === 0 ? (
-            <EmptyState>No run in this workspace yet. Runs are queued by Terraform, a pipeline, or POST /runs.</EmptyState>
-          ) : (
-            <ListTable caption={`Runs of ${props.workspace.attributes.name}, newest first`} columns={['Run', 'Status', 'Message', 'Created']}>
-                {document.data.map((run) => (
-                  <tr key={run.id}>
-                    <td data-label="Run">
-                      <a href={href(paths.run(organization, props.workspace.attributes.name, run.id))}>{run.id}</a>
-                    </td>
-                    <td data-label="Status">
-                      <StatusBadge status={run.attributes.status} />
-                    </td>
-                    <td data-label="Message">{run.attributes.message || <span class="muted">—</span>}</td>
-                    <td data-label="Created">
-                      <Time iso={run.attributes['created-at']} />
-                    </td>
-                  </tr>
-                ))}
-            </ListTable>
-          )
-        }
-      </Loader>
+      {error && (list ? <p role="status" class="notice notice-error">Could not refresh the runs ({error.message}); showing what was last read, and trying again.</p> : <ErrorNotice error={error} what="runs" />)}
+      {!list && !error && <p role="status" class="muted">Loading the runs…</p>}
+      {list && runs.length === 0 && <EmptyState>No run in this workspace yet. Runs are queued by Terraform, a pipeline, or POST /runs; they show here as they come.</EmptyState>}
+      {runs.length > 0 && (
+        <ListTable caption={`Runs of ${props.workspace.attributes.name}, newest first${total && total > runs.length ? ` (the newest ${runs.length} of ${total})` : ''}; this list follows new runs by itself`} columns={['Run', 'Status', 'Created']}>
+          {runs.map((run) => {
+            const place = places.get(run.id);
+            return (
+              <tr key={run.id} data-run-id={run.id}>
+                <td data-label="Run">
+                  <a href={runPath(run.id)}>{run.attributes.message || 'Run without a message'}</a>
+                  <br />
+                  <span class="muted run-id">{run.id}</span>
+                </td>
+                <td data-label="Status">
+                  <StatusBadge status={run.attributes.status} />
+                  {place && (
+                    <span class="queue-place" data-testid="queue-place">
+                      {placeText(place)}
+                      {place.waitsFor && (
+                        <>
+                          , waits for <a href={runPath(place.waitsFor.id)}>{place.waitsFor.attributes.message || place.waitsFor.id}</a>
+                        </>
+                      )}
+                    </span>
+                  )}
+                </td>
+                <td data-label="Created">
+                  <Time iso={run.attributes['created-at']} />
+                </td>
+              </tr>
+            );
+          })}
+        </ListTable>
+      )}
     </section>
   );
 }
