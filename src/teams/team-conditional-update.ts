@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { compiledPerShape, type QueryRunner } from '../db/compiled-query.js';
+import { compiledOnce, compiledPerShape, type QueryRunner } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, TeamsTable } from '../db/schema.js';
 import type { AuditTrailRow } from '../record/audit-trail.js';
@@ -36,7 +36,11 @@ interface Shape {
 const statements = new WeakMap<Kysely<Database>, ReturnType<typeof conditionalUpdate>>();
 
 function conditionalUpdate(db: Kysely<Database>) {
-  return compiledPerShape(
+  // SQLite's audit entry, apart from the update (no data-modifying WITH there).
+  const insertAudit = compiledOnce((p: Record<(typeof AUDIT_COLUMNS)[number], string>) =>
+    db.insertInto('audit_trail').values(Object.fromEntries(AUDIT_COLUMNS.map((column) => [column, p[column]])) as never),
+  );
+  const update = compiledPerShape(
     (shape: Shape) => `${shape.columns.join(',')}|${shape.ssoTeamIdNull}|${shape.withAudit}`,
     (shape, p: Record<string, unknown>) => {
       const update = (qc: Kysely<Database>) => {
@@ -62,6 +66,7 @@ function conditionalUpdate(db: Kysely<Database>) {
         .select([...RETURNED]);
     },
   );
+  return { update, insertAudit };
 }
 
 /**
@@ -84,7 +89,8 @@ export async function updateTeamIfUnchanged(
   for (const column of columns) params[`set_${column}`] = changes[column as keyof TeamChanges];
   for (const column of COMPARED) params[`was_${column}`] = read[column];
   const shape = (withAudit: boolean): Shape => ({ columns, ssoTeamIdNull: read.sso_team_id === null, withAudit });
-  const run = async (runner: QueryRunner, withAudit: boolean) => ((await statement(runner, shape(withAudit), params)).rows[0] as TeamsTable | undefined);
+  const { update, insertAudit } = statement;
+  const run = async (runner: QueryRunner, withAudit: boolean) => ((await update(runner, shape(withAudit), params)).rows[0] as TeamsTable | undefined);
   if (!audit) return found(await run(db, false));
   if (dialect === 'postgres') {
     for (const column of AUDIT_COLUMNS) params[`audit_${column}`] = audit[column];
@@ -92,7 +98,7 @@ export async function updateTeamIfUnchanged(
   }
   return db.transaction().execute(async (trx) => {
     const row = await run(trx, false);
-    if (row) await trx.insertInto('audit_trail').values(audit).execute();
+    if (row) await insertAudit(trx, audit as Record<(typeof AUDIT_COLUMNS)[number], string>);
     return found(row);
   });
 }
