@@ -51,12 +51,14 @@ export class OrganizationGate {
   }
 
   /**
-   * `enterFor` for a user whose membership rows a resource's own statement already read along with the
-   * resource and its organization (one statement instead of three: teams.repository.ts `readForUser`).
+   * `enterFor` for a caller whose membership rows a resource's own statement already read along with the
+   * resource and its organization (one statement instead of three: teams.repository.ts `readForCaller`):
+   * a user's membership teams there, a team token's own team when it is of that organization, none for
+   * others (standingFromTeams decides site admins and organization tokens without rows).
    * The verdict is the access table's, as for every other request.
    */
   enterWithMembership<T extends Thing>(
-    principal: Principal & { kind: 'user' },
+    principal: Principal,
     organization: OrganizationsTable,
     membership: readonly MembershipTeamRow[],
     thing: T,

@@ -7,7 +7,9 @@ import { codePointOrder } from '../db/ordering.js';
 import { forUpdate } from '../db/row-lock.js';
 import type { Database, TeamsTable } from '../db/schema.js';
 import { teamFromRow, type Team, type TeamMember } from './team.js';
-import { readTeamForUser, type TeamReadForUser } from './team-read-for-user.js';
+import { readTeamForCaller, type TeamReader, type TeamReadForCaller } from './team-read-for-caller.js';
+import { updateTeamIfUnchanged } from './team-conditional-update.js';
+import type { AuditTrailRow } from '../record/audit-trail.js';
 
 /** A team as stored: what inserts write. Reads answer a `Team` (team.ts). */
 export type TeamRow = TeamsTable;
@@ -94,9 +96,18 @@ export class TeamsRepository {
         .where((eb) => eb.or([eb('expired_at', 'is', null), eb('expired_at', '>', p.now!)])),
   );
 
-  /** A user's read of a team, with its organization, the user's standing there, members and token, in one statement. */
-  readForUser(id: string, userId: string, now: string): Promise<TeamReadForUser | undefined> {
-    return readTeamForUser(this.db, this.dialect, id, userId, now);
+  /** A caller's read of a team, with its organization, the caller's standing there, members and token, in one statement. */
+  readForCaller(id: string, reader: TeamReader, now: string): Promise<TeamReadForCaller | undefined> {
+    return readTeamForCaller(this.db, this.dialect, id, reader, now);
+  }
+
+  /**
+   * `changes` written only if the team is still stored as `read` (every column a decision or the audit entry
+   * took from it), with `audit` in the same statement on PostgreSQL, the same transaction on SQLite. Answers
+   * the row as stored, or undefined when it changed meanwhile (then `modify` decides again under the lock).
+   */
+  updateIfUnchanged(read: TeamRow, changes: TeamChanges, audit: AuditTrailRow | undefined): Promise<Team | undefined> {
+    return updateTeamIfUnchanged(this.db, this.dialect, read, changes, audit);
   }
 
   async findById(id: string): Promise<Team | undefined> {

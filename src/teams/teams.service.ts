@@ -23,6 +23,7 @@ import { teamCreated, teamDeleted, teamUpdated } from './team-audit.js';
 import { nameKey, nameProblem } from '../core/team-name.js';
 import type { TeamChanges, TeamRow, TeamsRepository } from './teams.repository.js';
 import { teamFromRow, type Team } from './team.js';
+import type { TeamReader } from './team-read-for-caller.js';
 import type { TeamDetails, TeamRelated, TeamView } from './team-view.js';
 
 export type TeamInclude = 'users' | 'organization-memberships';
@@ -42,8 +43,10 @@ export interface TeamAccess {
   row: Team;
   standing: OrganizationStanding;
   context: OrganizationContext;
-  /** Its members and token holder, when they were read along with it (a user's read: one statement). */
+  /** Its members and token holder, when they were read along with it (one statement: team-read-for-caller.ts). */
   view?: TeamView;
+  /** The row as that statement read it: a PATCH writes only if the team is still stored so. */
+  read?: TeamRow;
 }
 
 /** A team and the related records asked for. */
@@ -159,7 +162,8 @@ export class TeamsService {
     const { row, standing } = found;
     let stored: Team | undefined;
     try {
-      stored = await this.teams.modify(
+      stored = found.read && (await this.updateAsRead(found.read, standing, input));
+      stored ??= await this.teams.modify(
         row.id,
         (current) => this.changesFor(standing, current, input),
         async (trx, before, after) => {
@@ -172,7 +176,22 @@ export class TeamsService {
       throw error;
     }
     if (!stored) throw Errors.teamNotFound();
-    return this.result(stored, standing, include);
+    // Members and token holder as the lookup read them: an update of the team's attributes changes neither.
+    const view = found.view && { ...found.view, team: stored };
+    return this.result(stored, standing, include, view);
+  }
+
+  /**
+   * The update decided on the row the lookup read, written only if the team is still stored so: one
+   * statement with its audit entry (issue 39). Undefined when it changed meanwhile: `modify` then decides
+   * again under the lock, as before.
+   */
+  private async updateAsRead(read: TeamRow, standing: OrganizationStanding, input: TeamAttributesInput): Promise<Team | undefined> {
+    const before = teamFromRow(read);
+    const changes = this.changesFor(standing, before, input);
+    if (Object.keys(changes).length === 0) return before;
+    const entry = teamUpdated(standing.principal, before, teamFromRow({ ...read, ...changes }));
+    return this.teams.updateIfUnchanged(read, changes, entry && auditRow(entry));
   }
 
   /** What an update writes to the team as it is stored now, or the reason it is refused. */
@@ -219,7 +238,8 @@ export class TeamsService {
 
   /** The `team` lookup: the team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
   async visibleTeam(principal: Principal, teamId: string): Promise<TeamAccess> {
-    if (principal.kind === 'user') return this.visibleTeamForUser(principal, teamId);
+    const reader = teamReaderOf(principal);
+    if (reader) return this.visibleTeamInOneRead(principal, reader, teamId);
     const row = await this.teams.findById(teamId);
     if (!row) throw Errors.teamNotFound();
     // The edition's rule is the table's too: owners still see the teams an edition without teams hides.
@@ -227,14 +247,14 @@ export class TeamsService {
     return { row, standing: context.standing, context };
   }
 
-  /** `visibleTeam` for a user, the common caller: the team, its organization, the standing and the team's view in one statement. */
-  private async visibleTeamForUser(principal: Principal & { kind: 'user' }, teamId: string): Promise<TeamAccess> {
-    const read = await this.teams.readForUser(teamId, principal.userId, nowIso());
+  /** `visibleTeam` in one statement: the team, its organization, the caller's standing and the team's view. */
+  private async visibleTeamInOneRead(principal: Principal, reader: TeamReader, teamId: string): Promise<TeamAccess> {
+    const read = await this.teams.readForCaller(teamId, reader, nowIso());
     if (!read) throw Errors.teamNotFound();
-    const { team, organization, membership, members, invitedMembershipIds, holdsToken } = read;
+    const { team, stored, organization, membership, members, invitedMembershipIds, holdsToken } = read;
     const context = this.gate.enterWithMembership(principal, organization, membership, 'team', 'read', team);
     const view: TeamView = { team, members, invitedMembershipIds, serviceAccountUserId: holdsToken ? team.serviceAccountUserId : null };
-    return { row: team, standing: context.standing, context, view };
+    return { row: team, standing: context.standing, context, view, read: stored };
   }
 
   private async result(team: Team, standing: OrganizationStanding, include: Set<TeamInclude>, known?: TeamView): Promise<TeamResult> {
@@ -303,4 +323,23 @@ export class TeamsService {
     return new Set(rows.filter((row) => allows(standing, 'team', 'read', row)).map((row) => row.id));
   }
 
+}
+
+/**
+ * Whose teams the one-statement read takes along for this caller (team-read-for-caller.ts); undefined for a
+ * kind it does not know, which takes the gate's reads instead. Site admins and the organization token need
+ * no rows: a team id that matches no team reads none.
+ */
+function teamReaderOf(principal: Principal): TeamReader | undefined {
+  switch (principal.kind) {
+    case 'user':
+      return { kind: 'user', userId: principal.userId };
+    case 'team':
+      return { kind: 'team', teamId: principal.teamId };
+    case 'site-admin':
+    case 'organization':
+      return { kind: 'team', teamId: '' };
+    default:
+      return undefined;
+  }
 }

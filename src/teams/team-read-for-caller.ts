@@ -4,11 +4,20 @@ import type { Dialect } from '../db/database.js';
 import type { Database, OrganizationsTable, TeamsTable } from '../db/schema.js';
 import { teamFromRow, type Team, type TeamMember } from './team.js';
 
-/** Everything a user's read of one team needs, from one statement. */
-export interface TeamReadForUser {
+/**
+ * Whose standing the read takes along: a user's (their membership's teams in the team's organization) or a
+ * team token's (its own team, when that is in the team's organization). Site admins and organization tokens
+ * need no rows (organization-standing.ts): they read as a team token of no team.
+ */
+export type TeamReader = { kind: 'user'; userId: string } | { kind: 'team'; teamId: string };
+
+/** Everything a caller's read of one team needs, from one statement. */
+export interface TeamReadForCaller {
   team: Team;
+  /** The row as stored: what a PATCH compares before it writes (teams.repository.ts `updateIfUnchanged`). */
+  stored: TeamsTable;
   organization: OrganizationsTable;
-  /** The caller's membership rows in the team's organization (access/standing.repository.ts). */
+  /** The caller's teams in the team's organization, as membership rows (access/standing.repository.ts). */
   membership: MembershipTeamRow[];
   /** Active members, in the order the team document lists them. */
   members: TeamMember[];
@@ -19,12 +28,12 @@ export interface TeamReadForUser {
 }
 
 /**
- * The team, its organization, the caller's membership and teams there, the team's active members and
- * whether it holds a token: what the three statements organization + standing, team, and members +
- * token took before (issue 18: an uncached read is one or two statements; the token lookup is the other).
- * Lists are aggregated as JSON arrays so one row carries them. Parameters: user id, now, team id.
+ * The team, its organization, the caller's teams there, the team's active members and whether it holds a
+ * token: what the three statements organization + standing, team, and members + token took before (issue 18;
+ * issue 39 for team tokens, which took six). Lists are aggregated as JSON arrays so one row carries them.
+ * Parameters: the user's or the token team's id, now, team id.
  */
-function teamReadSql(dialect: {
+function teamReadSql(reader: TeamReader['kind'], dialect: {
   /** The n-th parameter's placeholder. */
   parameter: (n: 1 | 2 | 3) => string;
   /** A JSON array with one array of `items` per row. */
@@ -37,19 +46,28 @@ select t.id, t.organization_name, t.name, t.name_lower, t.sso_team_id, t.visibil
   t.organization_access, t.is_owners, t.service_account_user_id, t.created_at, t.updated_at,
   o.name as o_name, o.name_lower as o_name_lower, o.email as o_email, o.feature_set as o_feature_set,
   o.created_at as o_created_at, o.updated_at as o_updated_at,
-  (select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
-     from organization_memberships m
-     left join team_memberships ctm on ctm.organization_membership_id = m.id
-     left join teams ct on ct.id = ctm.team_id
-     where m.organization_name = t.organization_name and m.user_id = ${dialect.parameter(1)} and m.status = 'active') as caller_teams,
+  ${reader === 'user' ? userTeams(dialect) : tokenTeam(dialect)} as caller_teams,
   ${dialect.members} as members,
   exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > ${dialect.parameter(2)})) as holds_token
 from teams t join organizations o on o.name = t.organization_name
 where t.id = ${dialect.parameter(3)}`;
 }
 
-const SQL: Record<Dialect, string> = {
-  sqlite: teamReadSql({
+type SqlDialect = Parameters<typeof teamReadSql>[1];
+
+/** A user's active membership in the team's organization, one row per team it belongs to (a null team when none). */
+const userTeams = (dialect: SqlDialect) => `(select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
+     from organization_memberships m
+     left join team_memberships ctm on ctm.organization_membership_id = m.id
+     left join teams ct on ct.id = ctm.team_id
+     where m.organization_name = t.organization_name and m.user_id = ${dialect.parameter(1)} and m.status = 'active')`;
+
+/** A team token's own team, when it is in the team's organization (none otherwise: an outsider there). */
+const tokenTeam = (dialect: SqlDialect) => `(select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
+     from teams ct where ct.id = ${dialect.parameter(1)} and ct.organization_name = t.organization_name)`;
+
+const DIALECTS: Record<Dialect, SqlDialect> = {
+  sqlite: {
     parameter: () => '?',
     jsonRows: (items) => `json_group_array(json_array(${items}))`,
     // json_group_array takes no ORDER BY (before SQLite 3.44): it aggregates an ordered subquery.
@@ -58,15 +76,20 @@ const SQL: Record<Dialect, string> = {
      join organization_memberships om on om.id = tm.organization_membership_id
      where tm.team_id = t.id
      order by tm.created_at, om.id) x)`,
-  }),
-  postgres: teamReadSql({
+  },
+  postgres: {
     parameter: (n) => `$${n}`,
     jsonRows: (items) => `json_agg(json_build_array(${items}))`,
     members: `(select json_agg(json_build_array(om.user_id, om.id, om.status) order by tm.created_at, om.id)
      from team_memberships tm
      join organization_memberships om on om.id = tm.organization_membership_id
      where tm.team_id = t.id)`,
-  }),
+  },
+};
+
+const SQL: Record<Dialect, Record<TeamReader['kind'], string>> = {
+  sqlite: { user: teamReadSql('user', DIALECTS.sqlite), team: teamReadSql('team', DIALECTS.sqlite) },
+  postgres: { user: teamReadSql('user', DIALECTS.postgres), team: teamReadSql('team', DIALECTS.postgres) },
 };
 
 interface Row extends TeamsTable {
@@ -84,14 +107,16 @@ interface Row extends TeamsTable {
 
 const parsed = <T>(value: string | T[] | null): T[] => (value === null ? [] : typeof value === 'string' ? (JSON.parse(value) as T[]) : value);
 
-export async function readTeamForUser(db: Kysely<Database>, dialect: Dialect, teamId: string, userId: string, now: string): Promise<TeamReadForUser | undefined> {
-  const { rows } = await db.executeQuery(CompiledQuery.raw(SQL[dialect], [userId, now, teamId]));
+export async function readTeamForCaller(db: Kysely<Database>, dialect: Dialect, teamId: string, reader: TeamReader, now: string): Promise<TeamReadForCaller | undefined> {
+  const callerId = reader.kind === 'user' ? reader.userId : reader.teamId;
+  const { rows } = await db.executeQuery(CompiledQuery.raw(SQL[dialect][reader.kind], [callerId, now, teamId]));
   const row = rows[0] as Row | undefined;
   if (!row) return undefined;
   const { o_name, o_name_lower, o_email, o_feature_set, o_created_at, o_updated_at, caller_teams, members, holds_token, ...team } = row;
   const memberships = parsed(members);
   return {
     team: teamFromRow(team),
+    stored: team,
     organization: { name: o_name, name_lower: o_name_lower, email: o_email, feature_set: o_feature_set, created_at: o_created_at, updated_at: o_updated_at },
     membership: parsed(caller_teams).map(([id, isOwners, access]) => ({ id, is_owners: isOwners === null ? null : Number(isOwners), organization_access: access })),
     members: memberships.filter(([, , status]) => status === 'active').map(([memberUserId, membershipId]) => ({ teamId, userId: memberUserId, membershipId })),
