@@ -89,6 +89,8 @@ export interface Config {
     logMaxBytes: number;
     /** TEAMSTAGE_LOG_URL_TTL: seconds a plan's or apply's signed log-read-url stays valid (at least; rounded up to 5 minutes). */
     logUrlTtlSeconds: number;
+    /** TEAMSTAGE_LOG_URL_KEY_LIFETIME: seconds one signing key signs log URLs; it verifies one lifetime more, then is deleted. */
+    logUrlKeyLifetimeSeconds: number;
   };
   /** The `teamstage pipeline` client side (README "Gate your pipeline"). */
   pipeline: {
@@ -324,6 +326,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       planJsonMaxValues: wholeCount('TEAMSTAGE_PLAN_JSON_MAX_VALUES', env.TEAMSTAGE_PLAN_JSON_MAX_VALUES, 10_000_000),
       logMaxBytes: wholeCount('TEAMSTAGE_LOG_MAX_BYTES', env.TEAMSTAGE_LOG_MAX_BYTES, 10 * 1024 * 1024),
       logUrlTtlSeconds: positiveNumber('TEAMSTAGE_LOG_URL_TTL', env.TEAMSTAGE_LOG_URL_TTL, 86_400),
+      // A day: a URL handed out late in its key's day still lives its TTL (a day) before the key retires.
+      logUrlKeyLifetimeSeconds: positiveNumber('TEAMSTAGE_LOG_URL_KEY_LIFETIME', env.TEAMSTAGE_LOG_URL_KEY_LIFETIME, 86_400),
     },
     pipeline: {
       clientFile: env.TEAMSTAGE_PIPELINE_CLIENT_FILE ? path.resolve(env.TEAMSTAGE_PIPELINE_CLIENT_FILE) : undefined,

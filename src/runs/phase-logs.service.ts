@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Errors } from '../core/errors.js';
 import { isFinalPhaseStatus } from '../shared/run-statuses.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
-import { isValidLogSignature, signedLogPath } from './log-url-signature.js';
+import { generationVerifies, isValidLogSignature, keyGeneration, parseSignatureSegment, signedLogPath } from './log-url-signature.js';
 import type { PhaseUploadsRepository } from './phase-uploads.repository.js';
 import type { PhaseRow, PhaseTable, RunsRepository } from './runs.repository.js';
 import type { SigningKeysRepository } from './signing-keys.repository.js';
@@ -10,6 +10,7 @@ import type { SigningKeysRepository } from './signing-keys.repository.js';
 const STX = Buffer.from([2]);
 const ETX = Buffer.from([3]);
 const KEY_NAME = 'log-read-url';
+const keyName = (generation: number) => `${KEY_NAME}@${generation}`;
 
 /**
  * What the built-in executor (remote mode) "logs": it runs no Terraform, so its log says so, in
@@ -28,48 +29,68 @@ function simulatedLog(kind: PhaseTable, phase: PhaseRow): Buffer {
  * built-in executor's few lines.
  */
 export class PhaseLogsService {
-  private key: Buffer | undefined;
+  /** The keys of the generations this node has read (log-url-signature.ts), by generation. */
+  private readonly keyByGeneration = new Map<number, Buffer>();
   private loading: Promise<void> | undefined;
+  private loadingGeneration: number | undefined;
 
   constructor(
     private readonly runs: RunsRepository,
     private readonly uploads: PhaseUploadsRepository,
     private readonly keys: SigningKeysRepository,
-    private readonly settings: { baseUrl: string; ttlSeconds: number },
+    private readonly settings: { baseUrl: string; ttlSeconds: number; keyLifetimeSeconds: number },
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** Loads (or makes) the signing key; until it is there, phases show no log URL. */
-  load(): Promise<void> {
-    this.loading ??= this.keys.keyFor(KEY_NAME).then(
-      (key) => void (this.key = key),
-      (error: unknown) => {
-        this.loading = undefined;
-        this.log.warn({ err: error }, 'the log URL signing key could not be read; log-read-url stays null until it can');
-      },
-    );
-    return this.loading;
-  }
-
-  /** The absolute, signed, expiring URL of a phase's log; null while the key is not loaded. */
-  urlFor(phaseId: string): string | null {
-    if (!this.key) {
-      void this.load();
-      return null;
-    }
-    return `${this.settings.baseUrl}${signedLogPath(this.key, phaseId, Date.now() / 1000, this.settings.ttlSeconds)}`;
+  private generationNow(): number {
+    return keyGeneration(Date.now() / 1000, this.settings.keyLifetimeSeconds);
   }
 
   /**
-   * Checks a signed log URL: 404 for a bad, expired or unknown URL, decided before anything else of the
-   * request (its `offset` and `limit` included) is looked at, as for every unknown id.
+   * Loads (or makes) the keys of this generation and the next, so a node signs with the next one the moment
+   * it starts; deletes the retired ones (older than the one before this). Until a key is there, phases show no
+   * log URL.
    */
-  async open(phaseId: string, expires: string, signature: string): Promise<{ kind: PhaseTable; phase: PhaseRow }> {
-    if (!this.key) await this.load();
-    if (!this.key || !isValidLogSignature(this.key, phaseId, expires, signature, Date.now() / 1000)) throw Errors.logUrlNotFound();
+  load(): Promise<void> {
+    const generation = this.generationNow();
+    if (this.loading && this.loadingGeneration === generation) return this.loading;
+    this.loadingGeneration = generation;
+    this.loading = (async () => {
+      for (const wanted of [generation, generation + 1]) this.keyByGeneration.set(wanted, await this.keys.keyFor(keyName(wanted)));
+      for (const known of this.keyByGeneration.keys()) if (known < generation - 1) this.keyByGeneration.delete(known);
+      await this.keys.removeGenerationsBefore(KEY_NAME, generation - 1);
+    })().catch((error: unknown) => {
+      this.loading = undefined;
+      this.log.warn({ err: error }, 'the log URL signing key could not be read; log-read-url stays null until it can');
+    });
+    return this.loading;
+  }
+
+  /** The absolute, signed, expiring URL of a phase's log; null while no key is loaded. */
+  urlFor(phaseId: string): string | null {
+    const generation = this.generationNow();
+    const key = this.keyByGeneration.get(generation);
+    if (!key || !this.keyByGeneration.has(generation + 1)) void this.load();
+    if (!key) return null;
+    return `${this.settings.baseUrl}${signedLogPath(key, generation, phaseId, Date.now() / 1000, this.settings.ttlSeconds)}`;
+  }
+
+  /**
+   * Checks a signed log URL: 404 for a bad, expired or unknown URL, one whose key retired, or one of a
+   * discarded run, decided before anything else of the request (its `offset` and `limit` included) is
+   * looked at, as for every unknown id.
+   */
+  async open(phaseId: string, expires: string, segment: string): Promise<{ kind: PhaseTable; phase: PhaseRow }> {
+    const now = Date.now() / 1000;
+    const parsed = parseSignatureSegment(segment);
+    if (!parsed || !generationVerifies(parsed.generation, now, this.settings.keyLifetimeSeconds)) throw Errors.logUrlNotFound();
+    const key = this.keyByGeneration.get(parsed.generation) ?? (await this.keys.find(keyName(parsed.generation)));
+    if (!key || !isValidLogSignature(key, parsed.generation, phaseId, expires, parsed.signature, now)) throw Errors.logUrlNotFound();
     const kind: PhaseTable | undefined = phaseId.startsWith('plan-') ? 'plans' : phaseId.startsWith('apply-') ? 'applies' : undefined;
     const phase = kind ? await this.runs.findPhase(kind, phaseId) : undefined;
     if (!kind || !phase) throw Errors.logUrlNotFound();
+    // Discarded: what a person refused is not read through a URL that may have travelled further.
+    if ((await this.runs.findRun(phase.run_id))?.status === 'discarded') throw Errors.logUrlNotFound();
     return { kind, phase };
   }
 

@@ -150,7 +150,7 @@ for (const dialect of testDialects()) {
       assert.equal(queued.attributes.status, 'queued');
       assert.equal((await api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'plan_queued');
       assert.deepEqual(queued.attributes['execution-details'], { mode: 'agent' });
-      assert.match(queued.attributes['log-read-url'], new RegExp(`^${ctx.config.baseUrl}/api/v2/signed-logs/\\d+/[\\w-]+/plans/${run.planId}/log$`));
+      assert.match(queued.attributes['log-read-url'], new RegExp(`^${ctx.config.baseUrl}/api/v2/signed-logs/\\d+/\\d+\\.[\\w-]+/plans/${run.planId}/log$`));
       // Nothing to upload or report before the claim; no apply before the plan.
       assertError(await put(ctx, org.owner.token, `/plans/${run.planId}/json-output`, fixturePlan('120_basic')), 409, /claim it first/);
       assertError(await report(api, 'plans', run.planId, { status: 'finished' }), 409, /claim it first/);
@@ -211,7 +211,7 @@ for (const dialect of testDialects()) {
       assert.equal(applied.attributes.actions['is-cancelable'], false);
       const apply = (await api.get(`/applies/${run.applyId}`)).body.data;
       assert.equal(apply.attributes.status, 'finished');
-      assert.match(apply.attributes['log-read-url'], new RegExp(`/api/v2/signed-logs/\\d+/[\\w-]+/applies/${run.applyId}/log$`));
+      assert.match(apply.attributes['log-read-url'], new RegExp(`/api/v2/signed-logs/\\d+/\\d+\\.[\\w-]+/applies/${run.applyId}/log$`));
       const applyLog = await ctx.app.inject({ method: 'GET', url: `${new URL(apply.attributes['log-read-url']).pathname}?limit=8&offset=1` });
       assert.equal(applyLog.body, 'Apply co', 'offset and limit count bytes of the framed log');
       assert.equal((await api.get(`/applies/${run.applyId}/log`)).text, 'Apply complete! Resources: 7 added\n');

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
+import { signedLogPath } from '../../src/runs/log-url-signature.js';
 import { createTestApp, type TestContext, testDialects } from '../helpers/test-app.js';
 
 const SIMULATED_PLAN = "Teamstage's built-in executor runs no Terraform (simulated).\n\nNo changes. Your infrastructure matches the configuration.\n";
@@ -87,12 +88,56 @@ for (const dialect of testDialects()) {
       }
     });
 
-    it('the signing key is kept in the database: a second node over it signs the same URLs', async () => {
-      const rows = await ctx.handle.db.selectFrom('signing_keys').select(['name', 'secret']).execute();
-      assert.deepEqual(rows.map((row) => row.name), ['log-read-url']);
+    it("a run's log URLs die when the run is discarded", async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const planned = await waitForRunStatus(org.owner.api, (await createRun(org.owner.api, workspace.id)).data.id, 'planned');
+      const planUrl = new URL((await org.owner.api.get(`/plans/${planned.relationships.plan.data.id}`)).body.data.attributes['log-read-url']);
+      assertStatus(await read(planUrl.pathname), 200);
+      assertStatus(await org.owner.api.post(`/runs/${planned.id}/actions/discard`, {}), 202);
+      assertError(await read(planUrl.pathname), 404);
+    });
+
+    it('the signing keys are kept in the database, one per generation (this one and the next): a second node over it signs the same URLs', async () => {
+      const rows = await ctx.handle.db.selectFrom('signing_keys').select(['name', 'secret']).orderBy('name').execute();
+      const generation = Math.floor(Date.now() / 1000 / 86_400);
+      assert.deepEqual(rows.map((row) => row.name), [`log-read-url@${generation}`, `log-read-url@${generation + 1}`]);
       assert.equal(Buffer.from(rows[0]!.secret, 'base64url').length, 32);
       const key = await ctx.services.phaseLogs.load().then(() => ctx.services.phaseLogs.urlFor('plan-x'));
       assert.ok(key?.includes('/plans/plan-x/log'));
     });
+
+    it('the key rotates: a URL dies when its key retires (one lifetime after it stopped signing), and the retired key is deleted', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createRunnableWorkspace(ctx, org.owner.api, org.name);
+      const planned = await waitForRunStatus(org.owner.api, (await createRun(org.owner.api, workspace.id)).data.id, 'planned');
+      const planUrl = new URL((await org.owner.api.get(`/plans/${planned.relationships.plan.data.id}`)).body.data.attributes['log-read-url']);
+      const generation = Number(planUrl.pathname.split('/')[5]!.split('.')[0]);
+      // A URL of that key that expires in ten days (as a TTL longer than the key's lifetime would make it).
+      const secret = (await ctx.handle.db.selectFrom('signing_keys').select('secret').where('name', '=', `log-read-url@${generation}`).executeTakeFirstOrThrow()).secret;
+      const longLived = signedLogPath(Buffer.from(secret, 'base64url'), generation, planned.relationships.plan.data.id, Date.now() / 1000, 10 * 86_400);
+      assertStatus(await read(longLived), 200);
+      const realNow = Date.now;
+      const at = (seconds: number) => (Date.now = () => seconds * 1000);
+      try {
+        // A day on, the next key signs; this URL (were it not past its 60 s TTL) is checked with its own key still.
+        at((generation + 1) * 86_400 + 10);
+        const next = new URL((await org.owner.api.get(`/plans/${planned.relationships.plan.data.id}`)).body.data.attributes['log-read-url']);
+        assert.equal(Number(next.pathname.split('/')[5]!.split('.')[0]), generation + 1, 'signed by the next generation');
+        assertStatus(await read(next.pathname), 200);
+        assertStatus(await read(longLived), 200); // the key of the day before still verifies
+        // Two days on: the first key retired. Its URLs are unknown whatever their expiry, and the key is gone.
+        at((generation + 2) * 86_400 + 10);
+        assertError(await read(longLived), 404);
+        await ctx.services.phaseLogs.load();
+        const names = (await ctx.handle.db.selectFrom('signing_keys').select('name').execute()).map((row) => row.name);
+        assert.ok(!names.includes(`log-read-url@${generation}`), names.join(', '));
+        assert.ok(names.includes(`log-read-url@${generation + 2}`), names.join(', '));
+      } finally {
+        Date.now = realNow;
+        await ctx.handle.db.deleteFrom('signing_keys').where('name', '>', `log-read-url@${generation + 1}`).execute();
+      }
+    });
+
   });
 }

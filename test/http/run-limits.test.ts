@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization, type TestOrganization } from '../helpers/fixtures.js';
-import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
+import { createRun, createRunnableWorkspace, putUpload, tarGz, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
@@ -51,6 +51,14 @@ for (const dialect of testDialects()) {
       const refused = await org.owner.api.post('/runs', { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: workspace.id } } } } });
       assertError(refused, 429, /this workspace already has 2 runs pending, the most its queue holds \(TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE\)/);
       assert.equal(refused.headers['retry-after'], '60');
+      assert.equal(await runCount(), before, 'no run was made');
+      // A configuration upload that would queue one more run is refused the same way, and stays unuploaded.
+      const version = await org.owner.api.post(`/workspaces/${workspace.id}/configuration-versions`, { data: { type: 'configuration-versions', attributes: {} } });
+      assertStatus(version, 201);
+      const upload = await putUpload(ctx, version.body.data.attributes['upload-url'], tarGz());
+      assert.equal(upload.statusCode, 429, upload.body);
+      assert.match(upload.body, /TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE/);
+      assert.equal((await org.owner.api.get(`/configuration-versions/${version.body.data.id}`)).body.data.attributes.status, 'pending');
       assert.equal(await runCount(), before, 'no run was made');
       const speculative = await createRun(org.owner.api, workspace.id, { 'plan-only': true });
       await waitForRunStatus(org.owner.api, speculative.data.id, 'planned_and_finished');
