@@ -61,22 +61,27 @@ test('an owner generates the audit trail token and reads who changed what, since
   const total = all.pagination.total_count;
   assert.ok(total > 20 && total <= 40, `two pages of changes (${total})`);
   const changes = (count: number) => `${count} ${count === 1 ? 'change' : 'changes'}`;
+  // Newest first: the last change made is the first row; the oldest are a page further.
+  await page.getByText(`Page 1 of 2 · ${changes(total)}`).waitFor();
+  await table.getByRole('row', { name: /team latecomer created/ }).waitFor();
+  const whens = await table.locator('tbody tr time').evaluateAll((times) => times.map((time) => Date.parse(time.getAttribute('datetime') ?? '')));
+  assert.ok(whens.length > 0 && whens.every((when, index) => index === 0 || when <= whens[index - 1]!), 'newest first on the page');
+  assert.equal(await table.getByRole('row', { name: /team platform created/ }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Newer' }).isDisabled(), true);
+  await assertAccessible(page, 'the audit trail');
+  await saveScreenshot(page, 'audit-trail-1280', { fullPage: true });
+
+  // Paging, by keyboard, to the older changes.
+  await page.getByRole('button', { name: 'Older' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByText(`Page 2 of 2 · ${changes(total)}`).waitFor();
   const created = table.getByRole('row', { name: /team platform created/ });
   assert.match(await created.innerText(), /ada/);
   const updated = table.getByRole('row', { name: /team platform updated/ });
   const updateText = await updated.innerText();
   assert.match(updateText, /visibility: organization → secret/);
   assert.match(updateText, /organization-access\.read-workspaces: false → true/);
-  await page.getByText(`Page 1 of 2 · ${changes(total)}`).waitFor();
-  await assertAccessible(page, 'the audit trail');
-  await saveScreenshot(page, 'audit-trail-1280', { fullPage: true });
-
-  // Paging, by keyboard.
-  await page.getByRole('button', { name: 'Next page' }).focus();
-  await page.keyboard.press('Enter');
-  await page.getByText(`Page 2 of 2 · ${changes(total)}`).waitFor();
-  await table.getByRole('row', { name: /team latecomer created/ }).waitFor();
-  assert.equal(await page.getByRole('button', { name: 'Next page' }).isDisabled(), true);
+  assert.equal(await page.getByRole('button', { name: 'Older' }).isDisabled(), true);
 
   // Since: the API's own timestamp of the last squad, one second on, in the browser's local time.
   const lastSquad = all.data.find((entry) => entry.resource.type === 'team' && entry.resource.meta?.after?.name === 'squad-19')!;

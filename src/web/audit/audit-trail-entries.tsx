@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { createApiClient } from '../api/api-client';
+import { createApiClient, type ApiClient } from '../api/api-client';
 import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
 import { actionWords, detailsOf, resourceKind, resourceName, sinceFromLocalInput, type AuditTrailEntry, type AuditTrailPage } from './audit-trail-model';
@@ -8,8 +8,9 @@ import { ListTable } from '../components/list-table';
 const PAGE_SIZE = '20';
 
 /**
- * The trail read with an audit trail token: who did what to which resource and when, oldest first (HCP's
- * order), from a chosen time on (`since`), a page at a time. A token the server refuses (revoked, expired,
+ * The trail read with an audit trail token: who did what to which resource and when, newest first (the API
+ * answers oldest first, HCP's order: newestFirst turns its pages around), from a chosen time on (`since`), a
+ * page at a time. A token the server refuses (revoked, expired,
  * replaced: 401) is forgotten (`onRefused`); any other token reads no trail (404) and is said to be the wrong one.
  */
 export function AuditTrailEntries(props: { organization: string; token: string; onRefused: (why: string) => void; onForget: () => void }) {
@@ -20,10 +21,7 @@ export function AuditTrailEntries(props: { organization: string; token: string; 
   const [sinceInput, setSinceInput] = useState('');
   const [since, setSince] = useState<string | undefined>(undefined);
   const [pageNumber, setPageNumber] = useState(1);
-  const trail = useApi(
-    () => client.get<AuditTrailPage>('/organization/audit-trail', { since, 'page[number]': String(pageNumber), 'page[size]': PAGE_SIZE }),
-    [client, since, pageNumber],
-  );
+  const trail = useApi(() => newestFirst(client, since, pageNumber), [client, since, pageNumber]);
 
   return (
     <section aria-labelledby="audit-entries-heading">
@@ -69,6 +67,30 @@ export function AuditTrailEntries(props: { organization: string; token: string; 
   );
 }
 
+/**
+ * Page `page` of the trail counted from the newest: the API's pages are oldest first, so the newest are on its
+ * last page. The first read learns how many pages there are (and is the answer when there is one); the page
+ * wanted is then read and its entries turned around. The newest page may hold fewer entries than the others.
+ */
+async function newestFirst(client: ApiClient, since: string | undefined, page: number): Promise<AuditTrailPage> {
+  const read = (number: number) => client.get<AuditTrailPage>('/organization/audit-trail', { since, 'page[number]': String(number), 'page[size]': PAGE_SIZE });
+  const first = await read(1);
+  const totalPages = Math.max(1, first.pagination.total_pages);
+  const wanted = Math.min(Math.max(1, page), totalPages);
+  const serverPage = totalPages - wanted + 1;
+  const answer = serverPage === 1 ? first : await read(serverPage);
+  return {
+    data: [...answer.data].reverse(),
+    pagination: {
+      current_page: wanted,
+      total_pages: totalPages,
+      total_count: answer.pagination.total_count,
+      prev_page: wanted > 1 ? wanted - 1 : null,
+      next_page: wanted < totalPages ? wanted + 1 : null,
+    },
+  };
+}
+
 function EntriesTable(props: { organization: string; page: AuditTrailPage; since: string | undefined; onPage: (page: number) => void }) {
   const { data, pagination } = props.page;
   // An audit trail token belongs to one organization: one of another organization reads that one's trail.
@@ -83,20 +105,20 @@ function EntriesTable(props: { organization: string; page: AuditTrailPage; since
           <strong>This is the audit trail token of {elsewhere}, not of {props.organization}:</strong> the changes below are {elsewhere}’s.
         </div>
       )}
-      <ListTable caption={`Audit trail of ${props.organization}`} columns={['When', 'Who', 'What', 'Details']}>
+      <ListTable caption={`Audit trail of ${props.organization}, newest first`} columns={['When', 'Who', 'What', 'Details']}>
           {data.map((entry) => (
             <EntryRow key={entry.id} entry={entry} />
           ))}
       </ListTable>
       <nav class="inline-form" aria-label="Audit trail pages">
         <button type="button" class="secondary" disabled={pagination.prev_page === null} onClick={() => pagination.prev_page !== null && props.onPage(pagination.prev_page)}>
-          Previous page
+          Newer
         </button>
         <span>
           Page {pagination.current_page} of {pagination.total_pages} · {pagination.total_count} {pagination.total_count === 1 ? 'change' : 'changes'}
         </span>
         <button type="button" class="secondary" disabled={pagination.next_page === null} onClick={() => pagination.next_page !== null && props.onPage(pagination.next_page)}>
-          Next page
+          Older
         </button>
       </nav>
     </>
