@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { FEATURE_SETS_WITH_POLICIES } from '../access/editions.js';
 import type { Database, PoliciesTable, PolicySetsTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
+import { lockOrganizationRow } from '../organizations/organization-row-lock.js';
 
 export type PolicyRow = PoliciesTable;
 export type PolicySetRow = PolicySetsTable;
@@ -75,7 +76,7 @@ export class PoliciesRepository {
    */
   async insertPolicyWithin(row: PolicyRow, limit: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('organizations').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('name', '=', row.organization_name).execute();
+      await lockOrganizationRow(trx, row.organization_name);
       const { n } = await trx
         .selectFrom('policies')
         .select((eb) => eb.fn.countAll<number>().as('n'))
