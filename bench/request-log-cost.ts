@@ -17,6 +17,7 @@ const variants: Record<string, () => FastifyServerOptions['logger']> = {
   'no logger': () => false,
   'server setup (info, redact, buffered)': () => ({ level: 'info', redact: REDACT, stream: logDestination(4096, '/dev/null') }),
   'without redact': () => ({ level: 'info', stream: logDestination(4096, '/dev/null') }),
+  'lines made, then dropped (no destination)': () => ({ level: 'info', redact: REDACT, stream: { write() {} } }),
   'level warn (lines off)': () => ({ level: 'warn', redact: REDACT, stream: logDestination(4096, '/dev/null') }),
 };
 
