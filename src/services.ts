@@ -25,6 +25,7 @@ import { TaskCallbacks } from './delivery/callbacks.service.js';
 import { DeliveryRepository } from './delivery/delivery.repository.js';
 import { TaskDelivery } from './delivery/task-delivery.js';
 import { TaskStageRunner } from './taskstages/task-stage-runner.js';
+import { StageOverrides } from './taskstages/stage-override.js';
 import { TaskStagesRepository } from './taskstages/task-stages.repository.js';
 import { PolicyEvaluationsRepository } from './taskstages/policy-evaluations.repository.js';
 import { newRunStagesWriter } from './taskstages/new-run-stages.js';
@@ -141,7 +142,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
-  const taskStagesService = new TaskStagesService(taskStages, gate, taskStageRunner, policyEvaluations, auditTrailRecorder);
+  const stageOverrides = new StageOverrides(db, taskStages, jobs, policyEvaluations, runRecorder);
+  const taskStagesService = new TaskStagesService(taskStages, gate, stageOverrides, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService);
 
   return {
@@ -174,6 +176,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     auditTrailRecorder,
     auditTrailService: new AuditTrailService(auditTrail),
     taskStageRunner,
+    stageOverrides,
     taskAccessTokens,
     runsService,
     runWaits,

@@ -26,6 +26,7 @@ import * as m023 from './migrations/023-audit-trail.js';
 import * as m024 from './migrations/024-provisional-configuration.js';
 import * as m026 from './migrations/026-workspace-required-approvals.js';
 import * as m027 from './migrations/027-signing-keys.js';
+import * as m028 from './migrations/028-prevent-self-approval.js';
 
 /** Migrations are listed in code (not read from disk) so the compiled build and tsx run the same set. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -54,6 +55,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '024-provisional-configuration': m024 as Migration,
   '026-workspace-required-approvals': m026 as Migration,
   '027-signing-keys': m027 as Migration,
+  '028-prevent-self-approval': m028 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

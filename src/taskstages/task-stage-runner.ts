@@ -1,18 +1,14 @@
 import type { Kysely } from 'kysely';
-import { newId } from '../core/ids.js';
 import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import { runAdvanceJob } from '../runs/run-advance-job.js';
 import type { TaskStagePort } from '../runs/task-stage-port.js';
 import type { Jobs } from '../jobs/jobs.js';
-import { parseTimestamps, timestampKey, withTimestamp, withTimestamps } from '../core/status-timestamps.js';
-import type { Actor } from '../record/actor.js';
+import { parseTimestamps, timestampKey, withTimestamp } from '../core/status-timestamps.js';
 import type { RunRecorder } from '../record/run-record.repository.js';
 import { stageWords } from '../runs/run-event-descriptions.js';
 import { resultsSummary } from './stage-record.js';
-import { overrideFactsOf } from './override-facts.js';
-import { decideOverride, type OverrideCaller, type OverrideDecision, type OverrideStageFacts } from '../shared/override-rule.js';
 import {
   OPEN_POLICY_EVALUATION_STATUSES, OPEN_RESULT_STATUSES, OPEN_STAGE_STATUSES, deriveStageStatus, isFinalResultStatus,
   type EnforcementLevel, type PolicyFacts, type ResultStatus,
@@ -77,7 +73,7 @@ export interface StageTimeLimits {
 /**
  * The life of a task stage after its creation: start (stage running, one delivery job per result),
  * results finishing (callbacks, delivery failures, timeouts), the stage settling by the pure rule of
- * stage-status.ts, overrides completing, and the run closing its open stages. Every write of a status
+ * stage-status.ts, overrides completing (an override itself: stage-override.ts), and the run closing its open stages. Every write of a status
  * locks the stage first and is conditional on the current status, so concurrent finishers and a
  * restarted node can neither change a final status nor settle a stage twice. (Delivery's writes, the
  * access token and the deadline refresh of markDelivered, are conditional only: they change no status;
@@ -340,68 +336,6 @@ export class TaskStageRunner implements TaskStagePort {
       });
       await this.settleStage(trx, stage, await this.stages.resultsOfStages([stage.id], trx));
       return true;
-    });
-  }
-
-  /**
-   * One person's override of a stage, decided by the override rule (shared/override-rule.ts) on the stage as it
-   * is under its lock: `check` first answers who may (the access table's 404 or 403, thrown), then the rule
-   * answers whether the stage awaits an override, whether this person already counted, and whether their
-   * approval releases it. Each override is recorded and is an event on the run's record. Released, the stage
-   * is `running` again (its first `running-at` kept, `overridden-at` added), the policy evaluations that held
-   * it become `overridden`, and a job completes it as `passed`; until then it stays `awaiting_override`.
-   * Answers the rule's decision and the stage as written.
-   */
-  async override(
-    stageId: string,
-    caller: OverrideCaller,
-    actor: Actor,
-    comment: string | null,
-    check: (facts: OverrideStageFacts) => void,
-    alsoWrite?: (trx: Executor, approved: { stage: TaskStageRow; approvals: number; required: number; releases: boolean }) => Promise<void>,
-  ): Promise<{ decision: OverrideDecision; stage?: TaskStageRow }> {
-    return this.db.transaction().execute(async (trx) => {
-      const stage = await this.stages.lockedStage(trx, stageId);
-      if (!stage) return { decision: { kind: 'not-awaiting', status: 'gone' } };
-      const evaluations = await this.evaluations.ofStages([stage.id], trx);
-      const overrides = await this.stages.overridesOf([stage.id], trx);
-      const facts = overrideFactsOf(stage, await this.stages.resultsOfStages([stage.id], trx), evaluations, overrides);
-      check(facts);
-      const decision = decideOverride(caller, facts);
-      if (decision.kind !== 'approved') return { decision, stage };
-      const { approvals, required } = decision;
-      const now = nowIso();
-      await this.stages.insertOverride(trx, {
-        id: newId('tso'), task_stage_id: stage.id, run_id: stage.run_id, overridden_by: caller.overrider, overridden_by_name: actor.name, comment, created_at: now,
-      });
-      await this.recorder.record(trx, {
-        runId: stage.run_id,
-        action: 'overridden',
-        description: `${actor.name} overrode the ${stageWords(stage.stage)} task stage (${approvals} of ${required} approval${required === 1 ? '' : 's'})`,
-        actor,
-        comment,
-        at: now,
-      });
-      // In the same transaction (the organization's audit trail).
-      await alsoWrite?.(trx, { stage, approvals, required, releases: decision.releases });
-      if (!decision.releases) return { decision, stage };
-      const changes = { status: 'running', status_timestamps: withTimestamps(stage.status_timestamps, ['running', 'overridden'], now, true), updated_at: now };
-      if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return { decision: { kind: 'not-awaiting', status: stage.status } };
-      // HCP shows a policy evaluation that held the stage as `overridden` once released.
-      for (const evaluation of evaluations) {
-        if (evaluation.hold !== 'override') continue;
-        await this.evaluations.update(trx, evaluation.id, ['failed'], {
-          status: 'overridden',
-          status_timestamps: withTimestamp(evaluation.status_timestamps, 'overridden', now),
-          updated_at: now,
-        });
-      }
-      await this.jobs.enqueue(trx, {
-        kind: JOB_KINDS.completeOverride,
-        payload: { stageId: stage.id },
-        dedupeKey: `${JOB_KINDS.completeOverride}:${stage.id}`,
-      });
-      return { decision, stage: { ...stage, ...changes } };
     });
   }
 

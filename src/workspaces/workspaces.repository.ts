@@ -13,7 +13,7 @@ const COLUMNS = [
   'workspaces.allow_destroy_plan', 'workspaces.assessments_enabled', 'workspaces.auto_apply_run_trigger', 'workspaces.file_triggers_enabled',
   'workspaces.global_remote_state', 'workspaces.queue_all_runs', 'workspaces.speculative_enabled', 'workspaces.structured_run_output_enabled',
   'workspaces.trigger_prefixes', 'workspaces.trigger_patterns', 'workspaces.tag_names', 'workspaces.source_name', 'workspaces.source_url',
-  'workspaces.terraform_version', 'workspaces.current_configuration_version_id', 'workspaces.required_approvals',
+  'workspaces.terraform_version', 'workspaces.current_configuration_version_id', 'workspaces.required_approvals', 'workspaces.prevent_self_approval',
 ] as const;
 
 export class WorkspacesRepository {

@@ -28,6 +28,8 @@ export interface WorkspaceAttributesInput extends WorkspaceSettingsInput {
   'execution-mode'?: string;
   /** Distinct people whose overrides a stage of its runs needs at least (1..10, default 1). */
   'required-approvals'?: number;
+  /** Where more than one approval is needed, the run's author may not give one (default true). */
+  'prevent-self-approval'?: boolean;
 }
 
 /** A PATCH: only the attributes sent change. */
@@ -71,6 +73,7 @@ export class WorkspacesService {
       working_directory: input['working-directory'] ?? '',
       execution_mode: executionMode,
       required_approvals: requiredApprovals,
+      prevent_self_approval: input['prevent-self-approval'] === false ? (0 as const) : (1 as const),
       created_at: now,
       updated_at: now,
       current_configuration_version_id: null,
@@ -130,6 +133,7 @@ export class WorkspacesService {
     if (executionMode !== undefined) changes.execution_mode = executionMode;
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']);
     if (requiredApprovals !== undefined) changes.required_approvals = requiredApprovals;
+    if (input['prevent-self-approval'] !== undefined) changes.prevent_self_approval = input['prevent-self-approval'] ? 1 : 0;
     if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;
     if (input.description !== undefined) changes.description = input.description;
     if (input['working-directory'] !== undefined) changes.working_directory = input['working-directory'] ?? '';
