@@ -25,7 +25,6 @@ import { TaskCallbacks } from './delivery/callbacks.service.js';
 import { DeliveryRepository } from './delivery/delivery.repository.js';
 import { TaskDelivery } from './delivery/task-delivery.js';
 import { TaskStageRunner } from './taskstages/task-stage-runner.js';
-import { StageOverrides } from './taskstages/stage-override.js';
 import { TaskStagesRepository } from './taskstages/task-stages.repository.js';
 import { PolicyEvaluationsRepository } from './taskstages/policy-evaluations.repository.js';
 import { newRunStagesWriter } from './taskstages/new-run-stages.js';
@@ -114,6 +113,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runRecords = new RunRecordRepository(db);
   const runRecorder = new RunRecorder(runRecords);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations, runRecorder);
+  taskStageRunner.registerJobs();
   const artifactAccess = new ArtifactAccess(authenticator, gate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
   const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions);
@@ -142,7 +142,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
-  const stageOverrides = new StageOverrides(db, taskStages, jobs, policyEvaluations, runRecorder);
+  const stageOverrides = taskStageRunner.overrides;
   const taskStagesService = new TaskStagesService(taskStages, gate, stageOverrides, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService);
 

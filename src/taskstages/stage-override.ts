@@ -13,7 +13,8 @@ import { decideOverride, type ApproverStanding, type OverrideCaller, type Overri
 import { overrideFactsOf, type ApproverLookup } from './override-facts.js';
 import type { PolicyEvaluationsRepository } from './policy-evaluations.repository.js';
 import type { TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
-import { JOB_KINDS } from './task-stage-runner.js';
+import { JOB_KINDS } from './stage-job-kinds.js';
+import { runAdvanceJob } from '../runs/run-advance-job.js';
 
 /** What an approved override wrote, for the caller's own writes in the same transaction (the audit trail). */
 export interface ApprovedOverride {
@@ -40,6 +41,11 @@ export class StageOverrides {
     private readonly evaluations: PolicyEvaluationsRepository,
     private readonly recorder: RunRecorder,
   ) {}
+
+  /** An override registers its own completion: the job that passes a released stage. */
+  registerJobs(): void {
+    this.jobs.register(JOB_KINDS.completeOverride, (payload: { stageId: string }) => this.completeOverride(payload.stageId));
+  }
 
   /**
    * `check` first answers who may (the access table's 404 or 403, thrown), then the rule answers whether the
@@ -77,6 +83,23 @@ export class StageOverrides {
       if (decided) return decided;
     }
     throw Errors.taskStageBusy();
+  }
+
+  /** Job: an overridden stage passes and the run goes on. Idempotent: only a running, overridden stage moves. */
+  async completeOverride(stageId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const stage = await this.stages.lockedStage(trx, stageId);
+      if (!stage || stage.status !== 'running' || !(await this.stages.findOverride(stageId, trx))) return;
+      const now = nowIso();
+      const passed = await this.stages.updateStage(trx, stageId, ['running'], {
+        status: 'passed',
+        status_timestamps: withTimestamp(stage.status_timestamps, 'passed', now),
+        updated_at: now,
+      });
+      if (!passed) return;
+      await this.recorder.record(trx, { runId: stage.run_id, action: 'task_stage_passed', description: `The ${stageWords(stage.stage)} task stage passed after its override`, at: now });
+      await this.jobs.enqueue(trx, runAdvanceJob(stage.run_id));
+    });
   }
 
   private async approve(
