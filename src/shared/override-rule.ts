@@ -178,8 +178,13 @@ export function refusalOf(caller: OverrideCaller, stage: OverrideStageFacts, hol
   return null;
 }
 
-/** Approvals that count now: one per distinct overrider who could still give theirs (re-evaluated, not remembered). */
+/**
+ * Approvals that count now: while the stage awaits, one per distinct overrider who could still give theirs
+ * (re-evaluated, not remembered). Once released (or closed), the stage keeps the count it had: what happens to
+ * its approvers later does not rewrite history.
+ */
 export function countedApprovals(stage: OverrideStageFacts): number {
+  if (!isOverridable(stage.status)) return new Set(stage.overriders.map((prior) => prior.overrider)).size;
   const holds = stageHolds(stage);
   const required = requiredApprovals(stage);
   const counted = new Set<string>();
