@@ -127,6 +127,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runRecords = new RunRecordRepository(db);
   const runRecorder = new RunRecorder(runRecords);
   const taskStageRunner: TaskStageRunner = new TaskStageRunner(db, taskStages, jobs, config.tasks, policyEvaluations, runRecorder);
+  taskStageRunner.registerJobs();
   const artifactAccess = new ArtifactAccess(authenticator, workspaceGate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
   const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions, config.agent.claimTimeoutSeconds);
@@ -155,7 +156,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
-  const taskStagesService = new TaskStagesService(taskStages, workspaceGate, taskStageRunner, policyEvaluations, auditTrailRecorder);
+  const stageOverrides = taskStageRunner.overrides;
+  const taskStagesService = new TaskStagesService(taskStages, workspaceGate, stageOverrides, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService, config.runLimits);
 
   // Agent pools (issue 36): their tokens are managed by whoever manages the pool (identity asks through its port).
@@ -200,6 +202,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     auditTrailRecorder,
     auditTrailService: new AuditTrailService(auditTrail),
     taskStageRunner,
+    stageOverrides,
     taskAccessTokens,
     runsService,
     runWaits,

@@ -2,7 +2,7 @@ import { Errors, type ApiError } from '../core/errors.js';
 import type { AnyPrincipal } from '../core/principal.js';
 import { editionHasTeam } from './editions.js';
 import type { OrganizationStanding } from './organization-standing.js';
-import { decideOverride, STAGE_HOLDING_NOTHING, type OverrideStageFacts } from '../shared/override-rule.js';
+import { decideOverride, STAGE_HOLDING_NOTHING, type OverrideRefusal, type OverrideStageFacts } from '../shared/override-rule.js';
 import { canManagePolicies, canReadRuns, overrideCallerOf } from './task-stage-permissions.js';
 import { canCreateTeams, canGrantOrganizationAccess, canSeeTeam, permissionsBesideOwnersRule, teamPermissions, type TeamFacts } from './team-permissions.js';
 import {
@@ -82,6 +82,13 @@ export const HIDDEN_AS: { [T in Thing]: (facts: ThingFacts[T]) => ApiError } = {
 /** Writing policies and policy sets: members see them; only owners and `manage-policies` change them, if the edition has them. */
 const policyWrite = (s: OrganizationStanding, facts: { policiesEntitled: boolean }): Verdict =>
   !canManagePolicies(s) ? deny(Errors.managePoliciesNeeded()) : !facts.policiesEntitled ? deny(Errors.editionLacksPolicies()) : allow;
+
+/** The 403 of each reason the override rule refuses a caller who sees the stage. */
+const OVERRIDE_REFUSALS: Record<OverrideRefusal, (required: number) => ApiError> = {
+  rights: () => Errors.overrideNotAllowed(),
+  'not-a-person': (required) => Errors.overrideNeedsPeople(required),
+  'own-run': () => Errors.overrideOwnRun(),
+};
 
 const manageMembers = (s: OrganizationStanding) => s.isOwner || s.access['manage-membership'];
 const canManageAgentPools = (s: OrganizationStanding) => s.isOwner || s.access['manage-agent-pools'];
@@ -210,7 +217,9 @@ export const ACCESS_TABLE = {
     /** The override rule (shared/override-rule.ts) decides; this row only says which of its answers are 404 and 403. */
     override: (s, facts) => {
       const decision = decideOverride(overrideCallerOf(s), facts.stage ?? STAGE_HOLDING_NOTHING);
-      return decision.kind === 'hidden' ? hide : decision.kind === 'refused' ? deny(Errors.overrideNotAllowed()) : allow;
+      if (decision.kind === 'hidden') return hide;
+      if (decision.kind !== 'refused') return allow;
+      return deny(OVERRIDE_REFUSALS[decision.reason](decision.required));
     },
   },
   'task-result': { read: (s) => allowOrHide(canReadRuns(s)) },

@@ -24,6 +24,7 @@ export { TASKS_ONLY } from '../shared/override-rule.js';
 export function overrideCallerOf(standing: OrganizationStanding): OverrideCaller {
   return {
     actsAsPerson: standing.actsAsPerson,
+    isUser: standing.principal.kind === 'user',
     readsRuns: canReadRuns(standing),
     isOwner: standing.isOwner,
     // The organization's right, or the workspace's: team access with `run-tasks` / `policy-overrides` (its `admin` holds both).
@@ -38,8 +39,21 @@ function workspaceGrants(standing: OrganizationStanding, key: 'run-tasks' | 'pol
   return standing.isMember && standing.workspace?.grant?.[key] === true;
 }
 
+/**
+ * Who gave an earlier override, as a principal whose standing the gate can work out now (to count it again:
+ * shared/override-rule.ts re-evaluates every approval). Undefined for a key no principal stands for any more.
+ */
+export function principalOfOverrider(overrider: string, organizationName: string): Principal | undefined {
+  const [kind, id] = [overrider.slice(0, overrider.indexOf(':')), overrider.slice(overrider.indexOf(':') + 1)];
+  if (overrider === 'site-admin') return { kind: 'site-admin', tokenId: '' };
+  if (kind === 'user' && id) return { kind: 'user', tokenId: '', userId: id, username: '' };
+  // A team token's override is judged as its team's now (the token itself may be gone); never a non-person's.
+  if (kind === 'team' && id) return { kind: 'team', tokenId: '', organizationName, teamId: id, serviceAccountUserId: null, actsAsPerson: true };
+  return undefined;
+}
+
 /** Who counts once among a stage's approvers: the person, or the team whose token overrode. */
-function overriderOf(principal: Principal): string {
+export function overriderOf(principal: Principal): string {
   switch (principal.kind) {
     case 'user':
       return `user:${principal.userId}`;

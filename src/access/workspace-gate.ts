@@ -71,6 +71,12 @@ export class WorkspaceGate {
     return withWorkspace!;
   }
 
+  /** A principal's standing in the workspace's organization with their access to it, without asking to read anything (to count an earlier approval again). */
+  async standingIn(principal: Principal, workspace: { id: string; organization_name: string }): Promise<OrganizationStanding | undefined> {
+    const context = await this.gate.contextOf(principal, workspace.organization_name);
+    return context ? (await this.attach(context, workspace.id)).standing : undefined;
+  }
+
   /** The context with the caller's access to `workspaceId` attached: one statement, and none when it cannot matter. */
   async attach(context: OrganizationContext, workspaceId: string): Promise<OrganizationContext> {
     const { standing } = context;

@@ -141,6 +141,9 @@ export const Errors = {
   manageAgentPoolsNeeded: () => new Forbidden('managing agent pools needs the manage-agent-pools permission'),
   manageTeamAccessNeeded: () => new Forbidden("managing the workspace's team access needs admin access to it or the manage-workspaces permission"),
   overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
+  overrideNeedsPeople: (required: number) =>
+    new Forbidden(`this task stage needs the approvals of ${required} people: only a user's own token counts, not a team or site token`),
+  overrideOwnRun: () => new Forbidden("the run's author may not approve it: its workspace has prevent-self-approval and the stage needs more than one approval"),
   managePoliciesNeeded: () => new Forbidden('managing policies needs the manage-policies permission'),
   editionLacksPolicies: () => new Forbidden("the organization's edition does not include policies"),
 
@@ -261,6 +264,7 @@ export const Errors = {
     new InvalidAttribute('/data/relationships/configuration-version/data/id', 'the configuration version has not been uploaded yet'),
   runActionRefused: (verb: string, why: string) => new Conflict(`the run cannot be ${verb}: ${why}`),
   runBusy: () => new Conflict('the run is changing right now; try again'),
+  taskStageBusy: () => new Conflict('the task stage is being overridden by others right now; try again'),
   logUrlNotFound: () => new NotFound('log not found, or its URL has expired: read the plan or apply again for a fresh log-read-url'),
   invalidLogRange: (parameter: string) => new Unprocessable(`${parameter} must be a whole number of bytes, 0 or more`, { parameter }),
   invalidRunListFilter: (parameter: string, value: string, allowed: readonly string[]) =>

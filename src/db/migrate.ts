@@ -27,6 +27,7 @@ import * as m023 from './migrations/023-audit-trail.js';
 import * as m024 from './migrations/024-provisional-configuration.js';
 import * as m026 from './migrations/026-workspace-required-approvals.js';
 import * as m027 from './migrations/027-signing-keys.js';
+import * as m028 from './migrations/028-prevent-self-approval.js';
 import * as m029 from './migrations/029-workspace-current-run.js';
 import * as m031 from './migrations/031-restore-dropped-columns.js';
 import * as m032 from './migrations/032-workspace-hcp-attributes.js';
@@ -61,6 +62,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '024-provisional-configuration': m024 as Migration,
   '026-workspace-required-approvals': m026 as Migration,
   '027-signing-keys': m027 as Migration,
+  '028-prevent-self-approval': m028 as Migration,
   '029-workspace-current-run': m029 as Migration,
   '031-restore-dropped-columns': m031 as Migration,
   '032-workspace-hcp-attributes': m032 as Migration,

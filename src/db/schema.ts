@@ -169,6 +169,8 @@ export interface WorkspacesTable {
   global_remote_state: Flag;
   /** Distinct people whose overrides a stage of its runs needs at least (migration 026). */
   required_approvals: number;
+  /** Where a stage needs more than one approval, the run's author may not give one (migration 028). */
+  prevent_self_approval: Flag;
   queue_all_runs: Flag;
   speculative_enabled: Flag;
   structured_run_output_enabled: Flag;

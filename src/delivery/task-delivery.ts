@@ -82,8 +82,6 @@ export class TaskDelivery {
     this.jobs.register(JOB_KINDS.deliver, (payload: { resultId: string; attempt: number }) => this.deliver(payload.resultId, payload.attempt));
     this.jobs.register(JOB_KINDS.callbackTimeout, (payload: { resultId: string }) => this.callbackTimeout(payload.resultId));
     this.jobs.register(JOB_KINDS.maxDuration, (payload: { resultId: string }) => this.maxDuration(payload.resultId));
-    this.jobs.register(JOB_KINDS.completeOverride, (payload: { stageId: string }) => this.runner.completeOverride(payload.stageId));
-    this.jobs.register(JOB_KINDS.settle, (payload: { stageId: string }) => this.runner.settle(payload.stageId));
   }
 
   /** How many requests a result gets at most: the first and one per retry delay. */

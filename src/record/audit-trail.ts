@@ -15,7 +15,8 @@ import { currentRequestId } from './request-scope.js';
  * - `organization_membership`: `invite`, `accept`, `destroy`
  * - `authentication_token` (organization, audit trail and team tokens): `create`, `regenerate`, `destroy`
  * - `task` (run tasks): `create`, `update`, `destroy`; `workspace_task`: `create`, `update`, `destroy`
- * - `run`: `apply`, `discard`, `cancel`; `task_stage`: `override`
+ * - `run`: `apply`, `discard`, `cancel`; `task_stage`: `override`; each of these refused (403, or the 409 of an
+ *   override already counted): `<action>_refused`, with `meta.refused` saying why (run-decision-audit.ts)
  *
  * `meta` never holds a secret: no token, no HMAC key (only whether one was set or changed).
  */

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
-import { runDecided } from '../record/run-decision-audit.js';
+import { decisionRefused, runDecided } from '../record/run-decision-audit.js';
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import { requireAccess } from '../access/require-access.js';
 import { nowIso } from '../core/clock.js';
 import type { Database, TaskStageName, TaskStagesTable } from '../db/schema.js';
-import { Errors } from '../core/errors.js';
+import { ApiError, Errors } from '../core/errors.js';
 import { pageOf, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import type { OrganizationContext } from '../access/organization-gate.js';
@@ -191,7 +191,18 @@ export class RunsService {
     const { context } = found;
     const runId = found.run.id;
     const actor = actorOf(context.standing.principal);
-    requireAccess(context.standing, 'run', 'act', { action });
+    try {
+      requireAccess(context.standing, 'run', 'act', { action });
+    } catch (error) {
+      // A refused decision is on the audit trail (a 404, the run hidden, is not: the caller learns nothing).
+      if (error instanceof ApiError && error.status === 403) {
+        const entry = decisionRefused(context.organization.name, actor, {
+          id: runId, type: 'run', action, status: error.status, reason: error.message, meta: { 'workspace-id': found.run.workspace_id, comment },
+        });
+        await this.auditTrail.transaction(async () => ({ result: undefined, entries: [entry] }));
+      }
+      throw error;
+    }
     const { event, verb } = ACTION_EVENTS[action];
     // A compare-and-set that loses to run progress re-reads and decides again.
     for (let attempt = 0; attempt < 5; attempt++) {

@@ -8,6 +8,14 @@ import type { Executor } from '../jobs/job-queue.js';
 export type TaskStageRow = TaskStagesTable;
 export type TaskResultRow = TaskResultsTable;
 export type OutcomeRow = TaskResultOutcomesTable;
+/** What the override rule needs of a stage's run beyond the stage (override-facts.ts). */
+export interface RunApprovalSettings {
+  /** The run's workspace: earlier approvers' team access to it is read again when they are counted. */
+  workspaceId: string;
+  authorUserId: string | null;
+  preventSelfApproval: boolean;
+}
+
 export type OverrideRow = TaskStageOverridesTable;
 
 /** Names one task stage inside a statement on `task_stages`: by its id, or as the stage of a result. */
@@ -234,6 +242,18 @@ export class TaskStagesRepository {
   overridesOf(stageIds: readonly string[], executor: Executor = this.db): Promise<OverrideRow[]> {
     if (stageIds.length === 0) return Promise.resolve([]);
     return executor.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', 'in', [...stageIds]).orderBy('created_at').orderBy('id').execute();
+  }
+
+  /** Who created each run and whether its workspace prevents self-approval, as the override rule counts approvals. */
+  async approvalSettingsOfRuns(runIds: readonly string[], executor: Executor = this.db): Promise<Map<string, RunApprovalSettings>> {
+    if (runIds.length === 0) return new Map();
+    const rows = await executor
+      .selectFrom('runs')
+      .innerJoin('workspaces', 'workspaces.id', 'runs.workspace_id')
+      .select(['runs.id', 'runs.workspace_id', 'runs.created_by_user_id', 'workspaces.prevent_self_approval'])
+      .where('runs.id', 'in', [...new Set(runIds)])
+      .execute();
+    return new Map(rows.map((row) => [row.id, { workspaceId: row.workspace_id, authorUserId: row.created_by_user_id, preventSelfApproval: Number(row.prevent_self_approval) === 1 }]));
   }
 
   async findOverride(stageId: string, executor: Executor = this.db): Promise<OverrideRow | undefined> {

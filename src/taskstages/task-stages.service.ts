@@ -1,21 +1,22 @@
 import type { OrganizationStanding } from '../access/organization-standing.js';
 import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
-import { stageOverridden } from '../record/run-decision-audit.js';
+import { decisionRefused, stageOverridden } from '../record/run-decision-audit.js';
 import { overrideCallerOf } from '../access/task-stage-permissions.js';
+import { approverStandings } from '../access/approver-standings.js';
 import { overrideStanding, type OverrideCaller } from '../shared/override-rule.js';
-import { overrideFactsOf } from './override-facts.js';
+import { overrideFactsOf, type ApproverLookup, type ApproverStandings } from './override-facts.js';
 import { requireAccess } from '../access/require-access.js';
 import { HIDDEN_AS } from '../access/access-table.js';
-import { Errors } from '../core/errors.js';
+import { ApiError, Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { TaskStagePermissions } from '../access/task-stage-permissions.js';
 import type { PolicyEvaluationRow, PolicyEvaluationsRepository, PolicySetOutcomeRow } from './policy-evaluations.repository.js';
 import type { Principal } from '../core/principal.js';
 import type { WorkspaceGate } from '../access/workspace-gate.js';
 import type { VisibleRun } from '../runs/runs.service.js';
-import type { TaskStageRunner } from './task-stage-runner.js';
-import type { OutcomeRow, OverrideRow, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
-import { actorOf } from '../record/actor.js';
+import type { StageOverrides } from './stage-override.js';
+import type { OutcomeRow, OverrideRow, RunApprovalSettings, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
+import { actorOf, type Actor } from '../record/actor.js';
 import { parseTimestamps, timestampKey } from '../core/status-timestamps.js';
 
 export type TaskStageInclude = 'run' | 'run.workspace' | 'task-results' | 'policy-evaluations';
@@ -67,7 +68,7 @@ export class TaskStagesService {
   constructor(
     private readonly stages: TaskStagesRepository,
     private readonly workspaceGate: WorkspaceGate,
-    private readonly runner: TaskStageRunner,
+    private readonly overrides: StageOverrides,
     private readonly evaluations: PolicyEvaluationsRepository,
     private readonly auditTrail: AuditTrailRecorder,
   ) {}
@@ -121,34 +122,48 @@ export class TaskStagesService {
 
   /**
    * `found` is the route's `task-stage` lookup. The override rule (shared/override-rule.ts) decides on the stage
-   * as it is under its lock: the access table turns its "hidden" and "refused" into 404 and 403, the rest are
-   * answered here (409 when the stage does not await an override or this caller already counted).
+   * as it is under its lock, every earlier approval counted again with its overrider's standing now: the access
+   * table turns its "hidden" and "refused" into 404 and 403, the rest are answered here (409 when the stage does
+   * not await an override or this caller already counted). A refusal (403, or the 409 "already counted") is an
+   * entry of the audit trail: security teams want attempted bypasses. A 404 writes nothing: a caller who cannot
+   * see the run learns nothing, not even through the trail's size.
    */
   async override(principal: Principal, found: VisibleStage, comment: string | null): Promise<TaskStageView> {
     const { stage, standing } = found;
     const actor = actorOf(principal);
-    const { decision, stage: written } = await this.runner.override(
-      stage.id,
-      overrideCallerOf(standing),
-      actor,
-      comment,
-      (facts) => requireAccess(standing, 'task-stage', 'override', { stage: facts }),
-      (trx, approved) =>
-        this.auditTrail.record(
-          trx,
-          stageOverridden(standing.organizationName, actor, {
-            id: approved.stage.id, runId: approved.stage.run_id, stage: approved.stage.stage, approvals: approved.approvals, required: approved.required, released: approved.releases,
-          }, comment),
-        ),
-    );
+    let outcome: Awaited<ReturnType<StageOverrides['override']>>;
+    try {
+      outcome = await this.overrides.override(
+        stage.id,
+        overrideCallerOf(standing),
+        actor,
+        comment,
+        (facts) => requireAccess(standing, 'task-stage', 'override', { stage: facts }),
+        this.approverLookup(standing.organizationName, standing.workspace!.id),
+        (trx, approved) =>
+          this.auditTrail.record(
+            trx,
+            stageOverridden(standing.organizationName, actor, {
+              id: approved.stage.id, runId: approved.stage.run_id, stage: approved.stage.stage, approvals: approved.approvals, required: approved.required, released: approved.releases,
+            }, comment),
+          ),
+      );
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) await this.recordRefusal(standing, actor, stage, error, comment);
+      throw error;
+    }
+    const { decision, stage: written } = outcome;
     switch (decision.kind) {
       case 'approved': {
         const [view] = await this.stageViews(standing, [written!]);
         // What the caller could do as they overrode (the stage, now running, holds nothing that awaits them).
         return { ...view!, permissions: decision.permissions };
       }
-      case 'already-approved':
-        throw Errors.alreadyApproved();
+      case 'already-approved': {
+        const error = Errors.alreadyApproved();
+        await this.recordRefusal(standing, actor, stage, error, comment);
+        throw error;
+      }
       case 'not-awaiting':
         throw Errors.stageNotAwaitingOverride(decision.status);
       case 'hidden':
@@ -158,15 +173,56 @@ export class TaskStagesService {
     }
   }
 
+  /** A refused override on the organization's audit trail, in a transaction of its own (the override's rolled back). */
+  private async recordRefusal(standing: OrganizationStanding, actor: Actor, stage: TaskStageRow, error: ApiError, comment: string | null): Promise<void> {
+    const entry = decisionRefused(standing.organizationName, actor, {
+      id: stage.id, type: 'task_stage', action: 'override', status: error.status, reason: error.message, meta: { 'run-id': stage.run_id, stage: stage.stage, comment },
+    });
+    await this.auditTrail.transaction(async () => ({ result: undefined, entries: [entry] }));
+  }
+
+  /**
+   * The standings now of a stage's earlier overriders (access/approver-standings.ts), for the rule to count them
+   * again: in the organization and with their teams' access to the run's workspace, as the caller's own is read.
+   */
+  private approverLookup(organizationName: string, workspaceId: string): ApproverLookup {
+    const workspace = { id: workspaceId, organization_name: organizationName };
+    return (overriders) => approverStandings((principal) => this.workspaceGate.standingIn(principal, workspace), organizationName, overriders);
+  }
+
+  /** The earlier overriders' standings of these stages, by the workspace of each stage's run. */
+  private async approversByWorkspace(
+    organizationName: string,
+    rows: readonly TaskStageRow[],
+    overrides: readonly OverrideRow[],
+    settings: Map<string, RunApprovalSettings>,
+  ): Promise<Map<string, ApproverStandings>> {
+    const runOfStage = new Map(rows.map((row) => [row.id, row.run_id]));
+    const overridersByWorkspace = new Map<string, string[]>();
+    for (const override of overrides) {
+      const workspaceId = settings.get(runOfStage.get(override.task_stage_id) ?? '')?.workspaceId;
+      if (workspaceId) overridersByWorkspace.set(workspaceId, [...(overridersByWorkspace.get(workspaceId) ?? []), override.overridden_by]);
+    }
+    const found = new Map<string, ApproverStandings>();
+    for (const [workspaceId, overriders] of overridersByWorkspace) found.set(workspaceId, await this.approverLookup(organizationName, workspaceId)(overriders));
+    return found;
+  }
+
   /** For `GET /runs/:id?include=task_stages`: the stages of these runs in run then stage order, as `standing` sees them. */
   async forRuns(standing: OrganizationStanding, runIds: readonly string[]): Promise<TaskStageView[]> {
     return this.stageViews(standing, await this.stages.stagesOfRuns(runIds));
   }
 
-  /** What a stage document shows about overriding it, for this caller: the rule's answer, its overrides. */
-  private overrideView(caller: OverrideCaller, row: TaskStageRow, results: TaskResultRow[], evaluations: PolicyEvaluationRow[], overrides: OverrideRow[]) {
-    const standing = overrideStanding(caller, overrideFactsOf(row, results, evaluations, overrides));
-    return { permissions: standing.permissions, approvals: { required: standing.required, given: standing.approvals, overrides } };
+  /** What a stage document shows about overriding it, for this caller: the rule's answer, its overrides counted now. */
+  private overrideView(
+    caller: OverrideCaller,
+    row: TaskStageRow,
+    own: { results: TaskResultRow[]; evaluations: PolicyEvaluationRow[]; overrides: OverrideRow[] },
+    approvers: ApproverStandings,
+    settings: RunApprovalSettings | undefined,
+  ) {
+    const standing = overrideStanding(caller, overrideFactsOf(row, own.results, own.evaluations, own.overrides, approvers, settings));
+    return { permissions: standing.permissions, approvals: { required: standing.required, given: standing.approvals, overrides: own.overrides } };
   }
 
   private async stageViews(standing: OrganizationStanding, rows: TaskStageRow[]): Promise<TaskStageView[]> {
@@ -174,17 +230,22 @@ export class TaskStagesService {
     const results = await this.stages.resultsOfStages(ids);
     const evaluations = await this.evaluations.ofStages(ids);
     // Only a stage that once awaited an override can have overrides: most reads need no query for them.
-    const overridable = rows.filter((row) => parseTimestamps(row.status_timestamps)[timestampKey('awaiting_override')] !== undefined).map((row) => row.id);
-    const overrides = await this.stages.overridesOf(overridable);
+    const overridable = rows.filter((row) => parseTimestamps(row.status_timestamps)[timestampKey('awaiting_override')] !== undefined);
+    const overrides = await this.stages.overridesOf(overridable.map((row) => row.id));
+    const settings = await this.stages.approvalSettingsOfRuns(rows.map((row) => row.run_id));
+    const approvers = await this.approversByWorkspace(standing.organizationName, rows, overrides, settings);
     const caller = overrideCallerOf(standing);
     return rows.map((row) => {
-      const own = results.filter((result) => result.task_stage_id === row.id);
-      const ownEvaluations = evaluations.filter((evaluation) => evaluation.task_stage_id === row.id);
+      const own = {
+        results: results.filter((result) => result.task_stage_id === row.id),
+        evaluations: evaluations.filter((evaluation) => evaluation.task_stage_id === row.id),
+        overrides: overrides.filter((override) => override.task_stage_id === row.id),
+      };
       return {
         stage: row,
-        resultIds: own.map((result) => result.id),
-        evaluationIds: ownEvaluations.map((evaluation) => evaluation.id),
-        ...this.overrideView(caller, row, own, ownEvaluations, overrides.filter((override) => override.task_stage_id === row.id)),
+        resultIds: own.results.map((result) => result.id),
+        evaluationIds: own.evaluations.map((evaluation) => evaluation.id),
+        ...this.overrideView(caller, row, own, approvers.get(settings.get(row.run_id)?.workspaceId ?? '') ?? new Map(), settings.get(row.run_id)),
       };
     });
   }

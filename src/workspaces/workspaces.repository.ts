@@ -18,6 +18,7 @@ export const COLUMNS = [
   'workspaces.auto_destroy_at', 'workspaces.execution_mode_overwritten', 'workspaces.locked',
   'workspaces.locked_by_kind', 'workspaces.locked_by_id',
   'workspaces.agent_pool_id',
+  'workspaces.prevent_self_approval',
 ] as const;
 
 export class WorkspacesRepository {

@@ -38,6 +38,8 @@ export interface WorkspaceAttributesInput extends WorkspaceSettingsInput, Execut
   'required-approvals'?: number;
   /** HCP: the agent pool of an agent-mode workspace (workspace-agent-pool.ts). */
   'agent-pool-id'?: string | null;
+  /** Where more than one approval is needed, the run's author may not give one (default true). */
+  'prevent-self-approval'?: boolean;
 }
 
 /** A PATCH: only the attributes sent change. */
@@ -100,6 +102,7 @@ export class WorkspacesService {
       locked_by_kind: null,
       locked_by_id: null,
       required_approvals: requiredApprovals,
+      prevent_self_approval: input['prevent-self-approval'] === false ? (0 as const) : (1 as const),
       created_at: now,
       updated_at: now,
       current_configuration_version_id: null,
@@ -187,6 +190,7 @@ export class WorkspacesService {
     if (agentPoolId !== (workspace.agent_pool_id ?? null)) changes.agent_pool_id = agentPoolId;
     const requiredApprovals = requiredApprovalsInput(input['required-approvals']);
     if (requiredApprovals !== undefined) changes.required_approvals = requiredApprovals;
+    if (input['prevent-self-approval'] !== undefined) changes.prevent_self_approval = input['prevent-self-approval'] ? 1 : 0;
     if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;
     if (input.description !== undefined) changes.description = input.description;
     if (input['working-directory'] !== undefined) changes.working_directory = input['working-directory'] ?? '';

@@ -163,11 +163,11 @@ for (const dialect of testDialects()) {
       const { resultId, stageId, callback, gated } = await openResult();
       assert.equal((await callback.patch(`/task-results/${resultId}/callback`, callbackBody('failed'))).status, 200);
       await waitForStageStatus(gated.api, stageId, 'awaiting_override');
-      const { jobs, taskStageRunner: runner } = ctx.services;
+      const { jobs, taskStageRunner: runner, stageOverrides } = ctx.services;
       await jobs.worker.stop(); // the override's completion job waits until the late settle has run
       try {
-        const owner = { actsAsPerson: true, readsRuns: true, isOwner: true, manageRunTasks: true, managePolicyOverrides: true, overrider: 'user:test' };
-        const overridden = await runner.override(stageId, owner, { userId: null, name: 'test', kind: 'user' }, null, () => {});
+        const owner = { actsAsPerson: true, isUser: true, readsRuns: true, isOwner: true, manageRunTasks: true, managePolicyOverrides: true, overrider: 'user:test' };
+        const overridden = await stageOverrides.override(stageId, owner, { userId: null, name: 'test', kind: 'user' }, null, () => {}, async () => new Map());
         assert.equal(overridden.decision.kind === 'approved' ? overridden.stage?.status : overridden.decision.kind, 'running');
         await runner.settle(stageId); // a settle job or a late finisher
         await ctx.handle.durable?.(); // writes made outside any request reach API reads once on disk (src/db/durable-snapshot-reads.ts)

@@ -250,7 +250,7 @@ describe('the access table with team access to the workspace', () => {
     readRightAndAdmin: granted('ra', [fixed('read'), fixed('admin')], ['read-workspaces']),
   };
   const policyHeld: OverrideStageFacts = {
-    status: 'awaiting_override', results: [], policyHolds: ['override'], workspaceRequiredApprovals: 1, overriders: [],
+    status: 'awaiting_override', results: [], policyHolds: ['override'], workspaceRequiredApprovals: 1, overriders: [], runAuthor: null, preventSelfApproval: true,
   };
   // Columns: [read plan write admin] [customRunTasks customPolicyOverrides customApply] [mintedTokenWithWrite] [none] [readRightAndAdmin]
   const GRANT_ROWS: Row[] = [

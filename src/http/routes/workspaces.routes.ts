@@ -38,6 +38,14 @@ const workspaceAttributes = {
   'setting-overwrites': Type.Optional(Type.Object({ 'execution-mode': Type.Optional(Type.Boolean()), 'agent-pool': Type.Optional(Type.Boolean()) })),
   /** HCP: the agent pool of an agent-mode workspace; its agent tokens drive this workspace's runs (issue 36). */
   'agent-pool-id': NullableString(255),
+  /** Teamstage's (issue 34): HCP's "prevent self-approval" idea. */
+  'prevent-self-approval': Type.Optional(
+    Type.Boolean({
+      description:
+        "Teamstage's: where a task stage of this workspace's runs needs more than one approval, the run's author may not give one (default true). " +
+        'Read when approvals are counted, so a change applies to runs already waiting.',
+    }),
+  ),
   // Stored and returned only (src/workspaces/workspace-settings.ts): what the tfe provider sets.
   ...Object.fromEntries(Object.keys(FLAG_SETTINGS).map((key) => [key, Type.Optional(Type.Boolean())])),
   ...Object.fromEntries(Object.keys(LIST_SETTINGS).map((key) => [key, Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }))])),

@@ -21,6 +21,8 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       'auto-destroy-at': row.auto_destroy_at,
       // Teamstage's: distinct overrides a stage of its runs needs at least (issue 27).
       'required-approvals': Number(row.required_approvals),
+      // Teamstage's: the run's author may not approve it where more than one approval is needed (issue 34).
+      'prevent-self-approval': Number(row.prevent_self_approval ?? 1) === 1,
       ...settingsAttributes(row),
       'terraform-version': row.terraform_version ?? NOOP_TERRAFORM_VERSION,
       'working-directory': row.working_directory,

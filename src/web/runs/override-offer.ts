@@ -18,6 +18,9 @@ export interface OfferStage {
   evaluationStatuses: string[];
 }
 
+/** An earlier approver as the console takes them: still counting (the server's approvals figure is the truth). */
+const COUNTING = { actsAsPerson: true, isUser: true, readsRuns: true, isOwner: false, manageRunTasks: true, managePolicyOverrides: true } as const;
+
 export type OverrideOffer = { offer: true } | { offer: false; reason: 'already-approved' | 'not-allowed' | 'not-awaiting' };
 
 /** `me` is the reader as the server counts overriders: `user:<id>` for a person's token. */
@@ -26,13 +29,17 @@ export function overrideOffer(stage: OfferStage, me: string): OverrideOffer {
   const may = stage.permissions?.['can-override'] === true;
   const required = stage.requiredApprovals ?? 1;
   const decision = decideOverride(
-    { actsAsPerson: true, readsRuns: true, isOwner: false, manageRunTasks: may, managePolicyOverrides: may, overrider: me },
+    { actsAsPerson: true, isUser: me.startsWith('user:'), readsRuns: true, isOwner: false, manageRunTasks: may, managePolicyOverrides: may, overrider: me },
     {
       status: stage.status,
       results: stage.results.map((result) => ({ ...result, requiredApprovals: required })),
       policyHolds: stage.evaluationStatuses.map((status) => (status === 'failed' ? 'override' : status === 'errored' ? 'error' : 'none')),
       workspaceRequiredApprovals: required,
-      overriders: stage.overriders,
+      // Who approved so far, each taken to count still: the server's `can-override` already says whether this
+      // reader's approval would count (rights, being a person, their own run), the rule here only who counted.
+      overriders: stage.overriders.map((overrider) => ({ overrider, now: COUNTING })),
+      runAuthor: null,
+      preventSelfApproval: false,
     },
   );
   if (decision.kind === 'approved') return { offer: true };
