@@ -297,8 +297,15 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     // The snippet names organization acme and workspace network: made here as the README's steps make them.
     const acme = await http.request('POST', '/organizations', ownerToken, { data: { type: 'organizations', attributes: { name: 'acme', email: 'ops@acme.example' } } });
     assert.equal(acme.status, 201, acme.text);
+    // Steps 1 and 2: an agent pool and its token, and the workspace naming the pool; the snippet runs with that token.
+    const pool = await http.request('POST', '/organizations/acme/agent-pools', ownerToken, { data: { type: 'agent-pools', attributes: { name: 'network-ci' } } });
+    assert.equal(pool.status, 201, pool.text);
+    const issued = await http.request('POST', `/agent-pools/${pool.body.data.id}/authentication-tokens`, ownerToken, {
+      data: { type: 'authentication-tokens', attributes: { description: 'network pipeline' } },
+    });
+    assert.equal(issued.status, 201, issued.text);
     const network = await http.request('POST', '/organizations/acme/workspaces', ownerToken, {
-      data: { type: 'workspaces', attributes: { name: 'network', 'execution-mode': 'agent' } },
+      data: { type: 'workspaces', attributes: { name: 'network', 'execution-mode': 'agent', 'agent-pool-id': pool.body.data.id } },
     });
     assert.equal(network.status, 201, network.text);
     const task = await http.request('POST', '/organizations/acme/tasks', ownerToken, {
@@ -317,7 +324,10 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
       standInTerraform(bin, 'terraform');
       fs.writeFileSync(path.join(checkout, 'snippet.sh'), snippet);
       const callLog = path.join(workDir, `${path.basename(checkout)}-calls`);
-      const env = jobEnv({ PATH: `${bin}:${process.env.PATH}`, FAKE_PLAN_JSON: path.join(FIXTURES, planFixture, 'plan.json'), FAKE_TF_CALLS: callLog });
+      const env = jobEnv({
+        PATH: `${bin}:${process.env.PATH}`, FAKE_PLAN_JSON: path.join(FIXTURES, planFixture, 'plan.json'), FAKE_TF_CALLS: callLog,
+        TEAMSTAGE_TOKEN: issued.body.data.attributes.token,
+      });
       const result = await runScript(['snippet.sh'], env, checkout);
       const runId = /run (run-\w+) created/.exec(result.stderr)?.[1];
       return { result, runId, calls: calls(callLog) };
