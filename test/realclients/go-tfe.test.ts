@@ -42,6 +42,10 @@ const TEST_FILES = [
   'user_token_integration_test.go',
   'admin_user_integration_test.go',
   'workspace_integration_test.go',
+  // Issue 36: team access to workspaces, agent pools and their tokens.
+  'team_access_integration_test.go',
+  'agent_pool_integration_test.go',
+  'agent_token_integration_test.go',
 ];
 /**
  * go-tfe's beta tests of the seed's task stages (policy evaluations in a stage, override of a failed policy):
