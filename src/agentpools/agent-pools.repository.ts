@@ -1,5 +1,14 @@
 import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { containsText } from '../db/like.js';
 import type { AgentPoolsTable, Database } from '../db/schema.js';
+
+/** HCP's list options: `q` (part of the name), `filter[allowed_workspaces][name]` (the pools that workspace may use), `sort` (created-at, name, `-` for descending). */
+export interface AgentPoolListOptions {
+  query?: string;
+  allowedWorkspaceName?: string;
+  sort?: 'created-at' | '-created-at' | 'name' | '-name';
+}
 
 /** Agent pools and their allowed workspaces (tables `agent_pools`, `agent_pool_allowed_workspaces`). */
 export class AgentPoolsRepository {
@@ -9,9 +18,27 @@ export class AgentPoolsRepository {
     return this.db.selectFrom('agent_pools').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async list(organizationName: string, offset: number, limit: number): Promise<{ rows: AgentPoolsTable[]; total: number }> {
-    const query = this.db.selectFrom('agent_pools').where('organization_name', '=', organizationName);
-    const rows = await query.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute();
+  async list(organizationName: string, offset: number, limit: number, options: AgentPoolListOptions = {}): Promise<{ rows: AgentPoolsTable[]; total: number }> {
+    let query = this.db.selectFrom('agent_pools').where('agent_pools.organization_name', '=', organizationName);
+    if (options.query) query = query.where((eb) => containsText(sql`lower(${eb.ref('agent_pools.name')})`, options.query!.toLowerCase()));
+    if (options.allowedWorkspaceName) {
+      const name = options.allowedWorkspaceName.toLowerCase();
+      // The pools that workspace may use: every organization-scoped pool, and those that allow it.
+      query = query.where((eb) => eb.or([
+        eb('agent_pools.organization_scoped', '=', 1),
+        eb.exists(
+          eb.selectFrom('agent_pool_allowed_workspaces')
+            .innerJoin('workspaces', 'workspaces.id', 'agent_pool_allowed_workspaces.workspace_id')
+            .select('agent_pool_allowed_workspaces.workspace_id')
+            .whereRef('agent_pool_allowed_workspaces.agent_pool_id', '=', 'agent_pools.id')
+            .where('workspaces.name_lower', '=', name),
+        ),
+      ]));
+    }
+    const sort = options.sort ?? 'created-at';
+    const column = sort.endsWith('name') ? 'agent_pools.name' : 'agent_pools.created_at';
+    const direction = sort.startsWith('-') ? 'desc' : 'asc';
+    const rows = await query.selectAll('agent_pools').orderBy(column, direction).orderBy('agent_pools.id', direction).limit(limit).offset(offset).execute();
     const count = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return { rows, total: Number(count.n) };
   }

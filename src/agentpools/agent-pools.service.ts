@@ -11,7 +11,7 @@ import { tokenChanged } from '../identity/token-audit.js';
 import { generateToken, hashToken } from '../identity/token-secrets.js';
 import type { TokenRow, TokensRepository } from '../identity/tokens.repository.js';
 import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
-import type { AgentPoolsRepository } from './agent-pools.repository.js';
+import type { AgentPoolListOptions, AgentPoolsRepository } from './agent-pools.repository.js';
 
 export interface AgentPoolView {
   pool: AgentPoolsTable;
@@ -50,9 +50,9 @@ export class AgentPoolsService {
     return { pool, context };
   }
 
-  async list(found: OrganizationContext, page: PageRequest): Promise<Page<AgentPoolView>> {
+  async list(found: OrganizationContext, page: PageRequest, options: AgentPoolListOptions = {}): Promise<Page<AgentPoolView>> {
     requireAccess(found.standing, 'agent-pool', 'read', {});
-    const { rows, total } = await this.pools.list(found.organization.name, page.offset, page.size);
+    const { rows, total } = await this.pools.list(found.organization.name, page.offset, page.size, options);
     return pageOf(page, await this.views(rows), total);
   }
 

@@ -89,6 +89,27 @@ for (const dialect of testDialects()) {
       assertError(await outsider.owner.api.get(`/agent-pools/${pool.id}`), 404);
     });
 
+    it("lists as go-tfe asks: q, sort by created-at either way, the pools a workspace (by name) may use", async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      // created-at has millisecond resolution: each pool is made after the clock moved on, so the order is defined.
+      const nextMillisecond = async () => { const now = Date.now(); while (Date.now() === now) await new Promise((resolve) => setImmediate(resolve)); };
+      const first = await createPool(org, { name: 'alpha-pool' });
+      await nextMillisecond();
+      const second = await createPool(org, { name: 'beta-pool', 'organization-scoped': false }, [workspace.id]);
+      await nextMillisecond();
+      const third = await createPool(org, { name: 'gamma-pool', 'organization-scoped': false });
+      const ids = async (query: string) => (await org.owner.api.get(`/organizations/${org.name}/agent-pools${query}`)).body.data.map((item: any) => item.id);
+      assert.deepEqual(await ids('?q=BETA'), [second.id]);
+      assert.deepEqual(await ids('?sort=-created-at'), [third.id, second.id, first.id]);
+      assert.deepEqual(await ids('?sort=created-at'), [first.id, second.id, third.id]);
+      assert.deepEqual(await ids(`?filter%5Ballowed_workspaces%5D%5Bname%5D=${workspace.name}`), [first.id, second.id]);
+      // go-tfe names an agent token's type `agent-tokens`.
+      const token = await org.owner.api.post(`/agent-pools/${first.id}/authentication-tokens`, { data: { type: 'agent-tokens', attributes: { description: 'go-tfe' } } });
+      assertStatus(token, 201);
+      assert.equal(token.body.data.attributes.description, 'go-tfe');
+    });
+
     it("agent tokens: shown once, listed without the secret, read and revoked by id; the pool's deletion revokes them", async () => {
       const org = await createOrganization(ctx);
       const pool = await createPool(org);

@@ -297,8 +297,15 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     // The snippet names organization acme and workspace network: made here as the README's steps make them.
     const acme = await http.request('POST', '/organizations', ownerToken, { data: { type: 'organizations', attributes: { name: 'acme', email: 'ops@acme.example' } } });
     assert.equal(acme.status, 201, acme.text);
+    // Steps 1 and 2: an agent pool and its token, and the workspace naming the pool; the snippet runs with that token.
+    const pool = await http.request('POST', '/organizations/acme/agent-pools', ownerToken, { data: { type: 'agent-pools', attributes: { name: 'network-ci' } } });
+    assert.equal(pool.status, 201, pool.text);
+    const issued = await http.request('POST', `/agent-pools/${pool.body.data.id}/authentication-tokens`, ownerToken, {
+      data: { type: 'authentication-tokens', attributes: { description: 'network pipeline' } },
+    });
+    assert.equal(issued.status, 201, issued.text);
     const network = await http.request('POST', '/organizations/acme/workspaces', ownerToken, {
-      data: { type: 'workspaces', attributes: { name: 'network', 'execution-mode': 'agent' } },
+      data: { type: 'workspaces', attributes: { name: 'network', 'execution-mode': 'agent', 'agent-pool-id': pool.body.data.id } },
     });
     assert.equal(network.status, 201, network.text);
     const task = await http.request('POST', '/organizations/acme/tasks', ownerToken, {
@@ -317,7 +324,10 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
       standInTerraform(bin, 'terraform');
       fs.writeFileSync(path.join(checkout, 'snippet.sh'), snippet);
       const callLog = path.join(workDir, `${path.basename(checkout)}-calls`);
-      const env = jobEnv({ PATH: `${bin}:${process.env.PATH}`, FAKE_PLAN_JSON: path.join(FIXTURES, planFixture, 'plan.json'), FAKE_TF_CALLS: callLog });
+      const env = jobEnv({
+        PATH: `${bin}:${process.env.PATH}`, FAKE_PLAN_JSON: path.join(FIXTURES, planFixture, 'plan.json'), FAKE_TF_CALLS: callLog,
+        TEAMSTAGE_TOKEN: issued.body.data.attributes.token,
+      });
       const before = fs.readdirSync(checkout, { recursive: true }).sort();
       const result = await runScript(['snippet.sh'], env, checkout);
       // The saved plan, plan JSON, logs and client went elsewhere: the next run's configuration is the checkout.
@@ -447,6 +457,41 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
     assert.notEqual(state().resources[0].instances[0].attributes.id, first, 'the saved plan was applied: the resource was replaced');
     assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+  });
+
+  it("gate.sh with real OpenTofu and an agent token (issue 36): it applies its pool's workspace, and finds no other workspace", { skip: !fs.existsSync(realTofu) && `no ${realTofu}` }, async () => {
+    const pool = await http.request('POST', `/organizations/${organization}/agent-pools`, ownerToken, { data: { type: 'agent-pools', attributes: { name: 'ci-pool' } } });
+    assert.equal(pool.status, 201, pool.text);
+    const pooled = await http.request('POST', `/organizations/${organization}/workspaces`, ownerToken, {
+      data: { type: 'workspaces', attributes: { name: 'pooled', 'execution-mode': 'agent', 'agent-pool-id': pool.body.data.id } },
+    });
+    assert.equal(pooled.status, 201, pooled.text);
+    const token = await http.request('POST', `/agent-pools/${pool.body.data.id}/authentication-tokens`, ownerToken, { data: { type: 'authentication-tokens', attributes: { description: 'ci' } } });
+    assert.equal(token.status, 201, token.text);
+    const agentToken = token.body.data.attributes.token as string;
+    const config = path.join(workDir, 'agent-config');
+    fs.mkdirSync(config);
+    fs.writeFileSync(path.join(config, 'main.tf'), 'resource "terraform_data" "example" {\n  input = "by the agent"\n}\n');
+    const gate = (workspaceName: string, out: string) =>
+      runScript([path.join(ROOT, 'examples/pipeline/gate.sh')], jobEnv({
+        TEAMSTAGE_TOKEN: agentToken, TEAMSTAGE_ORGANIZATION: organization, TEAMSTAGE_WORKSPACE: workspaceName, TF_BIN: realTofu, TF_DIR: config,
+        TEAMSTAGE_OUT: path.join(workDir, out), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1',
+      }), workDir);
+
+    const applied = await gate('pooled', 'agent-out');
+    assert.equal(applied.code, 0, `${applied.stdout}\n${applied.stderr}`);
+    assert.match(applied.stdout, /Apply complete! Resources: 1 added, 0 changed, 0 destroyed\./);
+    const runId = fs.readFileSync(path.join(workDir, 'agent-out', 'run-id'), 'utf8').trim();
+    assert.equal((await http.request('GET', `/runs/${runId}`, ownerToken)).body.data.attributes.status, 'applied');
+    const resource = JSON.parse(fs.readFileSync(path.join(config, 'terraform.tfstate'), 'utf8')).resources[0];
+    assert.equal(resource.type, 'terraform_data', 'tofu applied the plan Teamstage let through');
+    assert.match(JSON.stringify(resource.instances[0].attributes), /by the agent/);
+
+    // Another workspace of the organization is not there for it; nothing is planned against it.
+    const refused = await gate(workspace, 'agent-other-out');
+    assert.notEqual(refused.code, 0, `${refused.stdout}\n${refused.stderr}`);
+    assert.match(refused.stderr, /404|not found/);
+    assert.ok(!fs.existsSync(path.join(workDir, 'agent-other-out', 'run-id')), 'no run was created in Teamstage');
   });
 
   it('exit 0 with planned_and_finished for a plan without changes; exit 1 when the plan errored', async () => {

@@ -42,13 +42,16 @@ const TEST_FILES = [
   'user_token_integration_test.go',
   'admin_user_integration_test.go',
   'workspace_integration_test.go',
+  // Issue 36: agent pools and their tokens (team access runs with the beta tests: its run-tasks and policy-overrides keys).
+  'agent_pool_integration_test.go',
+  'agent_token_integration_test.go',
 ];
 /**
  * go-tfe's beta tests of the seed's task stages (policy evaluations in a stage, override of a failed policy):
  * they skip themselves unless ENABLE_BETA=1, which only they get (the other beta tests need projects, tag
  * bindings and the like, which Teamstage does not serve).
  */
-const BETA_TEST_FILES = ['task_stages_integration_beta_test.go'];
+const BETA_TEST_FILES = ['task_stages_integration_beta_test.go', 'team_access_integration_test.go'];
 /** Single tests from files otherwise out of scope: the entitlement set. */
 const EXTRA_TESTS = ['TestOrganizationsReadEntitlements', 'TestOrganizationsReadRunTasksEntitlement'];
 

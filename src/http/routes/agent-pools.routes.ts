@@ -18,7 +18,15 @@ const relationships = Type.Object({
 });
 const CreateBody = resourceBody('agent-pools', attributes, { relationships });
 const UpdateBody = resourceBody('agent-pools', attributes, { attributesRequired: false, relationships });
-const TokenBody = resourceBody('authentication-tokens', Type.Object({ description: NullableString(1000) }), { attributesRequired: false });
+/** go-tfe sends type `agent-tokens` (HCP's own documentation says `authentication-tokens`): both are taken. */
+const TokenBody = Type.Object({
+  data: Type.Object({
+    type: Type.Union([Type.Literal('agent-tokens'), Type.Literal('authentication-tokens')]),
+    attributes: Type.Optional(Type.Object({ description: NullableString(1000) })),
+  }),
+});
+const SORTS = ['created-at', '-created-at', 'name', '-name'] as const;
+const sortOf = (value: string | undefined) => (SORTS as readonly string[]).includes(value ?? '') ? (value as (typeof SORTS)[number]) : undefined;
 const PoolParams = IdParam('agent_pool_id');
 
 const allowedIds = (body: { relationships?: { 'allowed-workspaces'?: { data: Array<{ id: string }> } } }) =>
@@ -31,7 +39,10 @@ export async function agentPoolsRoutes(app: TypedApp, services: Services): Promi
     '/organizations/:organization_name/agent-pools',
     { config: { lookup: 'organization' }, schema: { params: IdParam('organization_name'), querystring: JsonApiQuery, tags: ['agent-pools'], summary: "List an organization's agent pools" } },
     async (request, reply) => {
-      const result = await agentPoolsService.list(proofOf(request, 'organization'), parsePage(request.query));
+      const query = request.query;
+      const result = await agentPoolsService.list(proofOf(request, 'organization'), parsePage(query), {
+        query: query.q || undefined, allowedWorkspaceName: query['filter[allowed_workspaces][name]'] || undefined, sort: sortOf(query.sort),
+      });
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, agentPoolResource));
     },
   );
