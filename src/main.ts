@@ -16,8 +16,7 @@ function reportSlowQuery(sql: string, durationMs: number): void {
 }
 
 /**
- * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: stop accepting, let in-flight
- * requests finish, release background claims (app onClose), close the database, exit 0.
+ * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: see stop() below; exit 0.
  */
 export async function serve(config: Config): Promise<void> {
   // Checks that need no database first: a failure here leaves nothing written and nothing printed.
@@ -53,22 +52,31 @@ export async function serve(config: Config): Promise<void> {
   // Where to go next, for the person who just started it: the console's address (the API is under it).
   process.stdout.write(`Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/\n`);
 
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  /**
+   * A stop in seconds (issue 40): at once, no new jobs are claimed and open run waits answer; the HTTP server
+   * stops accepting and finishes its requests while running jobs get TEAMSTAGE_STOP_GRACE; jobs still running
+   * then are abandoned and every lease goes back at once (another node is notified and takes them now).
+   */
+  async function stop(signal: string): Promise<void> {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 30_000);
-    timer.unref();
+    const started = performance.now();
+    const graceMs = config.jobs.stopGraceSeconds * 1000;
+    app.log.info({ signal, graceSeconds: config.jobs.stopGraceSeconds }, 'stopping: no new work; running jobs get the grace, then go to another node');
+    // A stop that hangs anyway (a database that stopped answering) ends here rather than at the orchestrator's kill.
+    setTimeout(() => process.exit(1), graceMs + 5_000).unref();
     try {
-      await app.close();
+      services.runWaits.stop();
+      const [jobs] = await Promise.all([services.jobs.stop(graceMs), app.close()]);
       await handle.close();
+      app.log.info({ ...jobs, seconds: Math.round(performance.now() - started) / 1000 }, 'stopped');
       process.exit(0);
     } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
+      app.log.error({ err: error }, 'stop failed');
       process.exit(1);
     }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  }
 }

@@ -249,8 +249,12 @@ export class JobQueue {
   }
 
   /** Gives back every lease this node holds (graceful shutdown), so other nodes need not wait for expiry. */
-  async releaseAll(nodeId: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('locked_by', '=', nodeId).execute();
+  async releaseAll(nodeId: string): Promise<number> {
+    const [result] = await this.db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('locked_by', '=', nodeId).execute();
+    const released = Number(result?.numUpdatedRows ?? 0);
+    // Other nodes take the released jobs now rather than at their next poll (a stopping node's hand-back).
+    if (released > 0 && this.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(this.db);
+    return released;
   }
 
   /**

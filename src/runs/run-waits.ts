@@ -43,6 +43,13 @@ export class RunWaits {
     private readonly recheckMs = 5000,
   ) {}
 
+  private readonly stopping = new AbortController();
+
+  /** The node stops (SIGTERM): every open wait answers now, so closing the server waits for none of them. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
   /** Waiting reads open now, all principals (metrics, tests). */
   get waiting(): number {
     let total = 0;
@@ -60,9 +67,11 @@ export class RunWaits {
     seen: string | undefined,
     seconds: number,
     read: () => Promise<T>,
-    aborted: AbortSignal,
+    clientGone: AbortSignal,
     first?: T,
   ): Promise<T> {
+    // The node stopping ends every wait too: it answers what it has, and the client asks again (another node).
+    const aborted = AbortSignal.any([clientGone, this.stopping.signal]);
     const count = this.open.get(principal) ?? 0;
     if (count >= this.limits.perPrincipal) throw Errors.tooManyRunWaits(this.limits.perPrincipal);
     this.open.set(principal, count + 1);

@@ -126,7 +126,7 @@ describe('teamstage CLI: serve, site token, rotate, SIGTERM (real processes, SQL
     assert.equal(ping.headers.get('tfp-appname'), 'Teamstage');
 
     assert.equal(await stop(server), 0);
-    assert.ok(/"msg":"shutting down"/.test(server.output()), 'pino JSON logs on stdout');
+    assert.ok(/"msg":"stopping: no new work/.test(server.output()) && /"msg":"stopped"/.test(server.output()), 'pino JSON logs on stdout, the stop said');
   });
 
   it('a second start prints no token and the first one still works; token rotate invalidates it', async () => {
