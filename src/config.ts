@@ -215,6 +215,25 @@ export function secretSetting(env: NodeJS.ProcessEnv, name: string): string | un
   return value;
 }
 
+/**
+ * A PostgreSQL URL that does not parse (a password with an unescaped `#`, `/` or `?`) would otherwise reach
+ * the driver cut in two and fail as "the host name does not resolve" (issue 40). The URL is never repeated
+ * in the message: it holds the password.
+ */
+function checkPostgresUrl(databaseUrl: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !url.hostname || url.hash) {
+    throw new ConfigError(
+      'DATABASE_URL is not a valid PostgreSQL URL (postgres://user:password@host:5432/database): characters such as @ : / # ? % in the user name or password must be percent-encoded',
+    );
+  }
+}
+
 export const FEATURE_SET_NAMES = ['Free', 'Standard', 'Business'] as const;
 
 /** Both files or neither: half a TLS setting is a typo, not a wish for plain HTTP. */
@@ -230,10 +249,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = positiveNumber('PORT', env.PORT, 8080, true);
   if (!Number.isInteger(port) || port > 65535) throw new ConfigError(`PORT must be an integer 0..65535, got "${env.PORT}"`);
-  const databaseUrl = secretSetting(env, 'DATABASE_URL') ?? 'sqlite:./data/teamstage.sqlite';
+  // Unset: SQLite in the data directory. The image sets only TEAMSTAGE_DATA_DIR=/data, so DATABASE_URL or
+  // DATABASE_URL_FILE (one of them, never both) is the operator's alone to give (issue 40).
+  const databaseUrl = secretSetting(env, 'DATABASE_URL') ?? `sqlite:${env.TEAMSTAGE_DATA_DIR ? path.join(env.TEAMSTAGE_DATA_DIR, 'teamstage.sqlite') : './data/teamstage.sqlite'}`;
   if (!/^sqlite:/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
   }
+  if (databaseUrl.startsWith('postgres')) checkPostgresUrl(databaseUrl);
   const tls = tlsFiles(env);
   const baseUrl = (env.TEAMSTAGE_BASE_URL || `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   try {

@@ -1,4 +1,6 @@
+import os from 'node:os';
 import type { Server as TlsServer } from 'node:tls';
+import { BUILD_VERSION } from './core/version.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -24,7 +26,10 @@ export async function serve(config: Config): Promise<void> {
   checkTempDirectoryWritable();
   const slowQueries = config.slowQueryMs > 0 ? { slowQueryMs: config.slowQueryMs, onSlowQuery: reportSlowQuery } : {};
   const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, ...slowQueries });
-  await joinAndMigrate(handle, startLog(config.logLevel));
+  const log = startLog(config.logLevel);
+  // The first line of every start: which build, on which kind of database (never the URL: it holds a password).
+  log('starting', { version: BUILD_VERSION, database: handle.dialect, pid: process.pid, hostname: os.hostname() });
+  await joinAndMigrate(handle, log);
   // A database that takes no writes (a read-only file, a standby, a full disk) stops the start here, with its reason.
   await probeWrite(handle);
   const siteToken = await inStartTransaction(handle, (db) =>
@@ -45,12 +50,14 @@ export async function serve(config: Config): Promise<void> {
     await handle.durable?.(); // the token is on disk before anyone is shown it
     // Printed once, to the terminal only (never through the logger), and kept in a 0600 file; only once the
     // server listens, so a start that fails never shows a token for a server that is not there.
+    // One JSON line like every other (issue 40), written directly rather than through the logger so that no
+    // transport, level or redaction setting changes where the token goes.
     process.stdout.write(
-      `\nSite admin token (shown once, also saved to ${siteToken.file}):\n\n  ${siteToken.generated}\n\n`,
+      `${JSON.stringify({ level: 30, time: Date.now(), msg: `Site admin token (shown once, also saved to ${siteToken.file})`, token: siteToken.generated })}\n`,
     );
   }
   // Where to go next, for the person who just started it: the console's address (the API is under it).
-  process.stdout.write(`Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/\n`);
+  app.log.info({ address, console: `${config.baseUrl}/app/` }, `Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/`);
 
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

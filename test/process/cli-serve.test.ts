@@ -93,7 +93,7 @@ async function statusWith(baseUrl: string, token: string): Promise<number> {
   return response.status;
 }
 
-const TOKEN_PATTERN = /Site admin token[^\n]*:\n\n\s+(\S+)\n/;
+const TOKEN_PATTERN = /"msg":"Site admin token [^"]*","token":"([^"]+)"/;
 
 describe('teamstage CLI: serve, site token, rotate, SIGTERM (real processes, SQLite)', () => {
   let dataDir: string;

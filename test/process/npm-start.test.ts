@@ -15,7 +15,7 @@ import { freePort } from '../helpers/postgres-server.js';
  * are newer than the build, hence the generous time to ready.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const TOKEN_PATTERN = /Site admin token[^\n]*:\n\n\s+(\S+)\n/;
+const TOKEN_PATTERN = /"msg":"Site admin token [^"]*","token":"([^"]+)"/;
 
 describe('npm start (the bundled build, SQLite)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-start-'));
