@@ -92,6 +92,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const background = registerBackgroundMetrics(metrics.registry, new BackgroundStatsRepository(handle.db));
   services.taskDelivery.onAttempt(background.delivery);
   services.jobs.worker.onFailure(background.jobFailed);
+  services.jobs.worker.onTakeover(background.jobTakenOver);
   addSecurityHeaders(app);
   limitSendIdle(app, config.http.sendIdleTimeoutSeconds);
   const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;

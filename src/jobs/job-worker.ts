@@ -158,6 +158,13 @@ export class JobWorker {
 
   private readonly failureListeners: Array<(kind: string) => void> = [];
 
+  private readonly takeoverListeners: Array<(kind: string) => void> = [];
+
+  /** Tells `listener` of every job taken over from an unfinished claim (its kind), for metrics. */
+  onTakeover(listener: (kind: string) => void): void {
+    this.takeoverListeners.push(listener);
+  }
+
   /** Tells `listener` of every failed attempt (its kind), for metrics. */
   onFailure(listener: (kind: string) => void): void {
     this.failureListeners.push(listener);
@@ -173,6 +180,7 @@ export class JobWorker {
         { jobId: job.id, kind: job.kind, attempts: job.attempts, organization: job.organizationName || undefined, ...payloadIds(job.payload) },
         'job taken over: an earlier claim ended unfinished (its node stopped or died)',
       );
+      for (const listener of this.takeoverListeners) listener(job.kind);
     }
     try {
       if (!handler) throw new Error(`no handler registered for job kind '${job.kind}'`);

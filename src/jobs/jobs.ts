@@ -55,6 +55,11 @@ export class Jobs {
     return this.queue.enqueueAll(executor, jobs);
   }
 
+  /** See JobQueue.cancel. */
+  cancel(executor: Executor, dedupeKeys: readonly string[]): Promise<void> {
+    return this.queue.cancel(executor, dedupeKeys);
+  }
+
   start(): void {
     if (this.handle.dialect === 'postgres') {
       this.listener = listenForJobs(this.options.databaseUrl, (payload) => this.worker.wake(parseJobNotification(payload)), this.log);

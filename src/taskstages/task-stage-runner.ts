@@ -233,6 +233,8 @@ export class TaskStageRunner implements TaskStagePort {
       const ifUpdatedAt = guard ? fresh.updated_at : undefined;
       if (!(await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, changes, ifUpdatedAt))) return { outcome: 'final', result: fresh };
       if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
+      // Its deadlines can no longer matter: gone now, not hours later (issue 40: `scheduled` grew with every run).
+      if (isFinalResultStatus(to)) await this.jobs.cancel(trx, [`${JOB_KINDS.callbackTimeout}:${resultId}`, `${JOB_KINDS.maxDuration}:${resultId}`]);
       const written = { ...fresh, ...changes };
       await this.settleStage(trx, stage, results.map((result) => (result.id === resultId ? written : result)));
       return { outcome: 'changed', result: written };

@@ -82,6 +82,9 @@ describe('a node stops in seconds and hands its delivery to another (postgres)',
     await waitUntil(() => deliveries.length >= 2, 10_000, 'the other node sent the abandoned delivery again');
     const takeoverSeconds = (deliveries[1]! - exitedAt) / 1000;
     await runs.waitForStage(takingClient, runId, 'passed', 30_000);
+    // A takeover is a metric, not only a log line.
+    const metrics = await (await fetch(`${nodes[1]!.url}/metrics`)).text();
+    assert.match(metrics, /teamstage_job_takeovers_total\{kind="task-result\.deliver"\} 1/);
     assert.deepEqual(runs.serverErrors(), []);
     // The abandoned attempt was recorded as no failure: the one result passed.
     const stages = await runs.call(takingClient, 'GET', `/runs/${runId}/task-stages`);
