@@ -52,7 +52,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const app = Fastify({
     logger:
       options.logger === undefined
-        ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'], stream: logDestination(config.logBufferBytes) }
+        ? { level: config.logLevel, base: { pid: process.pid, hostname: config.nodeName }, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'], stream: logDestination(config.logBufferBytes) }
         : options.logger,
     bodyLimit: BODY_LIMIT,
     genReqId: requestIdOf,

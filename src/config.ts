@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/database.js';
 import { parseDestinationRules, type DestinationRule } from './outbound/destination-policy.js';
@@ -35,6 +36,11 @@ export interface Config {
    */
   trustedProxies: string[];
   logLevel: string;
+  /**
+   * TEAMSTAGE_NODE_NAME: this node's name in every log line (pino's `hostname` field); the host name by
+   * default. Containers of one pod share a host name (and pid 1), so their logs need one each (issue 40).
+   */
+  nodeName: string;
   /**
    * TEAMSTAGE_LOG_BUFFER_BYTES: log lines are written to stdout in batches of about this many bytes, and
    * always at exit and within a second (src/http/log-destination.ts); 0 writes every line at once.
@@ -323,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailureLimit,
     trustedProxies: trustedProxies(env.TEAMSTAGE_TRUSTED_PROXIES),
     logLevel,
+    nodeName: env.TEAMSTAGE_NODE_NAME || os.hostname(),
     // 0 is documented: each line written at once.
     logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096, true),
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),

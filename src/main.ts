@@ -1,4 +1,3 @@
-import os from 'node:os';
 import type { Server as TlsServer } from 'node:tls';
 import { BUILD_VERSION } from './core/version.js';
 import { buildApp } from './app.js';
@@ -28,7 +27,7 @@ export async function serve(config: Config): Promise<void> {
   const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, ...slowQueries });
   const log = startLog(config.logLevel);
   // The first line of every start: which build, on which kind of database (never the URL: it holds a password).
-  log('starting', { version: BUILD_VERSION, database: handle.dialect, pid: process.pid, hostname: os.hostname() });
+  log('starting', { version: BUILD_VERSION, database: handle.dialect, pid: process.pid, hostname: config.nodeName });
   await joinAndMigrate(handle, log);
   // A database that takes no writes (a read-only file, a standby, a full disk) stops the start here, with its reason.
   await probeWrite(handle);

@@ -46,6 +46,7 @@ describe('a node stops in seconds and hands its delivery to another (postgres)',
     });
     const siteToken = randomBytes(24).toString('hex');
     const envFor = (port: number) => ({
+      TEAMSTAGE_NODE_NAME: `node-${port}`,
       DATABASE_URL: database.url, TEAMSTAGE_SITE_TOKEN: siteToken, TEAMSTAGE_BASE_URL: `http://127.0.0.1:${port}`, TEAMSTAGE_RATE_LIMIT: '0',
       LOG_LEVEL: 'info', TEAMSTAGE_JOB_POLL: '30', TEAMSTAGE_JOB_LEASE: '30', TEAMSTAGE_TASK_REQUEST_TIMEOUT: '60', TEAMSTAGE_STOP_GRACE: String(GRACE_SECONDS),
     });
@@ -76,11 +77,12 @@ describe('a node stops in seconds and hands its delivery to another (postgres)',
     assert.ok(stopped, 'the stop is logged with what it did');
     const report = JSON.parse(stopped[0]);
     assert.equal(report.abandoned, 1);
+    assert.equal(report.hostname, `node-${stoppingPort}`, 'TEAMSTAGE_NODE_NAME names the node in its log lines');
     assert.ok(report.released >= 1, `leases handed back: ${report.released}`);
 
     // Well before the other node's next poll (30 s) or the lease's end (30 s): the hand-back woke it.
     await waitUntil(() => deliveries.length >= 2, 10_000, 'the other node sent the abandoned delivery again');
-    const takeoverSeconds = (deliveries[1]! - exitedAt) / 1000;
+    const takeoverSeconds = (deliveries[1]! - stopAt) / 1000;
     await runs.waitForStage(takingClient, runId, 'passed', 30_000);
     // A takeover is a metric, not only a log line.
     const metrics = await (await fetch(`${nodes[1]!.url}/metrics`)).text();
@@ -90,6 +92,6 @@ describe('a node stops in seconds and hands its delivery to another (postgres)',
     const stages = await runs.call(takingClient, 'GET', `/runs/${runId}/task-stages`);
     const stage = await runs.call(takingClient, 'GET', `/task-stages/${stages.data[0].id}?include=task_results`);
     assert.deepEqual(stage.included.map((result: any) => result.attributes.status), ['passed']);
-    process.stdout.write(`# stop took ${stopSeconds} s (grace ${GRACE_SECONDS} s); the other node sent the delivery ${takeoverSeconds} s after the exit\n`);
+    process.stdout.write(`# stop took ${stopSeconds} s (grace ${GRACE_SECONDS} s); the other node sent the delivery again ${takeoverSeconds} s after SIGTERM\n`);
   });
 });

@@ -31,3 +31,10 @@ describe('DATABASE_URL', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://teamstage:pa%23ss@db:5432/teamstage' }).databaseUrl, 'postgres://teamstage:pa%23ss@db:5432/teamstage');
   });
 });
+
+describe('TEAMSTAGE_NODE_NAME', () => {
+  it('names the node in log lines; the host name by default', () => {
+    assert.equal(loadConfig({ TEAMSTAGE_NODE_NAME: 'node-a' }).nodeName, 'node-a');
+    assert.equal(loadConfig({}).nodeName, os.hostname());
+  });
+});
