@@ -56,7 +56,9 @@ export async function serve(config: Config): Promise<void> {
     );
   }
   // Where to go next, for the person who just started it: the console's address (the API is under it).
-  app.log.info({ address, console: `${config.baseUrl}/app/` }, `Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/`);
+  // A JSON line (issue 40), written directly so that it shows at every LOG_LEVEL, as the start always did.
+  const listening = `Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/`;
+  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), hostname: config.nodeName, msg: listening, address, console: `${config.baseUrl}/app/` })}\n`);
 
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
