@@ -91,7 +91,7 @@ fi
 echo "== image $IMAGE"
 cp container/Containerfile "$work/Containerfile"
 version=$(node -p "require('./package.json').version")
-podman build --format docker --pull=never --build-arg "BASE=$BASE" --build-arg "VERSION=$version" -t "$IMAGE" -f "$work/Containerfile" "$work"
+podman build --format docker --pull=never --build-arg "BASE=$BASE" --build-arg "VERSION=$version" --build-arg "REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)" -t "$IMAGE" -f "$work/Containerfile" "$work"
 
 # The native module loads inside the image, as the server's user.
 podman run --rm "${RUN_LIMITS[@]}" --network=none --no-healthcheck --entrypoint node "$IMAGE" \

@@ -41,6 +41,7 @@ mmdebstrap --variant=minbase --include=postgresql \
   --dpkgopt='path-exclude=/usr/share/locale/*' \
   --customize-hook="upload $work/entrypoint.sh /usr/local/bin/postgres-entrypoint" \
   --customize-hook='chmod 0755 "$1/usr/local/bin/postgres-entrypoint"' \
+  --customize-hook='for tool in "$1"/usr/lib/postgresql/*/bin/*; do ln -sf "${tool#"$1"}" "$1/usr/local/bin/"; done' \
   --customize-hook='mkdir -p "$1/var/lib/postgresql/data" && chroot "$1" chown -R postgres:postgres /var/lib/postgresql && chmod 0700 "$1/var/lib/postgresql/data"' \
   --customize-hook='rm -rf "$1/var/lib/apt/lists"/* "$1/var/cache/apt"/*' \
   trixie "$work/rootfs.tar"

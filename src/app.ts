@@ -52,7 +52,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const app = Fastify({
     logger:
       options.logger === undefined
-        ? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'], stream: logDestination(config.logBufferBytes) }
+        ? { level: config.logLevel, base: { pid: process.pid, hostname: config.nodeName }, redact: ['req.headers.authorization', 'req.headers["x-tfc-task-signature"]'], stream: logDestination(config.logBufferBytes) }
         : options.logger,
     bodyLimit: BODY_LIMIT,
     genReqId: requestIdOf,
@@ -92,6 +92,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
   const background = registerBackgroundMetrics(metrics.registry, new BackgroundStatsRepository(handle.db));
   services.taskDelivery.onAttempt(background.delivery);
   services.jobs.worker.onFailure(background.jobFailed);
+  services.jobs.worker.onTakeover(background.jobTakenOver);
   addSecurityHeaders(app);
   limitSendIdle(app, config.http.sendIdleTimeoutSeconds);
   const failures = config.authFailureLimit > 0 ? new AuthFailureLimit({ limit: config.authFailureLimit }) : undefined;

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { SqliteSynchronous } from './db/database.js';
 import { policySettings, type PolicySettings } from './config-policies.js';
@@ -36,6 +37,11 @@ export interface Config {
    */
   trustedProxies: string[];
   logLevel: string;
+  /**
+   * TEAMSTAGE_NODE_NAME: this node's name in every log line (pino's `hostname` field); the host name by
+   * default. Containers of one pod share a host name (and pid 1), so their logs need one each (issue 40).
+   */
+  nodeName: string;
   /**
    * TEAMSTAGE_LOG_BUFFER_BYTES: log lines are written to stdout in batches of about this many bytes, and
    * always at exit and within a second (src/http/log-destination.ts); 0 writes every line at once.
@@ -128,6 +134,12 @@ export interface Config {
     deliveryPerOrganization: number;
     /** false: this process only serves HTTP (tests that drive jobs by hand). */
     enabled: boolean;
+    /**
+     * TEAMSTAGE_STOP_GRACE: seconds a stopping node (SIGTERM) lets running jobs finish before it abandons
+     * them (a run task request still waiting is cut; the job goes to another node at once). Default 3, so a
+     * stop takes about 4 s at most: well inside the 10 s that podman, Docker and Kubernetes wait before a kill.
+     */
+    stopGraceSeconds: number;
   };
 }
 
@@ -214,6 +226,25 @@ export function secretSetting(env: NodeJS.ProcessEnv, name: string): string | un
   return value;
 }
 
+/**
+ * A PostgreSQL URL that does not parse (a password with an unescaped `#`, `/` or `?`) would otherwise reach
+ * the driver cut in two and fail as "the host name does not resolve" (issue 40). The URL is never repeated
+ * in the message: it holds the password.
+ */
+function checkPostgresUrl(databaseUrl: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !url.hostname || url.hash) {
+    throw new ConfigError(
+      'DATABASE_URL is not a valid PostgreSQL URL (postgres://user:password@host:5432/database): characters such as @ : / # ? % in the user name or password must be percent-encoded',
+    );
+  }
+}
+
 export const FEATURE_SET_NAMES = ['Free', 'Standard', 'Business'] as const;
 
 /** Both files or neither: half a TLS setting is a typo, not a wish for plain HTTP. */
@@ -229,10 +260,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const port = positiveNumber('PORT', env.PORT, 8080, true);
   if (!Number.isInteger(port) || port > 65535) throw new ConfigError(`PORT must be an integer 0..65535, got "${env.PORT}"`);
-  const databaseUrl = secretSetting(env, 'DATABASE_URL') ?? 'sqlite:./data/teamstage.sqlite';
+  // Unset: SQLite in the data directory. The image sets only TEAMSTAGE_DATA_DIR=/data, so DATABASE_URL or
+  // DATABASE_URL_FILE (one of them, never both) is the operator's alone to give (issue 40).
+  const databaseUrl = secretSetting(env, 'DATABASE_URL') ?? `sqlite:${env.TEAMSTAGE_DATA_DIR ? path.join(env.TEAMSTAGE_DATA_DIR, 'teamstage.sqlite') : './data/teamstage.sqlite'}`;
   if (!/^sqlite:/.test(databaseUrl) && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with sqlite: or postgres://');
   }
+  if (databaseUrl.startsWith('postgres')) checkPostgresUrl(databaseUrl);
   const tls = tlsFiles(env);
   const baseUrl = (env.TEAMSTAGE_BASE_URL || `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   try {
@@ -300,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailureLimit,
     trustedProxies: trustedProxies(env.TEAMSTAGE_TRUSTED_PROXIES),
     logLevel,
+    nodeName: env.TEAMSTAGE_NODE_NAME || os.hostname(),
     // 0 is documented: each line written at once.
     logBufferBytes: wholeCount('TEAMSTAGE_LOG_BUFFER_BYTES', env.TEAMSTAGE_LOG_BUFFER_BYTES, 4096, true),
     slowQueryMs: positiveNumber('TEAMSTAGE_SLOW_QUERY_MS', env.TEAMSTAGE_SLOW_QUERY_MS, 0, true),
@@ -349,6 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       deliveryConcurrency,
       deliveryPerOrganization,
       enabled: env.TEAMSTAGE_JOBS !== 'off',
+      stopGraceSeconds: positiveNumber('TEAMSTAGE_STOP_GRACE', env.TEAMSTAGE_STOP_GRACE, 3, true),
     },
   };
 }

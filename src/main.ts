@@ -1,4 +1,5 @@
 import type { Server as TlsServer } from 'node:tls';
+import { BUILD_VERSION } from './core/version.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -16,8 +17,7 @@ function reportSlowQuery(sql: string, durationMs: number): void {
 }
 
 /**
- * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: stop accepting, let in-flight
- * requests finish, release background claims (app onClose), close the database, exit 0.
+ * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: see stop() below; exit 0.
  */
 export async function serve(config: Config): Promise<void> {
   // Checks that need no database first: a failure here leaves nothing written and nothing printed.
@@ -25,7 +25,10 @@ export async function serve(config: Config): Promise<void> {
   checkTempDirectoryWritable();
   const slowQueries = config.slowQueryMs > 0 ? { slowQueryMs: config.slowQueryMs, onSlowQuery: reportSlowQuery } : {};
   const handle = openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, ...slowQueries });
-  await joinAndMigrate(handle, startLog(config.logLevel));
+  const log = startLog(config.logLevel);
+  // The first line of every start: which build, on which kind of database (never the URL: it holds a password).
+  log('starting', { version: BUILD_VERSION, database: handle.dialect, pid: process.pid, hostname: config.nodeName });
+  await joinAndMigrate(handle, log);
   // A database that takes no writes (a read-only file, a standby, a full disk) stops the start here, with its reason.
   await probeWrite(handle);
   const siteToken = await inStartTransaction(handle, (db) =>
@@ -46,29 +49,42 @@ export async function serve(config: Config): Promise<void> {
     await handle.durable?.(); // the token is on disk before anyone is shown it
     // Printed once, to the terminal only (never through the logger), and kept in a 0600 file; only once the
     // server listens, so a start that fails never shows a token for a server that is not there.
+    // One JSON line like every other (issue 40), written directly rather than through the logger so that no
+    // transport, level or redaction setting changes where the token goes.
     process.stdout.write(
-      `\nSite admin token (shown once, also saved to ${siteToken.file}):\n\n  ${siteToken.generated}\n\n`,
+      `${JSON.stringify({ level: 30, time: Date.now(), msg: `Site admin token (shown once, also saved to ${siteToken.file})`, token: siteToken.generated })}\n`,
     );
   }
   // Where to go next, for the person who just started it: the console's address (the API is under it).
-  process.stdout.write(`Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/\n`);
+  // A JSON line (issue 40), written directly so that it shows at every LOG_LEVEL, as the start always did.
+  const listening = `Teamstage is listening on ${address}. Web console: ${config.baseUrl}/app/`;
+  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), hostname: config.nodeName, msg: listening, address, console: `${config.baseUrl}/app/` })}\n`);
 
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  /**
+   * A stop in seconds (issue 40): at once, no new jobs are claimed and open run waits answer; the HTTP server
+   * stops accepting and finishes its requests while running jobs get TEAMSTAGE_STOP_GRACE; jobs still running
+   * then are abandoned and every lease goes back at once (another node is notified and takes them now).
+   */
+  async function stop(signal: string): Promise<void> {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 30_000);
-    timer.unref();
+    const started = performance.now();
+    const graceMs = config.jobs.stopGraceSeconds * 1000;
+    app.log.info({ signal, graceSeconds: config.jobs.stopGraceSeconds }, 'stopping: no new work; running jobs get the grace, then go to another node');
+    // A stop that hangs anyway (a database that stopped answering) ends here rather than at the orchestrator's kill.
+    setTimeout(() => process.exit(1), graceMs + 5_000).unref();
     try {
-      await app.close();
+      services.runWaits.stop();
+      const [jobs] = await Promise.all([services.jobs.stop(graceMs), app.close()]);
       await handle.close();
+      app.log.info({ ...jobs, seconds: Math.round(performance.now() - started) / 1000 }, 'stopped');
       process.exit(0);
     } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
+      app.log.error({ err: error }, 'stop failed');
       process.exit(1);
     }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  }
 }

@@ -79,7 +79,7 @@ export class TaskDelivery {
   }
 
   register(): void {
-    this.jobs.register(JOB_KINDS.deliver, (payload: { resultId: string; attempt: number }) => this.deliver(payload.resultId, payload.attempt));
+    this.jobs.register(JOB_KINDS.deliver, (payload: { resultId: string; attempt: number }, { stop }) => this.deliver(payload.resultId, payload.attempt, stop));
     this.jobs.register(JOB_KINDS.callbackTimeout, (payload: { resultId: string }) => this.callbackTimeout(payload.resultId));
     this.jobs.register(JOB_KINDS.maxDuration, (payload: { resultId: string }) => this.maxDuration(payload.resultId));
   }
@@ -89,7 +89,12 @@ export class TaskDelivery {
     return 1 + this.config.tasks.retryDelaysSeconds.length;
   }
 
-  async deliver(resultId: string, attempt: number): Promise<void> {
+  /**
+   * `stop` aborts when the node stops with this request still open: the attempt is then left unfinished
+   * (its row reused when the job runs again), nothing is recorded and the job is handed to another node,
+   * which sends the same attempt again.
+   */
+  async deliver(resultId: string, attempt: number, stop?: AbortSignal): Promise<void> {
     const found = await this.repository.contextWithAttempt(resultId, attempt);
     // Only a pending result of a running stage is sent: final ones never, and a `running` one has
     // evidently reached the task already (it called back), so a retry would only duplicate it.
@@ -110,7 +115,8 @@ export class TaskDelivery {
     const body = JSON.stringify(buildTaskPayload(context, token, this.config.baseUrl));
     await this.durable();
     const startedAt = performance.now();
-    const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000, this.dispatcher);
+    const answer = await postSignedJson(context.taskUrl, body, context.hmacKey, this.config.tasks.requestTimeoutSeconds * 1000, this.dispatcher, stop);
+    if (stop?.aborted) throw new Error('delivery abandoned: the node is stopping');
     const durationMs = performance.now() - startedAt;
     const record = classify(answer);
     for (const listener of this.attemptListeners) listener(record.outcome, durationMs / 1000);

@@ -257,9 +257,23 @@ export class JobQueue {
       .execute();
   }
 
+  /**
+   * Deletes the pending jobs with these dedupe keys (a deadline that can no longer matter: its result is
+   * final), so they neither run for nothing nor stay counted as `scheduled`. A job a node holds now is left
+   * to finish (its handler finds nothing to do).
+   */
+  async cancel(executor: Executor, dedupeKeys: readonly string[]): Promise<void> {
+    if (dedupeKeys.length === 0) return;
+    await executor.deleteFrom('jobs').where('dedupe_key', 'in', dedupeKeys).where('locked_by', 'is', null).execute();
+  }
+
   /** Gives back every lease this node holds (graceful shutdown), so other nodes need not wait for expiry. */
-  async releaseAll(nodeId: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('locked_by', '=', nodeId).execute();
+  async releaseAll(nodeId: string): Promise<number> {
+    const [result] = await this.db.updateTable('jobs').set({ locked_by: null, locked_until: null }).where('locked_by', '=', nodeId).execute();
+    const released = Number(result?.numUpdatedRows ?? 0);
+    // Other nodes take the released jobs now rather than at their next poll (a stopping node's hand-back).
+    if (released > 0 && this.dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(this.db);
+    return released;
   }
 
   /**

@@ -4,7 +4,22 @@ import { JOB_LANES, type JobLane, type LaneSettings } from './job-lanes.js';
 import type { ClaimedJob, JobQueue } from './job-queue.js';
 import { LaneLoop } from './lane-loop.js';
 
-export type JobHandler = (payload: any) => Promise<void>;
+/**
+ * `stop` aborts when the node stops and the grace for running jobs is over: a handler waiting on something
+ * outside (a run task request) gives up and throws, without recording anything, and its job is released
+ * for another node to run from the start (handlers are idempotent).
+ */
+export type JobHandler = (payload: any, context: { stop: AbortSignal }) => Promise<void>;
+
+/** What a node's stop did with the jobs it was running (logged by main.ts). */
+export interface StopReport {
+  /** Jobs that were running when the stop began. */
+  running: number;
+  /** Of those, still running when the grace ended: abandoned, their leases handed back. */
+  abandoned: number;
+  /** Leases handed back (abandoned jobs and finished ones not yet deleted). */
+  released: number;
+}
 
 export interface JobWorkerOptions {
   /** Slots of each lane on this node, and the delivery lane's share per organization (job-lanes.ts). */
@@ -79,18 +94,32 @@ export class JobWorker {
     }
   };
 
-  /** Stops claiming, lets running handlers finish (bounded), then gives back every lease this node holds. */
-  async stop(timeoutMs = 10_000): Promise<void> {
-    if (!this.running) return;
+  /**
+   * Stops claiming, lets running handlers finish for at most `graceMs`, then abandons the rest (their stop
+   * signal aborts; they get up to a second to give up) and gives back every lease this node holds at once,
+   * so another node takes those jobs now instead of when the lease would have run out.
+   */
+  async stop(graceMs = 3_000): Promise<StopReport> {
+    const running = this.lanes.reduce((sum, lane) => sum + lane.inFlightCount, 0);
+    if (!this.running) return { running: 0, abandoned: 0, released: 0 };
     this.running = false;
-    await Promise.all(this.lanes.map((lane) => lane.stop(timeoutMs)));
+    await Promise.all(this.lanes.map((lane) => lane.stop(graceMs)));
+    const abandoned = this.lanes.reduce((sum, lane) => sum + lane.inFlightCount, 0);
+    if (abandoned > 0) {
+      this.stopping.abort();
+      await Promise.all(this.lanes.map((lane) => lane.settled(1_000)));
+    }
     await this.flushing;
     await this.flushCompleted();
     // A delete that a scheduled flush began must land first: releasing the lease before it would make
     // the delete (which only the lease holder may do) miss, and a finished job would run again.
     await Promise.allSettled([...this.deleting]);
-    await this.queue.releaseAll(this.nodeId).catch(() => {});
+    const released = await this.queue.releaseAll(this.nodeId).catch(() => 0);
+    return { running, abandoned, released };
   }
+
+  /** Aborts when a stop abandons the jobs still running (see JobHandler). */
+  private readonly stopping = new AbortController();
 
   /**
    * Finished jobs are deleted together rather than one commit each (on SQLite with synchronous=FULL every
@@ -129,6 +158,13 @@ export class JobWorker {
 
   private readonly failureListeners: Array<(kind: string) => void> = [];
 
+  private readonly takeoverListeners: Array<(kind: string) => void> = [];
+
+  /** Tells `listener` of every job taken over from an unfinished claim (its kind), for metrics. */
+  onTakeover(listener: (kind: string) => void): void {
+    this.takeoverListeners.push(listener);
+  }
+
   /** Tells `listener` of every failed attempt (its kind), for metrics. */
   onFailure(listener: (kind: string) => void): void {
     this.failureListeners.push(listener);
@@ -144,13 +180,19 @@ export class JobWorker {
         { jobId: job.id, kind: job.kind, attempts: job.attempts, organization: job.organizationName || undefined, ...payloadIds(job.payload) },
         'job taken over: an earlier claim ended unfinished (its node stopped or died)',
       );
+      for (const listener of this.takeoverListeners) listener(job.kind);
     }
     try {
       if (!handler) throw new Error(`no handler registered for job kind '${job.kind}'`);
-      await handler(job.payload);
+      await handler(job.payload, { stop: this.stopping.signal });
       this.completed.push(job.id);
       this.scheduleFlush();
     } catch (error) {
+      if (this.stopping.signal.aborted) {
+        // Abandoned by a stop: no failure recorded; stop() hands the lease back and another node runs it.
+        this.options.log.info({ jobId: job.id, kind: job.kind, ...payloadIds(job.payload) }, 'job abandoned at stop: handed back to another node');
+        return;
+      }
       this.options.log.error({ err: error, jobId: job.id, kind: job.kind, attempts: job.attempts, organization: job.organizationName || undefined, ...payloadIds(job.payload) }, 'job failed; will retry');
       for (const listener of this.failureListeners) listener(job.kind);
       const delayMs = retryDelayMs(job.attempts);

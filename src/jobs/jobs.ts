@@ -3,7 +3,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import type { LaneLimits } from './job-lanes.js';
 import { JobQueue, type Executor, type NewJob } from './job-queue.js';
 import { parseJobNotification } from './job-notification.js';
-import { JobWorker, type JobHandler } from './job-worker.js';
+import { JobWorker, type JobHandler, type StopReport } from './job-worker.js';
 import { listenForJobs } from './pg-wakeup.js';
 
 export interface JobsOptions {
@@ -66,6 +66,11 @@ export class Jobs {
     return this.queue.enqueueAll(executor, jobs);
   }
 
+  /** See JobQueue.cancel. */
+  cancel(executor: Executor, dedupeKeys: readonly string[]): Promise<void> {
+    return this.queue.cancel(executor, dedupeKeys);
+  }
+
   start(): void {
     if (this.handle.dialect === 'postgres') {
       this.listener = listenForJobs(this.options.databaseUrl, (payload) => this.worker.wake(parseJobNotification(payload)), this.log);
@@ -77,8 +82,17 @@ export class Jobs {
     else startWorker();
   }
 
-  async stop(): Promise<void> {
-    await this.worker.stop();
-    await this.listener?.stop();
+  /** See JobWorker.stop: `graceMs` for running jobs, then they are abandoned and handed back. */
+  stop(graceMs?: number): Promise<StopReport> {
+    // One stop: a second call (the app's onClose after main's stop began) waits for the first, so what
+    // stops after the jobs (the task request dispatcher) never goes while a job still runs.
+    this.stopped ??= (async () => {
+      const report = await this.worker.stop(graceMs);
+      await this.listener?.stop();
+      return report;
+    })();
+    return this.stopped;
   }
+
+  private stopped: Promise<StopReport> | undefined;
 }

@@ -128,8 +128,21 @@ export class LaneLoop {
     this.running = false;
     this.wake();
     await this.loopDone;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    await this.settled(timeoutMs);
     clearInterval(this.renewTimer);
+  }
+
+  /** Jobs this lane still runs. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Waits (at most `timeoutMs`) until no job of this lane runs. */
+  async settled(timeoutMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
   }
 
   private async loop(): Promise<void> {

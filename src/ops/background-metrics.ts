@@ -9,6 +9,8 @@ export interface BackgroundObservers {
   delivery(outcome: string, seconds: number): void;
   /** A job whose handler failed (it will be retried). */
   jobFailed(kind: string): void;
+  /** A job this node took over from a claim that ended unfinished (its node died, hung or was stopped). */
+  jobTakenOver(kind: string): void;
 }
 
 /**
@@ -96,6 +98,12 @@ export function registerBackgroundMetrics(registry: Registry, stats: BackgroundS
     labelNames: ['kind'],
     registers: [registry],
   });
+  const takeovers = new Counter({
+    name: 'teamstage_job_takeovers_total',
+    help: 'Background jobs this node took over from a claim that ended unfinished (a node died, hung or was stopped mid-job), by kind',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
   const deliveries = new Counter({
     name: 'teamstage_task_deliveries_total',
     help: 'Run task requests sent by this node, by outcome (accepted: 200; rejected: another status; network_error: no answer)',
@@ -116,6 +124,9 @@ export function registerBackgroundMetrics(registry: Registry, stats: BackgroundS
     },
     jobFailed(kind) {
       jobFailures.inc({ kind });
+    },
+    jobTakenOver(kind) {
+      takeovers.inc({ kind });
     },
   };
 }

@@ -25,8 +25,17 @@ export type SignedPostResult = { status: number } | { error: 'timeout' | 'unreac
  * `dispatcher` decides where connections may go (TaskDestinations); a refused address is an `unreachable`
  * answer whose detail starts with ETASKURLDENIED.
  */
-export async function postSignedJson(url: string, body: string, hmacKey: string | null, timeoutMs: number, dispatcher?: Dispatcher): Promise<SignedPostResult> {
-  const signal = AbortSignal.timeout(timeoutMs);
+export async function postSignedJson(
+  url: string,
+  body: string,
+  hmacKey: string | null,
+  timeoutMs: number,
+  dispatcher?: Dispatcher,
+  /** Aborts the request when the node stops (the caller then records nothing: see TaskDelivery.deliver). */
+  stop?: AbortSignal,
+): Promise<SignedPostResult> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
   try {
     const response = await request(url, {
       method: 'POST',
@@ -43,7 +52,7 @@ export async function postSignedJson(url: string, body: string, hmacKey: string 
     await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
     return { status: response.statusCode };
   } catch (error) {
-    if (signal.aborted || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) {
+    if (timeout.aborted || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) {
       return { error: 'timeout', detail: `no answer within ${formatSeconds(timeoutMs)}` };
     }
     return { error: 'unreachable', detail: describeNetworkError(error) };

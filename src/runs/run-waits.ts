@@ -52,6 +52,13 @@ export class RunWaits {
     private readonly recheckMs = 5000,
   ) {}
 
+  private readonly stopping = new AbortController();
+
+  /** The node stops (SIGTERM): every open wait answers now, so closing the server waits for none of them. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
   /** Waiting reads open now, all principals (metrics, tests). */
   get waiting(): number {
     let total = 0;
@@ -69,10 +76,10 @@ export class RunWaits {
     seen: string | undefined,
     seconds: number,
     read: () => Promise<T>,
-    aborted: AbortSignal,
+    clientGone: AbortSignal,
     first?: T,
   ): Promise<T> {
-    return this.untilToken(principal, workspaceId, seen, seconds, read, (result) => runWaitToken(result.run), aborted, first);
+    return this.untilToken(principal, workspaceId, seen, seconds, read, (result) => runWaitToken(result.run), clientGone, first);
   }
 
   /**
@@ -86,9 +93,11 @@ export class RunWaits {
     seconds: number,
     read: () => Promise<T>,
     tokenOf: (result: T) => string,
-    aborted: AbortSignal,
+    clientGone: AbortSignal,
     first?: T,
   ): Promise<T> {
+    // The node stopping ends every wait too: it answers what it has, and the client asks again (another node).
+    const aborted = AbortSignal.any([clientGone, this.stopping.signal]);
     const count = this.open.get(principal) ?? 0;
     if (count >= this.limits.perPrincipal) throw Errors.tooManyRunWaits(this.limits.perPrincipal);
     this.open.set(principal, count + 1);

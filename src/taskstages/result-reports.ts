@@ -86,6 +86,8 @@ export class ResultReports {
       const ifUpdatedAt = guard ? fresh.updated_at : undefined;
       if (!(await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, changes, ifUpdatedAt))) return { outcome: 'final', result: fresh };
       if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
+      // Its deadlines can no longer matter: gone now, not hours later (issue 40: `scheduled` grew with every run).
+      if (isFinalResultStatus(to)) await this.jobs.cancel(trx, [`${JOB_KINDS.callbackTimeout}:${resultId}`, `${JOB_KINDS.maxDuration}:${resultId}`]);
       const written = { ...fresh, ...changes };
       await this.settlement.settleLocked(trx, stage);
       return { outcome: 'changed', result: written };

@@ -93,7 +93,7 @@ async function statusWith(baseUrl: string, token: string): Promise<number> {
   return response.status;
 }
 
-const TOKEN_PATTERN = /Site admin token[^\n]*:\n\n\s+(\S+)\n/;
+const TOKEN_PATTERN = /"msg":"Site admin token [^"]*","token":"([^"]+)"/;
 
 describe('teamstage CLI: serve, site token, rotate, SIGTERM (real processes, SQLite)', () => {
   let dataDir: string;
@@ -126,7 +126,7 @@ describe('teamstage CLI: serve, site token, rotate, SIGTERM (real processes, SQL
     assert.equal(ping.headers.get('tfp-appname'), 'Teamstage');
 
     assert.equal(await stop(server), 0);
-    assert.ok(/"msg":"shutting down"/.test(server.output()), 'pino JSON logs on stdout');
+    assert.ok(/"msg":"stopping: no new work/.test(server.output()) && /"msg":"stopped"/.test(server.output()), 'pino JSON logs on stdout, the stop said');
   });
 
   it('a second start prints no token and the first one still works; token rotate invalidates it', async () => {

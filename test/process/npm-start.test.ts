@@ -15,7 +15,7 @@ import { freePort } from '../helpers/postgres-server.js';
  * are newer than the build, hence the generous time to ready.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const TOKEN_PATTERN = /Site admin token[^\n]*:\n\n\s+(\S+)\n/;
+const TOKEN_PATTERN = /"msg":"Site admin token [^"]*","token":"([^"]+)"/;
 
 describe('npm start (the bundled build, SQLite)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-start-'));
@@ -41,7 +41,7 @@ describe('npm start (the bundled build, SQLite)', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       // The start banner says where the console is.
-      assert.match(output, new RegExp(`Web console: ${base.replace(/[.]/g, '\\.')}/app/\n`));
+      assert.match(output, new RegExp(`"msg":"Teamstage is listening on [^"]+\\. Web console: ${base.replace(/[.]/g, '\\.')}/app/"`));
       const token = TOKEN_PATTERN.exec(output)?.[1];
       assert.ok(token, `no site token printed:\n${output}`);
       const api = (method: string, url: string, body?: unknown) =>

@@ -88,7 +88,7 @@ async function policyEvaluatesInside(client: HttpClient, url: string, ownerToken
   assert.ok(judged.output.some((line: { print: string }) => line.print === 'null_resource.bar would be created'), JSON.stringify(judged));
 }
 
-const SITE_TOKEN_SHOWN = /Site admin token \(shown once, also saved to \/data\/site-token\):\s+(\S+)/g;
+const SITE_TOKEN_SHOWN = /"msg":"Site admin token \(shown once, also saved to \/data\/site-token\)","token":"([^"]+)"/g;
 
 describe('container image', { timeout: 1_200_000 }, () => {
   const suffix = randomBytes(4).toString('hex');
