@@ -7,7 +7,7 @@ import type { RunStatus } from './run-state-machine.js';
 import { mayReleaseTurn, queueNextJob, takesTurns, TURNLESS_STATUSES } from './run-queue.js';
 import { agentClaimTimeoutJob, AWAITS_CLAIM } from './agent-phase-timeout.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
-import { takeWorkspaceTurn } from './workspace-queue.repository.js';
+import { takeWorkspaceTurn } from '../workspaces/workspace-current-run.js';
 import type { NewJob } from '../jobs/job-queue.js';
 import type { PhaseUploadsRepository } from './phase-uploads.repository.js';
 import type { Actor } from '../record/actor.js';

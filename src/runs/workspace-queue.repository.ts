@@ -1,9 +1,8 @@
 import type { Executor } from '../jobs/job-queue.js';
 
 /**
- * SQL of a workspace's run queue beside the turn's lock (runs.repository.ts): how long the queue is, and who
- * holds the turn. The one write of the runs domain to the workspaces table: the turn is the runs domain's,
- * and the workspace shows who holds it (HCP's `current-run`, migration 029).
+ * SQL of a workspace's run queue beside the turn's lock (runs.repository.ts): how long the queue is. Who holds
+ * the turn is written by the workspaces domain (workspaces/workspace-current-run.ts).
  */
 
 /** How many runs wait `pending` in the workspace's queue (TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE). */
@@ -15,9 +14,4 @@ export async function pendingRunsOf(executor: Executor, workspaceId: string): Pr
     .where('status', '=', 'pending')
     .executeTakeFirstOrThrow();
   return Number(row.n);
-}
-
-/** The workspace's `current-run` becomes the run that took its turn. */
-export async function takeWorkspaceTurn(executor: Executor, workspaceId: string, runId: string): Promise<void> {
-  await executor.updateTable('workspaces').set({ current_run_id: runId }).where('id', '=', workspaceId).execute();
 }

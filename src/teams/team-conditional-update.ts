@@ -3,6 +3,7 @@ import { compiledOnce, compiledPerShape, type QueryRunner } from '../db/compiled
 import type { Dialect } from '../db/database.js';
 import type { Database, TeamsTable } from '../db/schema.js';
 import type { AuditTrailRow } from '../record/audit-trail.js';
+import { AUDIT_COLUMNS, auditEntryInsert, auditEntryInsertFrom } from '../record/audit-trail-statements.js';
 import { teamFromRow, type Team } from './team.js';
 
 type TeamChanges = Partial<Omit<TeamsTable, 'id' | 'organization_name' | 'is_owners'>>;
@@ -10,10 +11,6 @@ type TeamChanges = Partial<Omit<TeamsTable, 'id' | 'organization_name' | 'is_own
 const RETURNED = [
   'id', 'organization_name', 'name', 'name_lower', 'sso_team_id', 'visibility', 'allow_member_token_management',
   'organization_access', 'is_owners', 'service_account_user_id', 'created_at', 'updated_at',
-] as const;
-
-const AUDIT_COLUMNS = [
-  'id', 'organization_name', 'timestamp', 'accessor_id', 'actor_name', 'actor_kind', 'request_id', 'resource_id', 'resource_type', 'action', 'meta',
 ] as const;
 
 /**
@@ -37,9 +34,7 @@ const statements = new WeakMap<Kysely<Database>, ReturnType<typeof conditionalUp
 
 function conditionalUpdate(db: Kysely<Database>) {
   // SQLite's audit entry, apart from the update (no data-modifying WITH there).
-  const insertAudit = compiledOnce((p: Record<(typeof AUDIT_COLUMNS)[number], string>) =>
-    db.insertInto('audit_trail').values(Object.fromEntries(AUDIT_COLUMNS.map((column) => [column, p[column]])) as never),
-  );
+  const insertAudit = compiledOnce((p: Record<(typeof AUDIT_COLUMNS)[number], string>) => auditEntryInsert(db, (column) => p[column]));
   const update = compiledPerShape(
     (shape: Shape) => `${shape.columns.join(',')}|${shape.ssoTeamIdNull}|${shape.withAudit}`,
     (shape, p: Record<string, unknown>) => {
@@ -56,12 +51,8 @@ function conditionalUpdate(db: Kysely<Database>) {
       // The entry is inserted only when the update matched: selected from its RETURNING rows.
       return db
         .with('updated', (qc) => update(qc as unknown as Kysely<Database>))
-        .with('audit', (qc) =>
-          qc
-            .insertInto('audit_trail')
-            .columns([...AUDIT_COLUMNS])
-            .expression((eb) => eb.selectFrom('updated').select(AUDIT_COLUMNS.map((column) => eb.val(p[`audit_${column}`]).as(column)))),
-        )
+        // 'updated' is this statement's own WITH query, not a table of Database: hence the casts.
+        .with('audit', (qc) => auditEntryInsertFrom(qc as never, 'updated' as never, (column) => p[`audit_${column}`]))
         .selectFrom('updated')
         .select([...RETURNED]);
     },
