@@ -1,3 +1,4 @@
+import { ActorName } from '../actors/actor-names';
 import { segment } from '../api/api-client';
 import type { ListDocument, Resource } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
@@ -48,7 +49,7 @@ export function RunRecord(props: { runId: string; version: string }) {
           return (
             <li key={event.id}>
               <Time iso={event.attributes['created-at']} /> · <strong>{event.attributes.description || event.attributes.action}</strong>
-              {actor && <> · by {actor}</>}
+              {actor && <> · by <ActorName name={actor} /></>}
               {comment && typeof comment.attributes.body === 'string' && comment.attributes.body && (
                 <blockquote class="preserve-lines">{comment.attributes.body}</blockquote>
               )}
