@@ -99,7 +99,7 @@ test('run task cards take the full width; at 390 px no table breaks a word, and 
   });
 
   await page.goto(`${url}/app/${org.name}/workspaces/${gated.workspace.name}`);
-  await page.getByRole('table', { name: /^Runs of / }).getByText('planned and finished').waitFor();
+  await page.getByRole('table', { name: /^Runs of / }).getByText('Planned, nothing to apply', { exact: true }).waitFor();
   await atPhoneWidth(page, 'the workspace page', async () => {
     assert.deepEqual(await brokenWords(page, 'table.list'), []);
     // Each row is a block of its own, each cell named by its column.
