@@ -6,7 +6,8 @@ import { ErrorNotice } from './components/page-states';
 import { PageTitle } from './components/page-title';
 import { SignInPage } from './pages/sign-in-page';
 import { href, interceptLinks, matchPath, useLocationPath } from './router/history-router';
-import { ORG_NAV, ROUTES } from './routes';
+import { ROUTES } from './routes';
+import { OrganizationNav } from './shell/organization-nav';
 import { SessionContext, type AccountAttributes, type OrganizationAttributes, type Session } from './session/session-context';
 import { clearToken, readToken, saveToken } from './session/token-store';
 
@@ -89,22 +90,7 @@ function Shell(props: { session: Session }) {
         <a class="brand" href={href('/')}>
           Teamstage
         </a>
-        <nav aria-label="Main">
-          <ul>
-            {organizations.flatMap((organization) =>
-              ORG_NAV.filter((item) => !item.permission || organization.attributes.permissions?.[item.permission] === true).map((item) => {
-                const target = item.pattern.replace(':org', encodeURIComponent(organization.id));
-                return (
-                  <li key={`${organization.id}${item.pattern}`}>
-                    <a href={href(target)} aria-current={path === target ? 'page' : undefined}>
-                      {organizations.length > 1 ? `${organization.id}: ${item.label}` : item.label}
-                    </a>
-                  </li>
-                );
-              }),
-            )}
-          </ul>
-        </nav>
+        <OrganizationNav organizations={organizations} path={path} />
         <div class="account">
           <span class="muted">Signed in as {account.attributes.username}</span>
           <button type="button" class="secondary" onClick={() => props.session.signOut()}>

@@ -263,7 +263,7 @@ test("a new install's whole path in the console: site token → users → organi
   // Apply asks once more, quoting the comment that goes with it.
   await alice.getByRole('group', { name: 'Apply this run with the comment “Applying after the review”?' }).waitFor();
   await press(alice, 'button', 'Apply now');
-  await alice.getByTestId('run-status').getByText('applied', { exact: true }).waitFor({ timeout: 20_000 });
+  await alice.getByTestId('run-status').getByText('Applied', { exact: true }).waitFor({ timeout: 20_000 });
   await checkPage(alice, 'applied');
   assert.equal((await waitForRunStatus(pipeline, runId, 'applied')).attributes.status, 'applied');
 

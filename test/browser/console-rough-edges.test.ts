@@ -99,7 +99,7 @@ test('run task cards take the full width; at 390 px no table breaks a word, and 
   });
 
   await page.goto(`${url}/app/${org.name}/workspaces/${gated.workspace.name}`);
-  await page.getByRole('table', { name: /^Runs of / }).getByText('planned and finished').waitFor();
+  await page.getByRole('table', { name: /^Runs of / }).getByText('Planned, nothing to apply', { exact: true }).waitFor();
   await atPhoneWidth(page, 'the workspace page', async () => {
     assert.deepEqual(await brokenWords(page, 'table.list'), []);
     // Each row is a block of its own, each cell named by its column.
@@ -155,7 +155,7 @@ test('an errored run says so at the top, where, and why when the server says; wh
   await withReason.close();
 });
 
-test('a log with ANSI colours shows them as colours, never as escape codes', async () => {
+test('a log with ANSI colours shows them as colours, never as escape codes nor its STX/ETX framing bytes', async () => {
   const gated = await gatedWorkspace(ctx, service, 'pass', { org, enforcement: 'advisory' });
   const runId = await startRun(gated, { 'plan-only': true });
   await waitForRunStatus(gated.api, runId, 'planned_and_finished');
@@ -168,7 +168,7 @@ test('a log with ANSI colours shows them as colours, never as escape codes', asy
     await route.fulfill({ response, json: document });
   });
   await page.route('**/api/v2/plans/*/log', (route) =>
-    route.fulfill({ status: 200, contentType: 'text/plain', body: '\x1b[0m\x1b[1mTerraform will perform:\x1b[0m\n  \x1b[32m+\x1b[0m resource "aws_s3_bucket" "b"\n<script>x</script>\x1b[2K' }),
+    route.fulfill({ status: 200, contentType: 'text/plain', body: '\x02\x1b[0m\x1b[1mTerraform will perform:\x1b[0m\n  \x1b[32m+\x1b[0m resource "aws_s3_bucket" "b"\n<script>x</script>\x1b[2K\x03' }),
   );
   await page.goto(runPath(gated, runId));
   await page.getByText('The plan log').click();
@@ -176,10 +176,15 @@ test('a log with ANSI colours shows them as colours, never as escape codes', asy
   await log.getByText('Terraform will perform:').waitFor();
   const text = await log.innerText();
   assert.equal(text.includes('\x1b') || text.includes('[0m') || text.includes('[32m'), false, `raw escapes in ${JSON.stringify(text)}`);
+  // HCP's log framing (STX first, ETX last) showed as a box glyph before the first word.
+  assert.ok(text.startsWith('Terraform will perform:'), `the log starts with ${JSON.stringify(text.slice(0, 12))}`);
+  assert.equal(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(text), false, `control bytes in ${JSON.stringify(text)}`);
   assert.match(text, /<script>x<\/script>/, 'markup in a log is shown as text');
   assert.equal(await log.locator('.ansi-green', { hasText: '+' }).count(), 1);
   assert.equal(await log.locator('.ansi-bold', { hasText: 'Terraform will perform:' }).count(), 1);
   await assertAccessible(page, 'a run page with a coloured log');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await assertAccessible(page, 'a run page with a coloured log at 390 px');
   await page.close();
 });
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { waitForRunHeading } from '../helpers/run-heading.js';
 import { assertAccessible, assertFitsPhoneWidth, launchBrowser, saveScreenshot, signIn, type TestBrowser } from '../helpers/browser.js';
 import { startConsoleServer } from '../helpers/console-server.js';
 import { createOrganization, createUser } from '../helpers/fixtures.js';
@@ -85,7 +86,7 @@ test('a run held by a mandatory policy names it, lists its 7 violations in the f
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 800 });
     await page.goto(`${server.url}/app/${org.name}/workspaces/network/runs/${runId}`);
-    await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+    await waitForRunHeading(page, 'Queued manually via the API', runId);
     // The banner says what failed, as the CLI printed it.
     const banner = page.locator('#decision');
     await banner.getByTestId('policy-findings').getByText('policy no-null-resources (mandatory): 7 violations', { exact: true }).waitFor();

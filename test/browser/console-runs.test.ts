@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { runHeading, waitForRunHeading } from '../helpers/run-heading.js';
 import { assertAccessible, assertFitsPhoneWidth, launchBrowser, saveScreenshot, signIn, type TestBrowser } from '../helpers/browser.js';
 import { createOrganization, createUser, type TestOrganization } from '../helpers/fixtures.js';
 import { memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
@@ -83,7 +84,7 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   await page.goto(runAppUrl);
   await page.getByLabel('API token').fill(org.owner.token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(page, 'add the audit bucket', runId);
   await page.getByRole('button', { name: 'Override' }).waitFor();
   assert.equal(page.url(), runAppUrl);
 
@@ -92,9 +93,9 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   assert.deepEqual(await page.locator('ol.timeline > li h3 .step-label').allInnerTexts(), [
     'Pre-plan tasks', 'Plan', 'Post-plan tasks', 'Pre-apply tasks', 'Apply', 'Post-apply tasks',
   ]);
-  assert.match(headings[2]!, /awaiting override/);
+  assert.match(headings[2]!, /Needs a decision$/);
   assert.match(headings[0]!, /no run task at this stage/);
-  assert.match(await page.getByTestId('run-status').innerText(), /post plan awaiting decision/);
+  assert.match(await page.getByTestId('run-status').innerText(), /^Needs a decision on the plan/);
 
   // The task's message with its line break kept, its link, and the outcomes with their severity tags.
   const step = postPlanStep(page);
@@ -129,7 +130,7 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   const readerPage = await browser.newPage();
   await signIn(readerPage, url, reader.token);
   await readerPage.goto(runPath(gated, runId));
-  await readerPage.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(readerPage, 'add the audit bucket', runId);
   await postPlanStep(readerPage).getByText('PRTNR-CC-TF-127', { exact: true }).waitFor();
   await readerPage.getByText('the run waits until someone who manages run tasks overrides this stage').waitFor();
   assert.equal(await readerPage.getByRole('button', { name: 'Override' }).count(), 0);
@@ -143,7 +144,7 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   await page.getByRole('button', { name: 'Override' }).click();
   await page.locator('#step-post_plan .badge', { hasText: 'passed' }).waitFor();
   const statuses = await page.evaluate(() => (window as unknown as { stepStatuses: string[] }).stepStatuses);
-  assert.deepEqual(statuses, ['awaiting override', 'running', 'passed'], `the stage showed ${statuses.join(' → ')}`);
+  assert.deepEqual(statuses, ['Needs a decision', 'Running', 'Passed'], `the stage showed ${statuses.join(' → ')}`);
   assert.equal(await page.getByRole('button', { name: 'Override' }).count(), 0);
   // The form went away with the focused button: focus continues at the stage's heading.
   await page.waitForFunction(() => document.activeElement?.id === 'step-post_plan', null, { timeout: 5000 });
@@ -152,10 +153,10 @@ test('a run whose mandatory task failed: message and outcomes, no override for a
   assert.equal(recorded[0]!.comment, 'accepted: MFA delete follows in the next change');
 
   // The run moves on: its plan may now be confirmed, and applying it finishes the run.
-  await page.getByTestId('run-status').getByText('post plan completed').waitFor();
+  await page.getByTestId('run-status').getByText('Plan checked', { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.getByRole('group', { name: 'Apply this run without a comment?' }).getByRole('button', { name: 'Apply now' }).click();
-  await page.getByTestId('run-status').getByText('applied', { exact: true }).waitFor({ timeout: 20_000 });
+  await page.getByTestId('run-status').getByText('Applied', { exact: true }).waitFor({ timeout: 20_000 });
   assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true);
   assert.equal((await waitForRunStatus(gated.api, runId, 'applied')).attributes.status, 'applied');
   await assertAccessible(page, 'the applied run page');
@@ -204,7 +205,7 @@ test('the decision first: on a run with 150 outcomes the banner with Override an
     const comment = await banner.getByLabel('Comment (optional, recorded with your decision)').boundingBox();
     assert.ok(comment && comment.y + comment.height <= viewport.height);
     // The comment and the decision are the first stops after the title: a few Tab presses, not a hundred.
-    await page.getByRole('heading', { name: `Run ${runId}` }).focus();
+    await runHeading(page, 'a plan with many findings').focus();
     let presses = 0;
     while (presses < 10 && !(await page.evaluate(() => document.activeElement?.textContent === 'Override'))) {
       await page.keyboard.press('Tab');
@@ -333,7 +334,7 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   await tasks.getByText('pre-plan, post-plan').waitFor();
   await tasks.getByText('Advisory: a failure is only reported').waitFor();
   const runs = page.getByRole('table', { name: /^Runs of / });
-  await runs.getByText('planned and finished').waitFor();
+  await runs.getByText('Planned, nothing to apply', { exact: true }).waitFor();
   await runs.getByText('first run').waitFor();
   await assertAccessible(page, 'the workspace page');
   await assertFitsPhoneWidth(page, 'the workspace page');
@@ -341,7 +342,7 @@ test('workspaces, a workspace with its attached task and runs, and the run tasks
   // The run: both stages passed, in order, with the task's message; plan-only, so no Apply.
   // The row leads with the run's message, its id second.
   await runs.locator('tr', { hasText: runId }).getByRole('link', { name: 'first run' }).click();
-  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(page, 'first run', runId);
   await page.locator('#step-pre_plan .badge', { hasText: 'passed' }).waitFor();
   await page.locator('#step-post_plan .badge', { hasText: 'passed' }).waitFor();
   await page.locator('#step-apply .badge', { hasText: 'not reached' }).waitFor();
@@ -376,14 +377,14 @@ test('links: HCP paths, the older link forms and hash links open their page; the
 
   // A hash link of the console before history routing (a fragment change, then a fresh load): the page, at its path.
   await page.goto(`${url}/app/#/runs/${runId}`);
-  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(page, 'linked run', runId);
   await page.waitForURL(runPath(gated, runId));
   await page.goto(`${url}/app/${org.name}/teams#/orgs/${org.name}/tasks`);
   await page.getByRole('heading', { name: `Run tasks of ${org.name}` }).waitFor();
   await page.waitForURL(`${url}/app/${org.name}/tasks`);
   // The forms run_app_url and workspace_app_url had before: still open, and show HCP's path.
   await page.goto(`${url}/app/${org.name}/${gated.workspace.name}/runs/${runId}`);
-  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(page, 'linked run', runId);
   await page.waitForURL(runPath(gated, runId));
   await page.goto(`${url}/app/${org.name}/${gated.workspace.name}`);
   await page.getByRole('heading', { name: `Workspace ${gated.workspace.name}` }).waitFor();
@@ -392,13 +393,13 @@ test('links: HCP paths, the older link forms and hash links open their page; the
   // Inside the console a link changes the path without loading the page again; back and forward follow.
   await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
   await page.getByRole('table', { name: /^Runs of / }).locator('tr', { hasText: runId }).getByRole('link').first().click();
-  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(page, 'linked run', runId);
   assert.equal(page.url(), runPath(gated, runId));
   await page.goBack();
   await page.getByRole('heading', { name: `Workspace ${gated.workspace.name}` }).waitFor();
   assert.equal(page.url(), workspacePath);
   await page.goForward();
-  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(page, 'linked run', runId);
   await page.getByRole('link', { name: `Workspace ${gated.workspace.name}` }).click();
   await page.getByRole('heading', { name: `Workspace ${gated.workspace.name}` }).waitFor();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Teams' }).click();
@@ -408,7 +409,7 @@ test('links: HCP paths, the older link forms and hash links open their page; the
   // A reload of a deep path shows the same page.
   await page.goto(runPath(gated, runId));
   await page.reload();
-  await page.getByRole('heading', { name: `Run ${runId}` }).waitFor();
+  await waitForRunHeading(page, 'linked run', runId);
   await page.close();
 });
 

@@ -37,3 +37,11 @@ test('other escapes (cursor moves, erase line, window titles, a stray ESC) vanis
   assert.deepEqual(parseAnsi('no escapes at all'), [{ ...plain, text: 'no escapes at all' }]);
   assert.deepEqual(parseAnsi(''), []);
 });
+
+test('the STX and ETX framing every HCP log (and other non-text control bytes) vanish; tab, line feed and carriage return stay', () => {
+  const log = '\x02\x1b[1mInitializing\x1b[0m\tplugins\r\n\x00done\x7f\n\x03';
+  assert.deepEqual(parseAnsi(log), [
+    { ...plain, bold: true, text: 'Initializing' },
+    { ...plain, text: '\tplugins\r\ndone\n' },
+  ]);
+});

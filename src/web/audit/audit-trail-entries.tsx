@@ -1,3 +1,4 @@
+import { ActorName } from '../actors/actor-names';
 import { useMemo, useState } from 'preact/hooks';
 import { createApiClient, type ApiClient } from '../api/api-client';
 import { useApi } from '../api/use-api';
@@ -133,7 +134,9 @@ function EntryRow(props: { entry: AuditTrailEntry }) {
       <td data-label="When">
         <time dateTime={entry.timestamp}>{new Date(entry.timestamp).toLocaleString()}</time>
       </td>
-      <td data-label="Who">{entry.auth.description}</td>
+      <td data-label="Who">
+        <ActorName name={entry.auth.description} />
+      </td>
       <td data-label="What">
         {resourceKind(entry.resource.type)} <strong>{resourceName(entry)}</strong> {actionWords(entry.resource.action)}
       </td>

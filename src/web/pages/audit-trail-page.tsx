@@ -1,3 +1,4 @@
+import { TeamNamesProvider, useTeamNames } from '../actors/actor-names';
 import { useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import type { Document } from '../api/jsonapi-types';
@@ -29,8 +30,9 @@ export function AuditTrailPage(props: { organization: string }) {
     else tokensInMemory.set(props.organization, value);
     setToken(value);
   };
+  const teamNames = useTeamNames(api, props.organization);
   return (
-    <>
+    <TeamNamesProvider value={teamNames}>
       <PageTitle>{`Audit trail of ${props.organization}`}</PageTitle>
       <p>Who changed what in {props.organization}, and when, as the organization’s audit trail records it.</p>
       {refusal && (
@@ -58,6 +60,6 @@ export function AuditTrailPage(props: { organization: string }) {
           }}
         />
       )}
-    </>
+    </TeamNamesProvider>
   );
 }

@@ -1,3 +1,4 @@
+import { TeamNamesProvider, useTeamNames } from '../actors/actor-names';
 import { PageTitle } from '../components/page-title';
 import { ErrorNotice } from '../components/page-states';
 import { useEffect } from 'preact/hooks';
@@ -24,6 +25,7 @@ export function RunPage(props: { runId: string }) {
   const details = useRunDetails(api, props.runId);
   const loadedWorkspace = details.state === 'ok' ? details.data.workspace : undefined;
   const organization = (loadedWorkspace?.relationships?.organization?.data as { id: string } | undefined)?.id;
+  const teamNames = useTeamNames(api, organization);
   const canonical = organization && loadedWorkspace ? paths.run(organization, loadedWorkspace.attributes.name, props.runId) : null;
   useEffect(() => {
     if (canonical) showCanonicalPath(canonical);
@@ -43,7 +45,7 @@ export function RunPage(props: { runId: string }) {
   // The banner at the top offers Override, Apply and Discard while the run waits for a person.
   const decisionPending = stages.some((stage) => stage.attributes.status === 'awaiting_override') || run.attributes.actions['is-confirmable'];
   return (
-    <>
+    <TeamNamesProvider value={teamNames}>
       {workspaceId && (
         <p class="muted">
           <a href={href(organization && workspace ? paths.workspace(organization, workspace.attributes.name) : paths.workspaceById(workspaceId))}>
@@ -51,7 +53,10 @@ export function RunPage(props: { runId: string }) {
           </a>
         </p>
       )}
-      <PageTitle>{`Run ${run.id}`}</PageTitle>
+      <PageTitle>{runHeadline(run.attributes.message)}</PageTitle>
+      <p class="run-id muted" data-testid="run-id">
+        Run <code>{run.id}</code>
+      </p>
       <DecisionBanner
         run={run}
         plan={plan}
@@ -107,7 +112,7 @@ export function RunPage(props: { runId: string }) {
       <h2>Timeline</h2>
       <RunTimeline steps={steps} results={results} policies={policies} now={Date.now()} runFinal={isRunFinal(run.attributes.status)} />
       <RunRecord runId={run.id} version={[run.attributes.status, ...stages.map((stage) => stage.attributes['updated-at'])].join(' ')} />
-    </>
+    </TeamNamesProvider>
   );
 }
 
@@ -120,6 +125,12 @@ function ErroredNotice(props: { reason: string | null; steps: TimelineStep[] }) 
       {props.reason ? <p class="preserve-lines error-reason">{props.reason}</p> : failed?.kind === 'stage' ? ' A mandatory task errored or could not be reached: its result below says why.' : null}
     </div>
   );
+}
+
+/** The run's message leads the page (its first line; the whole message is below), as HCP's run page does. */
+export function runHeadline(message: string | null | undefined): string {
+  const firstLine = (message ?? '').split('\n').find((line) => line.trim() !== '')?.trim();
+  return firstLine || 'Run without a message';
 }
 
 /** Focus an element after the render that follows a state change. */

@@ -27,11 +27,20 @@ interface Style {
 /** CSI … final byte (SGR ends in `m`), or OSC … BEL/ST, or a lone two-byte escape. */
 const ESCAPE = /\x1b(?:\[([0-9;:?]*)([@-~])|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;
 
+/**
+ * Control bytes that are not text: the STX (0x02) and ETX (0x03) that frame every log HCP's protocol sends
+ * (they showed as a box glyph at the log's start), NUL, BEL, DEL… Tab, line feed and carriage return stay;
+ * ESC is read as the start of a sequence below.
+ */
+const CONTROL_BYTES = /[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g;
+
 export function parseAnsi(log: string): AnsiSegment[] {
   const segments: AnsiSegment[] = [];
   let style: Style = { color: null, bold: false, underline: false };
   let last = 0;
-  const push = (text: string) => {
+  const push = (raw: string) => {
+    // Stripped between the escape sequences, not before: an OSC title ends in BEL, itself a control byte.
+    const text = raw.replace(CONTROL_BYTES, '');
     if (!text) return;
     const previous = segments[segments.length - 1];
     if (previous && previous.color === style.color && previous.bold === style.bold && previous.underline === style.underline) previous.text += text;

@@ -1,3 +1,4 @@
+import { ActorName } from '../actors/actor-names';
 import { useEffect, useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
 import type { Document, ListDocument } from '../api/jsonapi-types';
@@ -127,7 +128,7 @@ export function DecisionBanner(props: {
             <ul aria-label="Approved by">
               {waiting.attributes.overrides!.map((given, index) => (
                 <li key={index}>
-                  Approved by <strong>{given['overridden-by']}</strong> <Time iso={given['created-at']} />
+                  Approved by <strong><ActorName name={given['overridden-by']} /></strong> <Time iso={given['created-at']} />
                   {given.comment ? <q class="approval-comment">{given.comment}</q> : <span class="muted"> (no comment)</span>}
                 </li>
               ))}

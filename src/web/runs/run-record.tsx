@@ -1,3 +1,4 @@
+import { ActorName } from '../actors/actor-names';
 import { segment } from '../api/api-client';
 import type { ListDocument, Resource } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
@@ -47,8 +48,10 @@ export function RunRecord(props: { runId: string; version: string }) {
           const comment = find(event.relationships?.comment?.data);
           return (
             <li key={event.id}>
-              <Time iso={event.attributes['created-at']} /> · <strong>{event.attributes.description || event.attributes.action}</strong>
-              {actor && <> · by {actor}</>}
+              <Time iso={event.attributes['created-at']} /> · <strong>
+                <Described text={event.attributes.description || event.attributes.action} actor={actor} />
+              </strong>
+              {actor && <> · by <ActorName name={actor} /></>}
               {comment && typeof comment.attributes.body === 'string' && comment.attributes.body && (
                 <blockquote class="preserve-lines">{comment.attributes.body}</blockquote>
               )}
@@ -57,6 +60,23 @@ export function RunRecord(props: { runId: string; version: string }) {
         })}
       </ol>
     </section>
+  );
+}
+
+/** The server's description names the actor by account ("Queued by api-team_…"): the console names it as it does everywhere. */
+function Described(props: { text: string; actor: string | null | undefined }) {
+  const { text, actor } = props;
+  if (!actor || !text.includes(actor)) return <>{text}</>;
+  const parts = text.split(actor);
+  return (
+    <>
+      {parts.map((part, index) => (
+        <span key={index}>
+          {index > 0 && <ActorName name={actor} />}
+          {part}
+        </span>
+      ))}
+    </>
   );
 }
 

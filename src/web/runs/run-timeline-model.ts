@@ -109,8 +109,3 @@ export function stepDuration(step: TimelineStep, now: number): { text: string; r
   if (decided) return { text: `${formatDuration(Date.parse(decided) - start)}, then waiting for a decision`, running: false };
   return { text: formatDuration(now - start), running: true };
 }
-
-/** "awaiting_override" → "awaiting override"; "post_plan_running" → "post plan running". */
-export function humanStatus(status: string): string {
-  return status.replace(/_/g, ' ');
-}

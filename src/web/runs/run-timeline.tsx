@@ -1,5 +1,6 @@
 import { PhaseDetails } from './phase-details';
-import { humanStatus, stepDuration, type TimelineStep } from './run-timeline-model';
+import { statusWords } from './status-words';
+import { stepDuration, type TimelineStep } from './run-timeline-model';
 import type { EvaluationWithSets } from './policy-findings';
 import type { Phase, TaskResult, TaskStage } from './run-types';
 import { StatusBadge, Time } from './status-badge';
@@ -72,7 +73,7 @@ function StatusHistory(props: { timestamps: Record<string, string | undefined> }
       {entries.map(([key, iso], index) => (
         <span key={key}>
           {index > 0 && ' · '}
-          {humanStatus(key.slice(0, -3).replace(/-/g, '_'))} <Time iso={iso} />
+          {statusWords(key.slice(0, -3).replace(/-/g, '_'))} <Time iso={iso} />
         </span>
       ))}
     </p>

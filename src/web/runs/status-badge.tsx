@@ -1,17 +1,12 @@
-import { humanStatus } from './run-timeline-model';
+import { statusMeaning, statusWords } from './status-words';
 
-/** Which colour family a status belongs to; the text always says the status, colour only helps. */
-function tone(status: string): 'ok' | 'bad' | 'wait' | 'busy' | 'idle' {
-  if (/(passed|finished|applied|completed)$/.test(status)) return 'ok';
-  if (/(failed|errored|canceled|discarded|unreachable)$/.test(status)) return 'bad';
-  if (/(awaiting_override|awaiting_decision)$/.test(status) || status === 'planned') return 'wait';
-  if (/(running|planning|applying|queued)$/.test(status)) return 'busy';
-  return 'idle';
-}
-
-/** A run, phase, stage or result status as a small labelled tag; `label` words it otherwise ("not reached"), in grey. */
+/** A run, phase, stage or result status as a small labelled tag in its meaning's colour; `label` words it otherwise ("not reached"), in grey. */
 export function StatusBadge(props: { status: string; label?: string }) {
-  return <span class={`badge badge-${props.label ? 'idle' : tone(props.status)}`}>{props.label ?? humanStatus(props.status)}</span>;
+  return (
+    <span class={`badge badge-${props.label ? 'idle' : statusMeaning(props.status)}`} data-status={props.status}>
+      {props.label ?? statusWords(props.status)}
+    </span>
+  );
 }
 
 /** An ISO time as the reader's local date and time, machine-readable in `datetime`. */
@@ -20,4 +15,29 @@ export function Time(props: { iso: string | null | undefined }) {
   const date = new Date(props.iso);
   if (Number.isNaN(date.getTime())) return <span>{props.iso}</span>;
   return <time dateTime={props.iso}>{date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}</time>;
+}
+
+/** "3 min ago" (from `now`), the exact local time on hover and in `datetime`. */
+export function RelativeTime(props: { iso: string | null | undefined; now: number }) {
+  if (!props.iso) return <span class="muted">—</span>;
+  const date = new Date(props.iso);
+  if (Number.isNaN(date.getTime())) return <span>{props.iso}</span>;
+  const exact = date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return (
+    <time dateTime={props.iso} title={exact}>
+      {relativeWords(props.now - date.getTime())}
+    </time>
+  );
+}
+
+/** Elapsed milliseconds in words: "just now", "3 min ago", "2 h ago", "4 days ago". */
+export function relativeWords(elapsed: number): string {
+  const seconds = Math.round(elapsed / 1000);
+  if (seconds < 45) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  return days === 1 ? '1 day ago' : `${days} days ago`;
 }

@@ -1,3 +1,4 @@
+import { ActorName } from '../actors/actor-names';
 import { EmptyState } from '../components/page-states';
 import { OutcomesList, safeUrl } from './outcomes-list';
 import { PolicyEvaluations } from './policy-evaluations';
@@ -27,7 +28,7 @@ export function TaskStageDetails(props: { stage: TaskStage; results: TaskResult[
         <ul class="overrides" aria-label="Overrides">
           {stage.attributes.overrides!.map((override, index) => (
             <li key={index}>
-              Overridden by <strong>{override['overridden-by']}</strong> <Time iso={override['created-at']} />
+              Overridden by <strong><ActorName name={override['overridden-by']} /></strong> <Time iso={override['created-at']} />
               {override.comment && <blockquote class="preserve-lines">{override.comment}</blockquote>}
             </li>
           ))}

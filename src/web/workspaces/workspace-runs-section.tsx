@@ -2,7 +2,8 @@ import { EmptyState, ErrorNotice } from '../components/page-states';
 import { ListTable } from '../components/list-table';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
-import { StatusBadge, Time } from '../runs/status-badge';
+import { RelativeTime, StatusBadge } from '../runs/status-badge';
+import { useNow } from '../components/use-now';
 import { useSession } from '../session/session-context';
 import { placeText, queuePlaces } from './run-queue-model';
 import { useWatchedRuns } from './use-watched-runs';
@@ -18,6 +19,7 @@ export function WorkspaceRunsSection(props: { workspace: Workspace }) {
   const { api } = useSession();
   const organization = relatedId(props.workspace, 'organization') ?? '';
   const { list, error } = useWatchedRuns(api, props.workspace.id);
+  const now = useNow();
   const runPath = (id: string) => href(paths.run(organization, props.workspace.attributes.name, id));
   const runs = list?.data ?? [];
   const places = queuePlaces(runs, isTerminalRunStatus);
@@ -53,7 +55,7 @@ export function WorkspaceRunsSection(props: { workspace: Workspace }) {
                   )}
                 </td>
                 <td data-label="Created">
-                  <Time iso={run.attributes['created-at']} />
+                  <RelativeTime iso={run.attributes['created-at']} now={now} />
                 </td>
               </tr>
             );
