@@ -168,10 +168,11 @@ export class PoliciesRepository {
   }
 
   /** Which of these ids are policies of the organization (the others are unknown or not its). */
-  async policyIdsIn(organizationName: string, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db.selectFrom('policies').select('id').where('organization_name', '=', organizationName).where('id', 'in', [...ids]).execute();
-    return new Set(rows.map((row) => row.id));
+  /** The kind of each of these policies that is the organization's (the others are missing from the map). */
+  async policyKindsIn(organizationName: string, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('policies').select(['id', 'kind']).where('organization_name', '=', organizationName).where('id', 'in', [...ids]).execute();
+    return new Map(rows.map((row) => [row.id, row.kind]));
   }
 
   async workspaceIdsIn(organizationName: string, ids: readonly string[]): Promise<Set<string>> {
