@@ -53,8 +53,8 @@ export class PoliciesService {
   ) {}
 
   /** `context`: the organization lookup's proof (any member). */
-  async listPolicies({ organization }: OrganizationContext, page: PageRequest, search?: string): Promise<Page<PolicySummary>> {
-    const { rows, total } = await this.policies.policiesOf(organization.name, page.offset, page.size, search);
+  async listPolicies({ organization }: OrganizationContext, page: PageRequest, search?: string, kind?: string): Promise<Page<PolicySummary>> {
+    const { rows, total } = await this.policies.policiesOf(organization.name, page.offset, page.size, search, kind === undefined ? undefined : policyKindOf(kind));
     return pageOf(page, rows, total);
   }
 
@@ -147,8 +147,8 @@ export class PoliciesService {
 
   // Policy sets.
 
-  async listSets({ organization }: OrganizationContext, page: PageRequest, search?: string): Promise<Page<PolicySetView>> {
-    const { rows, total } = await this.policies.setsOf(organization.name, page.offset, page.size, search);
+  async listSets({ organization }: OrganizationContext, page: PageRequest, search?: string, kind?: string): Promise<Page<PolicySetView>> {
+    const { rows, total } = await this.policies.setsOf(organization.name, page.offset, page.size, search, kind === undefined ? undefined : policyKindOf(kind));
     const relations = await this.policies.relationsOf(rows.map((row) => row.id));
     return pageOf(page, rows.map((set) => ({ set, relations: relations.get(set.id)! })), total);
   }

@@ -42,6 +42,8 @@ const TEST_FILES = [
   'user_token_integration_test.go',
   'admin_user_integration_test.go',
   'workspace_integration_test.go',
+  'policy_integration_test.go',
+  'policy_set_integration_test.go',
 ];
 /**
  * go-tfe's beta tests of the seed's task stages (policy evaluations in a stage, override of a failed policy):

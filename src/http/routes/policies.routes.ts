@@ -76,7 +76,7 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
     { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policies of an organization' } },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await policiesService.listPolicies(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined);
+      const result = await policiesService.listPolicies(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined, request.query['filter[kind]'] || undefined);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policyResource));
     },
   );
@@ -143,7 +143,7 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
     { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policy sets of an organization' } },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await policiesService.listSets(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined);
+      const result = await policiesService.listSets(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined, request.query['filter[kind]'] || undefined);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetResource));
     },
   );
