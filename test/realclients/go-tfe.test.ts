@@ -44,6 +44,8 @@ const TEST_FILES = [
   'workspace_integration_test.go',
   'policy_integration_test.go',
   'policy_set_integration_test.go',
+  'policy_set_parameter_integration_test.go',
+  'policy_set_version_integration_test.go',
 ];
 /**
  * go-tfe's beta tests of the seed's task stages (policy evaluations in a stage, override of a failed policy):
