@@ -113,6 +113,7 @@ export const Errors = {
   taskResultNotFound: () => new NotFound('task result not found'),
   policyNotFound: () => new NotFound('policy not found'),
   policySetNotFound: () => new NotFound('policy set not found'),
+  policySetParameterNotFound: () => new NotFound('policy set parameter not found'),
   policyEvaluationNotFound: () => new NotFound('policy evaluation not found'),
   policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
   teamAccessNotFound: () => new NotFound('team access not found'),

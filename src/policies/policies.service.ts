@@ -241,6 +241,11 @@ export class PoliciesService {
     if (unknownWorkspace) throw Errors.invalidPolicyAttribute('/data/relationships/workspaces', `workspace ${unknownWorkspace} not found`);
   }
 
+  /** For what belongs to a policy set (its parameters): the set's write verdict. */
+  requireSetWrite(context: OrganizationContext): void {
+    this.requireWrite(context, 'policy-set');
+  }
+
   /** The write verdict (access-table.ts), then the engine: policies a server cannot evaluate are refused. */
   private requireWrite(context: OrganizationContext, thing: 'policy' | 'policy-set'): void {
     requireAccess(context.standing, thing, 'manage', { policiesEntitled: context.featureSet.policies });

@@ -145,6 +145,38 @@ for (const dialect of testDialects()) {
       assertError(await set(api, org.name, { name: 'bad-kind', kind: 'rego' }, [], []), 422, /opa or sentinel/);
     });
 
+    it('policy set parameters (type vars, category policy-set): kept, a sensitive value never served back; bad input 422, unknown 404', async () => {
+      const org = await createOrganization(ctx);
+      const api = org.owner.api;
+      const created = await set(api, org.name, { name: 'params' }, [], []);
+      const base = `/policy-sets/${created.body.data.id}/parameters`;
+      const post = (attributes: Record<string, unknown>) => api.post(base, { data: { type: 'vars', attributes } });
+      const plain = await post({ key: 'region', value: 'eu', category: 'policy-set' });
+      assert.equal(plain.status, 201, plain.text);
+      assert.deepEqual(plain.body.data.attributes, { key: 'region', value: 'eu', category: 'policy-set', sensitive: false });
+      assert.equal(plain.body.data.relationships.configurable.data.id, created.body.data.id);
+      const secret = await post({ key: 'token', value: 'hunter2', category: 'policy-set', sensitive: true });
+      assert.equal(secret.status, 201, secret.text);
+      assert.equal(secret.body.data.attributes.value, null);
+      const listed = (await api.get(base)).body;
+      assert.deepEqual(listed.data.map((p: any) => [p.attributes.key, p.attributes.value]), [['region', 'eu'], ['token', null]]);
+      assert.equal(listed.meta.pagination['total-count'], 2);
+      assert.ok(!JSON.stringify(listed).includes('hunter2'));
+      const patched = await api.patch(`${base}/${plain.body.data.id}`, { data: { type: 'vars', attributes: { value: 'us' } } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal((await api.get(`${base}/${plain.body.data.id}`)).body.data.attributes.value, 'us');
+      assertError(await api.patch(`${base}/${secret.body.data.id}`, { data: { type: 'vars', attributes: { sensitive: false } } }), 422, /cannot be made non-sensitive/);
+      assertError(await post({ key: 'region', value: 'x', category: 'policy-set' }), 422, /already been taken/);
+      assertError(await post({ key: 'k', value: 'x', category: 'terraform' }), 422, /policy-set/);
+      assertError(await post({ value: 'x', category: 'policy-set' }), 422, /key/);
+      assertError(await api.get(`${base}/var-missing00000000000`), 404);
+      assertError(await api.get(`/policy-sets/polset-missing0000000/parameters`), 404);
+      const other = await createOrganization(ctx);
+      assertError(await other.owner.api.get(base), 404);
+      assertStatus(await api.delete(`${base}/${plain.body.data.id}`), 204);
+      assert.deepEqual((await api.get(base)).body.data.map((p: any) => p.attributes.key), ['token']);
+    });
+
     it('advisory: the Sentinel policy is errored with its reason and only warns; the run goes on', async () => {
       const { api, runId } = await runUnderSentinel(ctx, 'advisory');
       const { stage, evaluation } = await settledEvaluationOf(api, runId);
