@@ -73,6 +73,7 @@ import { RunChangeSignals } from './db/run-change-signals.js';
 import { RunWaits } from './runs/run-waits.js';
 import { PoliciesRepository } from './policies/policies.repository.js';
 import { PoliciesService } from './policies/policies.service.js';
+import { PolicySetParametersService } from './policies/policy-set-parameters.js';
 import { policyEngineFor } from './policies/opa-engine.js';
 import { PolicyEvaluationJob } from './taskstages/policy-evaluation-job.js';
 
@@ -156,6 +157,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);
   policyEvaluationJob.register();
+  const policiesService = new PoliciesService(policies, gate, policyEngine, config.policies);
   const stageOverrides = taskStageRunner.overrides;
   const taskStagesService = new TaskStagesService(taskStages, workspaceGate, stageOverrides, policyEvaluations, auditTrailRecorder);
   const runRecordService = new RunRecordService(db, runRecords, runRecorder, runsService, config.runLimits);
@@ -208,7 +210,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     runWaits,
     taskStagesService,
     policyEngine,
-    policiesService: new PoliciesService(policies, gate, policyEngine, config.policies),
+    policiesService,
+    policySetParametersService: new PolicySetParametersService(db, policiesService),
     taskDelivery,
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),

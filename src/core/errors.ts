@@ -113,6 +113,7 @@ export const Errors = {
   taskResultNotFound: () => new NotFound('task result not found'),
   policyNotFound: () => new NotFound('policy not found'),
   policySetNotFound: () => new NotFound('policy set not found'),
+  policySetParameterNotFound: () => new NotFound('policy set parameter not found'),
   policyEvaluationNotFound: () => new NotFound('policy evaluation not found'),
   policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
   teamAccessNotFound: () => new NotFound('team access not found'),
@@ -199,7 +200,6 @@ export const Errors = {
   policyTooLarge: (limit: number) => new Unprocessable(`the policy is larger than the limit of ${limit} bytes (TEAMSTAGE_POLICY_MAX_BYTES)`),
   policiesPerOrganizationReached: (limit: number) =>
     new InvalidAttribute('/data', `the organization has ${limit} policies, the most it may have (TEAMSTAGE_POLICIES_PER_ORGANIZATION); delete one first`),
-  onlyOpaPolicies: (pointer: string) => new InvalidAttribute(pointer, 'only kind opa is supported: Teamstage evaluates policies with OPA, not Sentinel'),
   policyNameTaken: () => new InvalidAttribute('/data/attributes/name', 'Name has already been taken'),
   invalidPolicyAttribute: (pointer: string, detail: string) => new InvalidAttribute(pointer, detail),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),

@@ -489,6 +489,17 @@ export interface PolicySetsTable {
   updated_at: string;
 }
 
+/** Migration 040: HCP's policy set parameters (kept for Sentinel sets; a sensitive value is write-only). */
+export interface PolicySetParametersTable {
+  id: string;
+  policy_set_id: string;
+  key: string;
+  value: string;
+  sensitive: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface PolicySetPoliciesTable {
   policy_set_id: string;
   policy_id: string;
@@ -569,6 +580,7 @@ export interface Database {
   policies: PoliciesTable;
   policy_sets: PolicySetsTable;
   policy_set_policies: PolicySetPoliciesTable;
+  policy_set_parameters: PolicySetParametersTable;
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_evaluations: PolicyEvaluationsTable;
   policy_set_outcomes: PolicySetOutcomesTable;

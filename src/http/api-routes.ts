@@ -22,6 +22,7 @@ import { configurationVersionsRoutes } from './routes/configuration-versions.rou
 import { workspacesRoutes } from './routes/workspaces.routes.js';
 import { workspaceRelationshipsRoutes } from './routes/workspace-relationships.routes.js';
 import { policiesRoutes } from './routes/policies.routes.js';
+import { policySetParametersRoutes } from './routes/policy-set-parameters.routes.js';
 import { auditTrailRoutes } from './routes/audit-trail.routes.js';
 import { inRequestScope } from '../record/request-scope.js';
 
@@ -50,6 +51,7 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await runRecordRoutes(api, services);
   await phasesRoutes(api, services);
   await policiesRoutes(api, services);
+  await policySetParametersRoutes(api, services);
   await taskStagesRoutes(api, services);
   await callbacksRoutes(api, services);
   await auditTrailRoutes(api, services);

@@ -52,9 +52,14 @@ export class PoliciesRepository {
     return row && PoliciesRepository.summary(row);
   }
 
-  async policiesOf(organizationName: string, offset: number, limit: number, search?: string): Promise<{ rows: PolicySummary[]; total: number }> {
+  /** `kind`: HCP's `filter[kind]` (opa or sentinel). */
+  async policiesOf(organizationName: string, offset: number, limit: number, search?: string, kind?: string): Promise<{ rows: PolicySummary[]; total: number }> {
     let query = this.summaries().where('policies.organization_name', '=', organizationName);
     let count = this.db.selectFrom('policies').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_name', '=', organizationName);
+    if (kind) {
+      query = query.where('policies.kind', '=', kind);
+      count = count.where('kind', '=', kind);
+    }
     if (search) {
       query = query.where('policies.name', 'like', `%${search.replace(/[%_\\]/g, '')}%`);
       count = count.where('name', 'like', `%${search.replace(/[%_\\]/g, '')}%`);
@@ -100,9 +105,13 @@ export class PoliciesRepository {
     return this.db.selectFrom('policy_sets').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async setsOf(organizationName: string, offset: number, limit: number, search?: string): Promise<{ rows: PolicySetRow[]; total: number }> {
+  async setsOf(organizationName: string, offset: number, limit: number, search?: string, kind?: string): Promise<{ rows: PolicySetRow[]; total: number }> {
     let query = this.db.selectFrom('policy_sets').selectAll().where('organization_name', '=', organizationName);
     let count = this.db.selectFrom('policy_sets').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_name', '=', organizationName);
+    if (kind) {
+      query = query.where('kind', '=', kind);
+      count = count.where('kind', '=', kind);
+    }
     if (search) {
       query = query.where('name', 'like', `%${search.replace(/[%_\\]/g, '')}%`);
       count = count.where('name', 'like', `%${search.replace(/[%_\\]/g, '')}%`);
@@ -168,10 +177,11 @@ export class PoliciesRepository {
   }
 
   /** Which of these ids are policies of the organization (the others are unknown or not its). */
-  async policyIdsIn(organizationName: string, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db.selectFrom('policies').select('id').where('organization_name', '=', organizationName).where('id', 'in', [...ids]).execute();
-    return new Set(rows.map((row) => row.id));
+  /** The kind of each of these policies that is the organization's (the others are missing from the map). */
+  async policyKindsIn(organizationName: string, ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('policies').select(['id', 'kind']).where('organization_name', '=', organizationName).where('id', 'in', [...ids]).execute();
+    return new Map(rows.map((row) => [row.id, row.kind]));
   }
 
   async workspaceIdsIn(organizationName: string, ids: readonly string[]): Promise<Set<string>> {

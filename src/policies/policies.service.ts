@@ -7,7 +7,7 @@ import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { PolicyEngine } from './opa-engine.js';
-import { enforcementLevelOf, policyNameProblem, type PolicyInput } from './policy-input.js';
+import { enforcementLevelOf, policyKindOf, policyNameProblem, type PolicyInput, type PolicyKind } from './policy-input.js';
 import type { PoliciesRepository, PolicySetRelations, PolicySetRow, PolicySummary } from './policies.repository.js';
 
 /** A thing found for the caller before its request body is read (404 first), with the caller's context. */
@@ -53,8 +53,8 @@ export class PoliciesService {
   ) {}
 
   /** `context`: the organization lookup's proof (any member). */
-  async listPolicies({ organization }: OrganizationContext, page: PageRequest, search?: string): Promise<Page<PolicySummary>> {
-    const { rows, total } = await this.policies.policiesOf(organization.name, page.offset, page.size, search);
+  async listPolicies({ organization }: OrganizationContext, page: PageRequest, search?: string, kind?: string): Promise<Page<PolicySummary>> {
+    const { rows, total } = await this.policies.policiesOf(organization.name, page.offset, page.size, search, kind === undefined ? undefined : policyKindOf(kind));
     return pageOf(page, rows, total);
   }
 
@@ -63,12 +63,13 @@ export class PoliciesService {
     const name = input.name ?? '';
     const problem = policyNameProblem(name);
     if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
-    if ((input.kind ?? 'sentinel') !== 'opa') throw Errors.onlyOpaPolicies(`${ATTR}/kind`);
-    if (!input.query || input.query.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'an OPA policy needs its query (e.g. data.terraform.deny)');
-    const level = enforcementLevelOf(input, true)!;
+    const kind = policyKindOf(input.kind);
+    // A Sentinel policy has no query (HCP's API takes none for it); it is stored, and errored at evaluation.
+    if (kind === 'opa' && (!input.query || input.query.trim() === '')) throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'an OPA policy needs its query (e.g. data.terraform.deny)');
+    const level = enforcementLevelOf(input, true, kind)!;
     const now = nowIso();
     const row = {
-      id: newId('pol'), organization_name: context.organization.name, name, description: input.description ?? null, kind: 'opa', query: input.query,
+      id: newId('pol'), organization_name: context.organization.name, name, description: input.description ?? null, kind, query: kind === 'opa' ? input.query! : '',
       enforcement_level: level, rego: null, rego_version: null, created_at: now, updated_at: now,
     };
     try {
@@ -98,11 +99,12 @@ export class PoliciesService {
 
   async updatePolicy(found: Found<PolicySummary>, input: PolicyInput): Promise<PolicySummary> {
     this.requireWrite(found.context, 'policy');
-    if (input.query !== undefined && input.query.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'the query cannot be empty');
-    const level = enforcementLevelOf(input, false);
+    const kind = found.row.kind as PolicyKind;
+    if (kind === 'opa' && input.query !== undefined && input.query.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'the query cannot be empty');
+    const level = enforcementLevelOf(input, false, kind);
     const changes = {
       ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.query !== undefined ? { query: input.query } : {}),
+      ...(input.query !== undefined && kind === 'opa' ? { query: input.query } : {}),
       ...(level !== undefined ? { enforcement_level: level } : {}),
       updated_at: nowIso(),
     };
@@ -118,11 +120,16 @@ export class PoliciesService {
   /**
    * The Rego text: compiled by OPA first (in its organization's share of the node's OPA processes), so a policy
    * that does not compile, calls a built-in policies may not use, or needs more than the memory bound to compile
-   * is refused, each with its own error.
+   * is refused, each with its own error. A Sentinel policy's text is stored as it is (kept, downloadable, never
+   * run: Teamstage has no Sentinel), within the same size limit.
    */
   async upload(found: Found<PolicySummary>, rego: string): Promise<void> {
     this.requireWrite(found.context, 'policy');
     if (Buffer.byteLength(rego) > this.limits.maxBytes) throw Errors.policyTooLarge(this.limits.maxBytes);
+    if (found.row.kind === 'sentinel') {
+      await this.policies.updatePolicy(found.row.id, { rego, rego_version: null, updated_at: nowIso() });
+      return;
+    }
     const checked = await this.engine.check(rego, found.row.organization_name);
     if (!checked.ok) {
       if (checked.problem === 'builtin') throw Errors.policyUsesUnavailableBuiltin(checked.builtin!);
@@ -140,8 +147,8 @@ export class PoliciesService {
 
   // Policy sets.
 
-  async listSets({ organization }: OrganizationContext, page: PageRequest, search?: string): Promise<Page<PolicySetView>> {
-    const { rows, total } = await this.policies.setsOf(organization.name, page.offset, page.size, search);
+  async listSets({ organization }: OrganizationContext, page: PageRequest, search?: string, kind?: string): Promise<Page<PolicySetView>> {
+    const { rows, total } = await this.policies.setsOf(organization.name, page.offset, page.size, search, kind === undefined ? undefined : policyKindOf(kind));
     const relations = await this.policies.relationsOf(rows.map((row) => row.id));
     return pageOf(page, rows.map((set) => ({ set, relations: relations.get(set.id)! })), total);
   }
@@ -151,11 +158,11 @@ export class PoliciesService {
     const name = input.name ?? '';
     const problem = policyNameProblem(name);
     if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
-    if ((input.kind ?? 'sentinel') !== 'opa') throw Errors.onlyOpaPolicies(`${ATTR}/kind`);
-    await this.checkRelations(context, relations);
+    const kind = policyKindOf(input.kind);
+    await this.checkRelations(context, relations, kind);
     const now = nowIso();
     const set: PolicySetRow = {
-      id: newId('polset'), organization_name: context.organization.name, name, description: input.description ?? null, kind: 'opa',
+      id: newId('polset'), organization_name: context.organization.name, name, description: input.description ?? null, kind,
       overridable: input.overridable ? 1 : 0, global: input.global ? 1 : 0, created_at: now, updated_at: now,
     };
     try {
@@ -209,24 +216,34 @@ export class PoliciesService {
   async changeRelations(found: Found<PolicySetRow>, change: 'add' | 'remove', relations: Partial<PolicySetRelations>): Promise<void> {
     this.requireWrite(found.context, 'policy-set');
     if (change === 'add') {
-      await this.checkRelations(found.context, relations);
+      await this.checkRelations(found.context, relations, found.row.kind as PolicyKind);
       await this.policies.linkNow(found.row.id, relations);
     } else {
       await this.policies.unlink(found.row.id, relations);
     }
   }
 
-  /** Every policy and workspace named must be the organization's (unknown ones are a 422 naming the first). */
-  private async checkRelations(context: OrganizationContext, relations: Partial<PolicySetRelations>): Promise<void> {
+  /**
+   * Every policy and workspace named must be the organization's (unknown ones are a 422 naming the first), and
+   * every policy of the set's kind (HCP keeps OPA and Sentinel policies in sets of their own kind).
+   */
+  private async checkRelations(context: OrganizationContext, relations: Partial<PolicySetRelations>, kind: PolicyKind): Promise<void> {
     const org = context.organization.name;
     const policyIds = relations.policyIds ?? [];
-    const known = await this.policies.policyIdsIn(org, policyIds);
+    const known = await this.policies.policyKindsIn(org, policyIds);
     const unknownPolicy = policyIds.find((id) => !known.has(id));
     if (unknownPolicy) throw Errors.invalidPolicyAttribute('/data/relationships/policies', `policy ${unknownPolicy} not found`);
+    const otherKind = policyIds.find((id) => known.get(id) !== kind);
+    if (otherKind) throw Errors.invalidPolicyAttribute('/data/relationships/policies', `policy ${otherKind} is of kind ${known.get(otherKind)}; a ${kind} policy set takes only ${kind} policies`);
     const workspaceIds = [...(relations.workspaceIds ?? []), ...(relations.excludedWorkspaceIds ?? [])];
     const knownWorkspaces = await this.policies.workspaceIdsIn(org, workspaceIds);
     const unknownWorkspace = workspaceIds.find((id) => !knownWorkspaces.has(id));
     if (unknownWorkspace) throw Errors.invalidPolicyAttribute('/data/relationships/workspaces', `workspace ${unknownWorkspace} not found`);
+  }
+
+  /** For what belongs to a policy set (its parameters): the set's write verdict. */
+  requireSetWrite(context: OrganizationContext): void {
+    this.requireWrite(context, 'policy-set');
   }
 
   /** The write verdict (access-table.ts), then the engine: policies a server cannot evaluate are refused. */

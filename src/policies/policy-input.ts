@@ -11,14 +11,29 @@ export interface PolicyInput {
   enforce?: Array<{ path?: string | null; mode?: string | null }>;
 }
 
-const LEVELS: readonly PolicyLevel[] = ['advisory', 'mandatory'];
+/** The policy kinds HCP serves; a policy or set created without one is `sentinel`, as HCP's API defaults it. */
+export type PolicyKind = 'opa' | 'sentinel';
+export const DEFAULT_POLICY_KIND: PolicyKind = 'sentinel';
+
+/** Each kind's enforcement levels, as HCP names them (Sentinel's soft-mandatory may be overridden, hard may not). */
+const LEVELS: Record<PolicyKind, readonly PolicyLevel[]> = {
+  opa: ['advisory', 'mandatory'],
+  sentinel: ['advisory', 'soft-mandatory', 'hard-mandatory'],
+};
+
+/** The kind an input names (missing: HCP's default), or a 422 for one HCP does not have. */
+export function policyKindOf(kind: string | undefined): PolicyKind {
+  const value = kind ?? DEFAULT_POLICY_KIND;
+  if (value !== 'opa' && value !== 'sentinel') throw Errors.invalidPolicyAttribute('/data/attributes/kind', `the kind is opa or sentinel, not ${JSON.stringify(value)}`);
+  return value;
+}
 
 /**
  * The enforcement level an input asks for: `enforcement-level`, or the `mode` of `enforce[0]` (both at once
- * is refused, as go-tfe refuses it). OPA policies are `advisory` or `mandatory` (HCP's rule; Sentinel's soft-
- * and hard-mandatory are not OPA's). `required`: a new policy must say which.
+ * is refused, as go-tfe refuses it). OPA policies are `advisory` or `mandatory`, Sentinel ones `advisory`,
+ * `soft-mandatory` or `hard-mandatory` (HCP's rule). `required`: a new policy must say which.
  */
-export function enforcementLevelOf(input: PolicyInput, required: boolean): PolicyLevel | undefined {
+export function enforcementLevelOf(input: PolicyInput, required: boolean, kind: PolicyKind = 'opa'): PolicyLevel | undefined {
   const direct = input['enforcement-level'];
   const viaEnforce = input.enforce?.[0]?.mode ?? undefined;
   if (direct !== undefined && input.enforce !== undefined) {
@@ -26,12 +41,13 @@ export function enforcementLevelOf(input: PolicyInput, required: boolean): Polic
   }
   const level = direct ?? viaEnforce;
   if (level === undefined || level === null) {
-    if (required) throw Errors.invalidPolicyAttribute('/data/attributes/enforcement-level', 'the enforcement level is required: advisory or mandatory');
+    if (required) throw Errors.invalidPolicyAttribute('/data/attributes/enforcement-level', `the enforcement level is required: ${LEVELS[kind].join(', ')}`);
     return undefined;
   }
-  if (!(LEVELS as readonly string[]).includes(level)) {
+  if (!(LEVELS[kind] as readonly string[]).includes(level)) {
     const pointer = direct !== undefined ? '/data/attributes/enforcement-level' : '/data/attributes/enforce/0/mode';
-    throw Errors.invalidPolicyAttribute(pointer, `an OPA policy's enforcement level is advisory or mandatory, not ${JSON.stringify(level)}`);
+    const name = kind === 'opa' ? 'an OPA' : 'a Sentinel';
+    throw Errors.invalidPolicyAttribute(pointer, `${name} policy's enforcement level is ${LEVELS[kind].join(' or ')}, not ${JSON.stringify(level)}`);
   }
   return level as PolicyLevel;
 }

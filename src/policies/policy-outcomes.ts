@@ -7,10 +7,22 @@
  * - An advisory failure only warns. A mandatory failure holds the stage: `awaiting_override` when its set
  *   is overridable, `failed` when it is not. An errored mandatory policy, or a set that could not be judged at
  *   all, errors the stage (as an errored mandatory run task does).
+ * - Sentinel policies are stored but never evaluated (Teamstage has no Sentinel): each is `errored` with
+ *   SENTINEL_UNAVAILABLE, and its level decides what that does, as HCP's Sentinel levels mean: advisory only
+ *   warns, soft-mandatory holds the stage for an override (HCP lets a person override it), hard-mandatory fails
+ *   it (nobody may). A mandatory Sentinel policy thus never lets a run through unjudged.
  */
 import type { QueryAnswer } from './opa-engine.js';
 
-export type PolicyLevel = 'advisory' | 'mandatory';
+export type PolicyLevel = 'advisory' | 'mandatory' | 'soft-mandatory' | 'hard-mandatory';
+
+/** The outcome of every Sentinel policy: Teamstage evaluates policies with OPA only. */
+export const SENTINEL_UNAVAILABLE = 'Sentinel is not available; use OPA';
+
+/** Any level but advisory: a failure or error of it stops the run (unless overridden). */
+export function isMandatory(level: string): boolean {
+  return level !== 'advisory';
+}
 export type PolicyOutcomeStatus = 'passed' | 'failed' | 'errored';
 
 /** HCP's outcome of one policy (attribute names as HCP spells them, snake_case inside `outcomes`). */
@@ -72,7 +84,7 @@ export function countResults(outcomes: readonly PolicyOutcome[]): ResultCount {
   for (const outcome of outcomes) {
     if (outcome.status === 'passed') count.passed += 1;
     else if (outcome.status === 'errored') count.errored += 1;
-    else if (outcome.enforcement_level === 'mandatory') count['mandatory-failed'] += 1;
+    else if (isMandatory(outcome.enforcement_level)) count['mandatory-failed'] += 1;
     else count['advisory-failed'] += 1;
   }
   return count;
@@ -94,10 +106,15 @@ export function addCounts(counts: readonly ResultCount[]): ResultCount {
  * overridable) outweighs one a person may override, which outweighs an error: the strongest reason to stop wins.
  */
 export function judgeEvaluation(sets: readonly SetOutcome[]): { status: 'passed' | 'failed' | 'errored'; hold: PolicyHold } {
-  const mandatoryFailed = (set: SetOutcome) => set.outcomes.some((o) => o.enforcement_level === 'mandatory' && o.status === 'failed');
-  const erroredSet = (set: SetOutcome) => set.error !== null || set.outcomes.some((o) => o.enforcement_level === 'mandatory' && o.status === 'errored');
+  const mandatoryFailed = (set: SetOutcome) => set.outcomes.some((o) => isMandatory(o.enforcement_level) && o.status === 'failed');
+  const erroredWith = (set: SetOutcome, level: PolicyLevel) => set.outcomes.some((o) => o.enforcement_level === level && o.status === 'errored');
+  const erroredSet = (set: SetOutcome) => set.error !== null || erroredWith(set, 'mandatory');
+  // An unjudged Sentinel policy: its status is `errored`, but its level holds the stage as HCP's levels do.
+  const status = sets.some(mandatoryFailed) ? 'failed' : 'errored';
   if (sets.some((set) => !set.overridable && mandatoryFailed(set))) return { status: 'failed', hold: 'fail' };
+  if (sets.some((set) => erroredWith(set, 'hard-mandatory'))) return { status, hold: 'fail' };
   if (sets.some(mandatoryFailed)) return { status: 'failed', hold: 'override' };
+  if (sets.some((set) => erroredWith(set, 'soft-mandatory'))) return { status: 'errored', hold: 'override' };
   if (sets.some(erroredSet)) return { status: 'errored', hold: 'error' };
   return { status: 'passed', hold: 'none' };
 }

@@ -94,7 +94,8 @@ export class TaskStagesService {
 
   /** `GET /policy-evaluations/:id/policy-set-outcomes`: with filters, each set shows only the outcomes they match. */
   async policySetOutcomes(evaluation: PolicyEvaluationRow, page: PageRequest, filters: OutcomeFilter[]): Promise<Page<PolicySetOutcomeRow>> {
-    const all = (await this.evaluations.outcomesOf(evaluation.id)).map((row) => filterOutcomes(row, filters));
+    // A set none of whose outcomes match is not listed (HCP's rule), so the filtered count is the page's total.
+    const all = (await this.evaluations.outcomesOf(evaluation.id)).map((row) => filterOutcomes(row, filters)).filter((row) => row !== undefined);
     return pageOf(page, all.slice(page.offset, page.offset + page.size), all.length);
   }
 
@@ -278,11 +279,11 @@ export class TaskStagesService {
 }
 
 /** The set outcome with only the policy outcomes that match any filter (all of them without filters). */
-function filterOutcomes(row: PolicySetOutcomeRow, filters: readonly OutcomeFilter[]): PolicySetOutcomeRow {
+function filterOutcomes(row: PolicySetOutcomeRow, filters: readonly OutcomeFilter[]): PolicySetOutcomeRow | undefined {
   if (filters.length === 0) return row;
   const outcomes = JSON.parse(row.outcomes) as Array<{ status: string; enforcement_level: string }>;
   const kept = outcomes.filter((outcome) =>
     filters.some((filter) => (!filter.status || filter.status === outcome.status) && (!filter.enforcementLevel || filter.enforcementLevel === outcome.enforcement_level)),
   );
-  return { ...row, outcomes: JSON.stringify(kept) };
+  return kept.length === 0 ? undefined : { ...row, outcomes: JSON.stringify(kept) };
 }

@@ -100,7 +100,7 @@ for (const dialect of testDialects()) {
       assert.equal(shown.status, 200);
       assert.equal(shown.body.data.attributes.kind, 'opa');
       assert.equal(shown.body.data.attributes['enforcement-level'], 'mandatory');
-      assert.deepEqual(shown.body.data.attributes.enforce, [{ path: 'no-creates.rego', mode: 'mandatory' }]);
+      assert.deepEqual(shown.body.data.attributes.enforce, [], 'HCP lists no enforced file before the upload');
       assert.equal((await raw(ctx, org.owner.token, 'GET', `/policies/${id}/download`)).status, 404, 'nothing to download before an upload');
 
       const broken = await raw(ctx, org.owner.token, 'PUT', `/policies/${id}/upload`, 'package x\nthis is not rego {');
@@ -111,6 +111,8 @@ for (const dialect of testDialects()) {
       const downloaded = await raw(ctx, org.owner.token, 'GET', `/policies/${id}/download`);
       assert.equal(downloaded.status, 200);
       assert.equal(downloaded.text, DENY_CREATES);
+      assert.deepEqual((await api.get(`/policies/${id}`)).body.data.attributes.enforce, [{ path: 'no-creates.rego', mode: 'mandatory' }]);
+      assert.deepEqual((await api.get(`/organizations/${org.name}/policies?filter[kind]=sentinel`)).body.data, [], 'filter[kind]');
       // Rego v0, as go-tfe's own tests upload it.
       const v0 = await createPolicy(api, org.name, 'allow-all', 'advisory', 'data.example.rule');
       assert.equal((await raw(ctx, org.owner.token, 'PUT', `/policies/${v0}/upload`, ALLOW_ALL_V0)).status, 204);
@@ -122,7 +124,9 @@ for (const dialect of testDialects()) {
       assert.deepEqual(listed.body.data.map((p: any) => p.attributes.name), ['allow-all', 'no-creates']);
 
       const post = (attributes: Record<string, unknown>) => api.post(`/organizations/${org.name}/policies`, { data: { type: 'policies', attributes } });
-      assertError(await post({ name: 'sentinel-one', enforce: [{ path: 'x.sentinel', mode: 'soft-mandatory' }] }), 422, /only kind opa/);
+      // No kind is Sentinel (HCP's default), whose levels are not OPA's (sentinel-policies.test.ts has the rest).
+      assertError(await post({ name: 'sentinel-one', enforce: [{ path: 'x.sentinel', mode: 'mandatory' }] }), 422, /Sentinel policy's enforcement level is advisory or soft-mandatory or hard-mandatory/);
+      assertError(await post({ name: 'other-kind', kind: 'rego', query: 'data.x', 'enforcement-level': 'mandatory' }), 422, /opa or sentinel/);
       assertError(await post({ name: 'no-query', kind: 'opa', 'enforcement-level': 'mandatory' }), 422, /query/);
       assertError(await post({ name: 'bad-level', kind: 'opa', query: 'data.x', 'enforcement-level': 'hard-mandatory' }), 422, /advisory or mandatory/);
       assertError(await post({ name: 'no-creates', kind: 'opa', query: 'data.x', 'enforcement-level': 'mandatory' }), 422, /already been taken/);

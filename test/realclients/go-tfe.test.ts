@@ -45,6 +45,10 @@ const TEST_FILES = [
   // Issue 36: agent pools and their tokens (team access runs with the beta tests: its run-tasks and policy-overrides keys).
   'agent_pool_integration_test.go',
   'agent_token_integration_test.go',
+  'policy_integration_test.go',
+  'policy_set_integration_test.go',
+  'policy_set_parameter_integration_test.go',
+  'policy_set_version_integration_test.go',
 ];
 /**
  * go-tfe's beta tests of the seed's task stages (policy evaluations in a stage, override of a failed policy):

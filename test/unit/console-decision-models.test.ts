@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { findingSummary, matchingLines, policyFindings, type EvaluationWithSets } from '../../src/web/runs/policy-findings.js';
+import { findingSummary, isMandatoryFinding, matchingLines, policyFindings, type EvaluationWithSets } from '../../src/web/runs/policy-findings.js';
 import { overrideOffer, type OfferStage } from '../../src/web/runs/override-offer.js';
 
 const outcome = (policy: string, level: string, status: string, prints: string[]) => ({
@@ -39,6 +39,14 @@ test('policy findings: mandatory failures first, then advisory ones, then errors
   assert.deepEqual(matchingLines(findings[0]!, ' B '), ['b']);
   assert.equal(matchingLines(findings[0]!, '').length, 7);
   assert.deepEqual(policyFindings([evaluation([{ name: 'odd', outcomes: 'not a list' as unknown as unknown[] }])]), []);
+});
+
+test('policy findings: Sentinel soft- and hard-mandatory policies hold the stage like mandatory ones; advisory ones do not', () => {
+  const findings = policyFindings([
+    evaluation([{ name: 'sentinel', outcomes: [outcome('warn', 'advisory', 'errored', ['Sentinel is not available; use OPA']), outcome('soft', 'soft-mandatory', 'errored', ['Sentinel is not available; use OPA'])] }]),
+  ]);
+  assert.deepEqual(findings.map((finding) => [finding.policy, isMandatoryFinding(finding)]), [['soft', true], ['warn', false]]);
+  assert.equal(findingSummary(findings[0]!), 'policy soft (soft-mandatory) errored: Sentinel is not available; use OPA');
 });
 
 const awaiting = (overrides: Partial<OfferStage> = {}): OfferStage => ({

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countResults, judgeEvaluation, policyOutcome, type SetOutcome } from '../../src/policies/policy-outcomes.js';
+import { countResults, judgeEvaluation, policyOutcome, type PolicyLevel, type SetOutcome } from '../../src/policies/policy-outcomes.js';
 import { enforcementLevelOf } from '../../src/policies/policy-input.js';
 import { deriveStageStatus } from '../../src/taskstages/stage-status.js';
 import { taskStagePermissions } from '../../src/access/task-stage-permissions.js';
@@ -36,7 +36,7 @@ describe('policy outcomes', () => {
     assert.deepEqual(countResults(outcomes), { 'advisory-failed': 1, 'mandatory-failed': 1, passed: 1, errored: 1 });
   });
 
-  const set = (overridable: boolean, statuses: Array<['advisory' | 'mandatory', 'passed' | 'failed' | 'errored']>, error: string | null = null): SetOutcome => {
+  const set = (overridable: boolean, statuses: Array<[PolicyLevel, 'passed' | 'failed' | 'errored']>, error: string | null = null): SetOutcome => {
     const outcomes = statuses.map(([level, status]) => ({ enforcement_level: level, query: 'q', status, policy_name: 'p', description: '', output: [] }));
     return { policySetId: 's', policySetName: 's', policySetDescription: null, overridable, error, outcomes, resultCount: countResults(outcomes) };
   };
@@ -50,6 +50,18 @@ describe('policy outcomes', () => {
     assert.deepEqual(judgeEvaluation([set(true, [['mandatory', 'errored']]), set(true, [['mandatory', 'failed']])]), { status: 'failed', hold: 'override' });
     assert.deepEqual(judgeEvaluation([set(true, [['mandatory', 'errored']])]), { status: 'errored', hold: 'error' });
     assert.deepEqual(judgeEvaluation([set(true, [], 'no plan')]), { status: 'errored', hold: 'error' });
+  });
+
+  it('judges unevaluated Sentinel policies by HCP\'s levels: advisory warns, soft-mandatory awaits an override, hard-mandatory fails', () => {
+    assert.deepEqual(judgeEvaluation([set(true, [['advisory', 'errored']])]), { status: 'passed', hold: 'none' });
+    // A Sentinel set's `overridable` does not decide: the policy's level does.
+    assert.deepEqual(judgeEvaluation([set(false, [['soft-mandatory', 'errored']])]), { status: 'errored', hold: 'override' });
+    assert.deepEqual(judgeEvaluation([set(true, [['hard-mandatory', 'errored']])]), { status: 'errored', hold: 'fail' });
+    assert.deepEqual(judgeEvaluation([set(true, [['hard-mandatory', 'errored']]), set(true, [['mandatory', 'failed']])]), { status: 'failed', hold: 'fail' });
+    assert.deepEqual(judgeEvaluation([set(true, [['soft-mandatory', 'errored']]), set(true, [['mandatory', 'errored']])]), { status: 'errored', hold: 'override' });
+    assert.deepEqual(countResults(set(true, [['hard-mandatory', 'failed'], ['soft-mandatory', 'errored']]).outcomes), { 'advisory-failed': 0, 'mandatory-failed': 1, passed: 0, errored: 1 });
+    assert.throws(() => enforcementLevelOf({ 'enforcement-level': 'mandatory' }, true, 'sentinel'), /soft-mandatory or hard-mandatory/);
+    assert.equal(enforcementLevelOf({ enforce: [{ mode: 'hard-mandatory' }] }, true, 'sentinel'), 'hard-mandatory');
   });
 
   it('reads the enforcement level from enforcement-level or enforce, never both, advisory or mandatory only', () => {

@@ -67,7 +67,7 @@ async function readRego(payload: IncomingMessage, declaredLength: string | undef
   return Buffer.concat(chunks, size);
 }
 
-/** HCP's OPA policy API: policies (with upload and download of the Rego text) and policy sets with their relationships. */
+/** HCP's policy API: policies (with upload and download of their text; Sentinel ones stored, never run) and policy sets with their relationships. */
 export async function policiesRoutes(app: TypedApp, services: Services): Promise<void> {
   const { policiesService, config } = services;
 
@@ -76,14 +76,14 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
     { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policies of an organization' } },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await policiesService.listPolicies(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined);
+      const result = await policiesService.listPolicies(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined, request.query['filter[kind]'] || undefined);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policyResource));
     },
   );
 
   app.post(
     '/organizations/:organization_name/policies',
-    { config: { lookup: 'organization' }, schema: { params: OrgParams, body: CreatePolicyBody, tags: ['policies'], summary: 'Create an OPA policy (upload its Rego next)' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, body: CreatePolicyBody, tags: ['policies'], summary: 'Create a policy, OPA or Sentinel (upload its text next)' } },
     async (request, reply) => {
       const policy = await policiesService.createPolicy(proofOf(request, 'organization'), request.body.data.attributes);
       return sendDocument(reply, 201, { data: policyResource(policy) });
@@ -114,7 +114,7 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
 
   app.get(
     '/policies/:policy_id/download',
-    { config: { lookup: 'policy' }, schema: { params: PolicyParams, tags: ['policies'], summary: "Download a policy's Rego text" } },
+    { config: { lookup: 'policy' }, schema: { params: PolicyParams, tags: ['policies'], summary: "Download a policy's text (Rego or Sentinel)" } },
     async (request, reply) => reply.code(200).type('application/octet-stream').send(await policiesService.download(proofOf(request, 'policy'))),
   );
 
@@ -127,7 +127,7 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
       '/policies/:policy_id/upload',
       {
         config: { lookup: 'writable-policy' },
-        schema: { params: PolicyParams, tags: ['policies'], summary: "Upload a policy's Rego text (compiled by OPA first; 422 with OPA's message when it does not compile)" },
+        schema: { params: PolicyParams, tags: ['policies'], summary: "Upload a policy's text (Rego is compiled by OPA first: 422 with OPA's message when it does not compile; Sentinel is stored as it is)" },
       },
       async (request, reply) => {
         const found = proofOf(request, 'writable-policy');
@@ -143,14 +143,14 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
     { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policy sets of an organization' } },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await policiesService.listSets(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined);
+      const result = await policiesService.listSets(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined, request.query['filter[kind]'] || undefined);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetResource));
     },
   );
 
   app.post(
     '/organizations/:organization_name/policy-sets',
-    { config: { lookup: 'organization' }, schema: { params: OrgParams, body: CreateSetBody, tags: ['policies'], summary: 'Create an OPA policy set' } },
+    { config: { lookup: 'organization' }, schema: { params: OrgParams, body: CreateSetBody, tags: ['policies'], summary: 'Create a policy set (OPA or Sentinel)' } },
     async (request, reply) => {
       const { attributes, relationships } = request.body.data;
       const ids = (relation: { data: Array<{ id: string }> } | undefined) => relation?.data.map((item) => item.id) ?? [];

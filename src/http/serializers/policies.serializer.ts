@@ -13,9 +13,11 @@ export function policyResource(policy: PolicySummary): Resource {
       name: policy.name,
       description: policy.description,
       kind: policy.kind,
-      query: policy.query,
+      // A Sentinel policy has no query (HCP serves null for it).
+      query: policy.kind === 'sentinel' ? null : policy.query,
       'enforcement-level': policy.enforcement_level,
-      enforce: [{ path: `${policy.name}.rego`, mode: policy.enforcement_level }],
+      // The file the policy enforces, once there is one (HCP lists none before the upload).
+      enforce: policy.uploaded ? [{ path: `${policy.name}.${policy.kind === 'sentinel' ? 'sentinel' : 'rego'}`, mode: policy.enforcement_level }] : [],
       'policy-set-count': policy.policy_set_count,
       'created-at': policy.created_at,
       'updated-at': policy.updated_at,

@@ -8,7 +8,7 @@ import { ErrorNotice } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import { FailedChecksList, failedChecks, firstLine } from './failed-checks';
 import { overrideOffer } from './override-offer';
-import { findingSummary, policyFindings, type EvaluationWithSets } from './policy-findings';
+import { findingSummary, isMandatoryFinding, policyFindings, type EvaluationWithSets } from './policy-findings';
 import type { Phase, Run, TaskResult, TaskStage } from './run-types';
 import { stageTitle } from './stage-names';
 import { Time } from './status-badge';
@@ -62,7 +62,7 @@ export function DecisionBanner(props: {
     ? (props.results.get(waiting.id) ?? []).filter((result) => result.attributes['workspace-task-enforcement-level'] === 'mandatory' && result.attributes.status === 'failed')
     : [];
   // The policies that hold the stage: mandatory failures first, then what errored (advisory failures only warn).
-  const heldBy = waiting ? policyFindings(props.policies.get(waiting.id) ?? []).filter((finding) => finding.level === 'mandatory') : [];
+  const heldBy = waiting ? policyFindings(props.policies.get(waiting.id) ?? []).filter(isMandatoryFinding) : [];
   const checks = failedChecks(props.stages, props.results, props.policies);
   const approvals = waiting ? approvalsOf(waiting) : null;
   const sentComment = () => comment.trim() || null;

@@ -60,7 +60,10 @@ export function outcomesOf(set: PolicySetOutcomeView): PolicyOutcomeEntry[] {
   return Array.isArray(outcomes) ? (outcomes as PolicyOutcomeEntry[]) : [];
 }
 
-const rank = (finding: PolicyFinding) => (finding.status === 'failed' ? 0 : 2) + (finding.level === 'mandatory' ? 0 : 1);
+/** Any level but advisory can hold a stage: OPA's mandatory, Sentinel's soft- and hard-mandatory. */
+export const isMandatoryFinding = (finding: PolicyFinding): boolean => finding.level !== 'advisory';
+
+const rank = (finding: PolicyFinding) => (finding.status === 'failed' ? 0 : 2) + (isMandatoryFinding(finding) ? 0 : 1);
 
 /**
  * Every failed or errored policy of the evaluations, worst first (mandatory failures, advisory failures, then
