@@ -44,6 +44,12 @@ export class WorkspacesRepository {
     await executor.updateTable('workspaces').set({ execution_mode: mode }).where('organization_name', '=', organizationName).where('execution_mode_overwritten', '=', 0).execute();
   }
 
+  /** The organization's workspaces of these ids, by name (unknown ids are left out). */
+  async findManyInOrganization(organizationName: string, ids: readonly string[]): Promise<WorkspaceRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('workspaces').select(COLUMNS).where('organization_name', '=', organizationName).where('id', 'in', [...ids]).orderBy('name_lower').execute();
+  }
+
   /** Names are unique ignoring case, so a lookup by name is too. */
   findByName(organizationName: string, name: string): Promise<WorkspaceRow | undefined> {
     return this.db

@@ -144,6 +144,16 @@ export class WorkspacesService {
     return pageOf(options.page, rows.map((row) => ({ workspace: row, standing, runsCount: counts.get(row.id) ?? 0 })), total);
   }
 
+  /**
+   * Workspaces another document relates to, for its `included` (a policy set's `include=workspaces`): those of
+   * these ids the caller may read; none for a member without a read right, who sees the ids alone.
+   */
+  async related(context: OrganizationContext, ids: readonly string[]): Promise<WorkspaceView[]> {
+    if (!allows(context.standing, 'workspace', 'read', {})) return [];
+    const rows = await this.workspaces.findManyInOrganization(context.organization.name, ids);
+    return rows.map((row) => ({ workspace: row, standing: context.standing }));
+  }
+
   /** Runs already created keep the execution mode they were created in. */
   async update(found: WorkspaceContext, input: WorkspaceUpdateInput, tagsRelationship?: TagsRelationship): Promise<WorkspaceView> {
     const { workspace, context } = found;
