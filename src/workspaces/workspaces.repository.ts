@@ -92,6 +92,12 @@ export class WorkspacesRepository {
     return new Map(rows.map((row) => [row.workspace_id, Number(row.n)]));
   }
 
+  /** A safe delete: only while the workspace is unlocked, in one statement (no lock can come between). True when deleted. */
+  async deleteUnlocked(id: string): Promise<boolean> {
+    const result = await retryOnDeadlock(() => this.db.deleteFrom('workspaces').where('id', '=', id).where('locked', '=', 0).executeTakeFirst());
+    return Number(result.numDeletedRows) > 0;
+  }
+
   /** Runs, plans, applies, stages, results, configuration versions and attachments go with it (ON DELETE CASCADE). */
   async delete(id: string): Promise<void> {
     // Cascades through runs, stages and results that jobs may be locking: see retryOnDeadlock.

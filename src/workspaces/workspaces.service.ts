@@ -198,12 +198,14 @@ export class WorkspacesService {
   }
 
   /**
-   * Delete and safe-delete are one here: HCP's safe delete refuses a workspace that still manages
-   * resources (409), and a Teamstage workspace keeps no state, so it never manages any.
+   * HCP's safe delete refuses a workspace that still manages resources (409): a Teamstage workspace keeps no
+   * state, so it never manages any; it also refuses a locked workspace, as here.
    */
-  async delete(found: WorkspaceContext): Promise<void> {
+  async delete(found: WorkspaceContext, options: { safe?: boolean } = {}): Promise<void> {
     const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
-    await this.workspaces.delete(workspace.id);
+    if (!options.safe) return this.workspaces.delete(workspace.id);
+    // HCP's safe delete also refuses a locked workspace (go-tfe tells it by the word "locked").
+    if (!(await this.workspaces.deleteUnlocked(workspace.id)) && (await this.workspaces.findById(workspace.id))) throw Errors.workspaceLockedCannotDelete();
   }
 }

@@ -208,7 +208,13 @@ for (const dialect of testDialects()) {
       assertError(await org.owner.api.post(`/workspaces/${workspace.id}/actions/unlock`), 409, /not locked/);
       assertError(await org.owner.api.post(`/workspaces/${workspace.id}/actions/force-unlock`), 409);
       assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/lock`), 200);
+      // HCP's safe delete refuses a locked workspace (go-tfe reads "locked"); it is still there after.
+      assertError(await org.owner.api.post(`/workspaces/${workspace.id}/actions/safe-delete`), 409, /locked/);
+      assertError(await org.owner.api.post(`/organizations/${org.name}/workspaces/${workspace.name}/actions/safe-delete`), 409, /locked/);
+      assertStatus(await org.owner.api.get(`/workspaces/${workspace.id}`), 200);
       assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/unlock`), 200);
+      assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/safe-delete`), 204);
+      assertError(await org.owner.api.get(`/workspaces/${workspace.id}`), 404);
     });
 
     it("organizations: HCP's settings have HCP's defaults, a PATCH stores only what it sends, wrong types are 422; the entitlement set tells the truth", async () => {
