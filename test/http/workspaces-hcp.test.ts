@@ -304,6 +304,30 @@ for (const dialect of testDialects()) {
       assert.equal(listed.body.meta.pagination['total-count'], 1);
       assertError(await org.owner.api.get('/teams/team-unknown/relationships/organization-memberships'), 404);
     });
+
+    it('PATCH /account/update: a person changes their own username and email (only what is sent); taken, reserved or bad values are 422; tokens that are not a person get 404', async () => {
+      const org = await createOrganization(ctx);
+      const user = org.owner;
+      const before = (await user.api.get('/account/details')).body.data;
+      const unchanged = await user.api.patch('/account/update', { data: { type: 'users', attributes: {} } });
+      assertStatus(unchanged, 200);
+      assert.deepEqual(unchanged.body.data, before);
+      const renamed = await user.api.patch('/account/update', { data: { type: 'users', attributes: { username: `${before.attributes.username}-new` } } });
+      assertStatus(renamed, 200);
+      assert.equal(renamed.body.data.attributes.username, `${before.attributes.username}-new`);
+      assert.equal(renamed.body.data.attributes.email, before.attributes.email);
+      const mailed = await user.api.patch('/account/update', { data: { type: 'users', attributes: { email: `new-${before.attributes.email}` } } });
+      assert.equal(mailed.body.data.attributes.email, `new-${before.attributes.email}`);
+      assert.equal((await user.api.get('/account/details')).body.data.attributes.username, `${before.attributes.username}-new`);
+      const other = await addMember(ctx, org);
+      assertError(await user.api.patch('/account/update', { data: { type: 'users', attributes: { username: other.username.toUpperCase() } } }), 422);
+      assertError(await user.api.patch('/account/update', { data: { type: 'users', attributes: { username: 'api-team_x' } } }), 422);
+      assertError(await user.api.patch('/account/update', { data: { type: 'users', attributes: { email: 'not-an-email' } } }), 422);
+      assert.equal((await user.api.get('/account/details')).body.data.attributes.username, `${before.attributes.username}-new`);
+      const orgToken = await org.owner.api.post(`/organizations/${org.name}/authentication-token`);
+      const asOrg = user.api.as(orgToken.body.data.attributes.token);
+      assertError(await asOrg.patch('/account/update', { data: { type: 'users', attributes: { username: 'x' } } }), 404);
+    });
   });
 
   describe(`policy sets include their workspaces (${dialect})`, () => {
