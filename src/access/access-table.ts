@@ -266,6 +266,8 @@ export const PERSONAL_TABLE = {
   'manage-user-tokens': (p: AnyPrincipal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
   /** ...or one of them, by the token's id. */
   'manage-user-token': (p: AnyPrincipal, userId: string) => allowOrHide(p.kind === 'site-admin' || (p.kind === 'user' && p.userId === userId)),
+  /** HCP's `PATCH /account/update`: a person changes their own username and email; a token that is not a person has no account to change. */
+  'update-own-account': (p: AnyPrincipal) => allowOrHide(p.kind === 'user'),
   /** Only the invited user accepts an invitation. */
   'accept-invitation': (p: AnyPrincipal, userId: string) => allowOrHide(p.kind === 'user' && p.userId === userId),
   /**
@@ -285,5 +287,6 @@ export const PERSONAL_HIDDEN_AS: Record<PersonalAction, () => ApiError> = {
   'manage-user-tokens': Errors.userNotFound,
   'manage-user-token': Errors.tokenNotFound,
   'accept-invitation': Errors.membershipNotFound,
+  'update-own-account': Errors.userNotFound,
   'read-audit-trail': Errors.auditTrailNotFound,
 };

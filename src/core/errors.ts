@@ -335,6 +335,7 @@ export const Errors = {
   invalidWorkspaceSort: (offered: string) => new BadRequest(`cannot sort workspaces so: use ${offered}`, 'sort'),
   invalidAutoDestroyAt: () => new InvalidAttribute('/data/attributes/auto-destroy-at', 'auto-destroy-at must be an ISO 8601 time or null'),
   workspaceAlreadyLocked: () => new Conflict('Unable to lock workspace. The workspace is already locked.'),
+  workspaceLockedCannotDelete: () => new Conflict('The workspace is locked: unlock it before a safe delete.'),
   workspaceNotLocked: () => new Conflict('Unable to unlock workspace. The workspace is not locked.'),
   /** go-tfe tells the holders apart by "is locked by Run|Team|User". */
   workspaceLockedByOther: (holder: string) => new Conflict(`Unable to unlock workspace. The workspace is locked by ${holder}; whoever may manage it can force-unlock it.`),

@@ -14,6 +14,12 @@ export class UsersRepository {
     await this.db.insertInto('users').values(row).execute();
   }
 
+  /** A person's own username and email (`PATCH /account/update`); the row as written. */
+  async updateAccount(id: string, changes: Partial<Pick<UserRow, 'username' | 'username_lower' | 'email' | 'email_lower'>>): Promise<UserRow | undefined> {
+    if (Object.keys(changes).length > 0) await this.db.updateTable('users').set(changes).where('id', '=', id).where('is_service_account', '=', 0).execute();
+    return this.findById(id);
+  }
+
   findById(id: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
   }

@@ -59,6 +59,39 @@ export class UsersService {
     return pageOf(page, rows, total);
   }
 
+  /**
+   * HCP's `PATCH /account/update`: the caller changes their own username or email (only what is sent). Names
+   * follow the user rules (reserved service account names refused); both stay unique ignoring case (422).
+   * Teamstage sends no confirmation mail: a new email applies at once.
+   */
+  async updateOwnAccount(principal: Principal, input: { username?: string; email?: string }): Promise<UserRow> {
+    requirePersonalAccess(principal, 'update-own-account');
+    const userId = (principal as Extract<Principal, { kind: 'user' }>).userId;
+    const changes: Parameters<UsersRepository['updateAccount']>[1] = {};
+    if (input.username !== undefined) {
+      const problem = nameProblem(input.username);
+      if (problem) throw Errors.invalidUsername(problem);
+      if (isReservedUsername(input.username)) throw Errors.reservedUsername(RESERVED_USERNAME_DETAIL);
+      changes.username = input.username;
+      changes.username_lower = input.username.toLowerCase();
+    }
+    if (input.email !== undefined) {
+      checkEmail(input.email, '/data/attributes/email');
+      changes.email = input.email;
+      changes.email_lower = input.email.toLowerCase();
+    }
+    let user: UserRow | undefined;
+    try {
+      user = await this.users.updateAccount(userId, changes);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const taken = input.username !== undefined && (await this.users.findByUsername(input.username))?.id !== userId;
+      throw Errors.userAttributeTaken(taken ? 'username' : 'email');
+    }
+    if (!user) throw Errors.userNotFound();
+    return user;
+  }
+
   /** The caller as a user; tokens that are not a person answer with their service account. */
   async accountDetails(principal: Principal): Promise<AccountDetails> {
     let userId: string;

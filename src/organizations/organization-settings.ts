@@ -40,7 +40,8 @@ const ALL_KEYS = [...Object.keys(FLAG_SETTINGS), ...Object.keys(NUMBER_SETTINGS)
 
 /** The stored object with the attributes sent laid over it (only known keys). */
 export function mergedSettings(stored: string | undefined, input: OrganizationSettingsInput): string | undefined {
-  const changes = Object.entries(input).filter(([key, value]) => ALL_KEYS.includes(key) && value !== undefined);
+  // The route's schema checks types; a value of another type than the default's is still never stored.
+  const changes = Object.entries(input).filter(([key, value]) => ALL_KEYS.includes(key) && value !== undefined && sameType(key, value));
   if (changes.length === 0) return undefined;
   return JSON.stringify({ ...parsed(stored), ...Object.fromEntries(changes) });
 }
@@ -48,6 +49,13 @@ export function mergedSettings(stored: string | undefined, input: OrganizationSe
 /** Every setting as the API shows it: stored, else HCP's default. */
 export function settingsAttributes(row: Pick<OrganizationsTable, 'settings'>): Record<string, unknown> {
   return { ...FLAG_SETTINGS, ...NUMBER_SETTINGS, ...TEXT_SETTINGS, ...parsed(row.settings) };
+}
+
+const DEFAULTS: Record<string, unknown> = { ...FLAG_SETTINGS, ...NUMBER_SETTINGS, ...TEXT_SETTINGS };
+
+function sameType(key: string, value: unknown): boolean {
+  const fallback = DEFAULTS[key];
+  return fallback === null ? value === null || typeof value === 'string' : typeof value === typeof fallback;
 }
 
 function parsed(stored: string | undefined): Record<string, unknown> {

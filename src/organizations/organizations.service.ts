@@ -57,11 +57,13 @@ export class OrganizationsService {
   ) {}
 
   /** Creates the organization with its owners team; a user creating it becomes its first owner. */
-  async create(principal: Principal, input: { name: string; email: string }): Promise<OrganizationView> {
+  async create(principal: Principal, input: OrganizationSettingsInput & { name: string; email: string; 'default-execution-mode'?: string }): Promise<OrganizationView> {
     requirePersonalAccess(principal, this.creation.creators === 'site-admin' ? 'create-organization-site-admin-only' : 'create-organization');
     const problem = nameProblem(input.name);
     if (problem) throw Errors.invalidName('/data/attributes/name', problem);
     checkEmail(input.email, '/data/attributes/email');
+    const mode = input['default-execution-mode'] ?? 'remote';
+    if (!isExecutionMode(mode)) throw Errors.invalidExecutionMode(EXECUTION_MODES, '/data/attributes/default-execution-mode');
     const now = nowIso();
     const featureSet = featureSetByName(this.defaultFeatureSet)!;
     try {
@@ -79,6 +81,8 @@ export class OrganizationsService {
           name_lower: input.name.toLowerCase(),
           email: input.email,
           feature_set: featureSet.name,
+          default_execution_mode: mode,
+          settings: mergedSettings(undefined, input) ?? '{}',
           created_at: now,
           updated_at: now,
         });

@@ -289,8 +289,8 @@ export class TeamsService {
     if (include.has('users')) {
       const ids = new Set<string>();
       for (const view of views) {
+        // Not the service account: it is not listed among the team's users (teams.serializer.ts).
         for (const member of view.members) ids.add(member.userId);
-        if (view.serviceAccountUserId) ids.add(view.serviceAccountUserId);
       }
       const users = await usersByIds([...ids]);
       users.sort((a, b) => a.username_lower.localeCompare(b.username_lower));

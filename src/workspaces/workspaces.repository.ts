@@ -46,6 +46,12 @@ export class WorkspacesRepository {
     await executor.updateTable('workspaces').set({ execution_mode: mode }).where('organization_name', '=', organizationName).where('execution_mode_overwritten', '=', 0).execute();
   }
 
+  /** The organization's workspaces of these ids, by name (unknown ids are left out). */
+  async findManyInOrganization(organizationName: string, ids: readonly string[]): Promise<WorkspaceRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('workspaces').select(COLUMNS).where('organization_name', '=', organizationName).where('id', 'in', [...ids]).orderBy('name_lower').execute();
+  }
+
   /** Names are unique ignoring case, so a lookup by name is too. */
   findByName(organizationName: string, name: string): Promise<WorkspaceRow | undefined> {
     return this.db
@@ -90,6 +96,12 @@ export class WorkspacesRepository {
       .groupBy('workspace_id')
       .execute();
     return new Map(rows.map((row) => [row.workspace_id, Number(row.n)]));
+  }
+
+  /** A safe delete: only while the workspace is unlocked, in one statement (no lock can come between). True when deleted. */
+  async deleteUnlocked(id: string): Promise<boolean> {
+    const result = await retryOnDeadlock(() => this.db.deleteFrom('workspaces').where('id', '=', id).where('locked', '=', 0).executeTakeFirst());
+    return Number(result.numDeletedRows) > 0;
   }
 
   /** Runs, plans, applies, stages, results, configuration versions and attachments go with it (ON DELETE CASCADE). */

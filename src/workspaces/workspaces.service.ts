@@ -163,6 +163,16 @@ export class WorkspacesService {
     return pageOf(options.page, rows.map((row) => ({ workspace: row, standing: standingOf(row.id), runsCount: counts.get(row.id) ?? 0 })), total);
   }
 
+  /**
+   * Workspaces another document relates to, for its `included` (a policy set's `include=workspaces`): those of
+   * these ids the caller may read; none for a member without a read right, who sees the ids alone.
+   */
+  async related(context: OrganizationContext, ids: readonly string[]): Promise<WorkspaceView[]> {
+    if (!allows(context.standing, 'workspace', 'read', {})) return [];
+    const rows = await this.workspaces.findManyInOrganization(context.organization.name, ids);
+    return rows.map((row) => ({ workspace: row, standing: context.standing }));
+  }
+
   /** Runs already created keep the execution mode they were created in. */
   async update(found: WorkspaceContext, input: WorkspaceUpdateInput, tagsRelationship?: TagsRelationship): Promise<WorkspaceView> {
     const { workspace, context } = found;
@@ -213,12 +223,14 @@ export class WorkspacesService {
   }
 
   /**
-   * Delete and safe-delete are one here: HCP's safe delete refuses a workspace that still manages
-   * resources (409), and a Teamstage workspace keeps no state, so it never manages any.
+   * HCP's safe delete refuses a workspace that still manages resources (409): a Teamstage workspace keeps no
+   * state, so it never manages any; it also refuses a locked workspace, as here.
    */
-  async delete(found: WorkspaceContext): Promise<void> {
+  async delete(found: WorkspaceContext, options: { safe?: boolean } = {}): Promise<void> {
     const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
-    await this.workspaces.delete(workspace.id);
+    if (!options.safe) return this.workspaces.delete(workspace.id);
+    // HCP's safe delete also refuses a locked workspace (go-tfe tells it by the word "locked").
+    if (!(await this.workspaces.deleteUnlocked(workspace.id)) && (await this.workspaces.findById(workspace.id))) throw Errors.workspaceLockedCannotDelete();
   }
 }

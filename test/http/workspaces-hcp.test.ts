@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
-import { createOrganization } from '../helpers/fixtures.js';
+import { addMember, addToTeam, createOrganization, createTeam } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, createWorkspace, memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
+import { createTestApp, startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
+import { opaPath } from '../helpers/opa.js';
 
 for (const dialect of testDialects()) {
   describe(`workspaces as HCP serves them (${dialect})`, () => {
@@ -207,7 +208,13 @@ for (const dialect of testDialects()) {
       assertError(await org.owner.api.post(`/workspaces/${workspace.id}/actions/unlock`), 409, /not locked/);
       assertError(await org.owner.api.post(`/workspaces/${workspace.id}/actions/force-unlock`), 409);
       assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/lock`), 200);
+      // HCP's safe delete refuses a locked workspace (go-tfe reads "locked"); it is still there after.
+      assertError(await org.owner.api.post(`/workspaces/${workspace.id}/actions/safe-delete`), 409, /locked/);
+      assertError(await org.owner.api.post(`/organizations/${org.name}/workspaces/${workspace.name}/actions/safe-delete`), 409, /locked/);
+      assertStatus(await org.owner.api.get(`/workspaces/${workspace.id}`), 200);
       assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/unlock`), 200);
+      assertStatus(await org.owner.api.post(`/workspaces/${workspace.id}/actions/safe-delete`), 204);
+      assertError(await org.owner.api.get(`/workspaces/${workspace.id}`), 404);
     });
 
     it("organizations: HCP's settings have HCP's defaults, a PATCH stores only what it sends, wrong types are 422; the entitlement set tells the truth", async () => {
@@ -268,6 +275,84 @@ for (const dialect of testDialects()) {
       });
       assert.equal(assertError(refused, 422, /only valid when plan-only/).source?.pointer, '/data/attributes/terraform-version');
       assert.equal((await org.owner.api.get(`/workspaces/${workspace.id}/runs`)).body.data.length, 2);
+    });
+
+    it('organization create takes the settings (default-execution-mode, allow-force-delete-workspaces, …); a bad mode is 422 and creates nothing', async () => {
+      const org = await createOrganization(ctx);
+      const name = `${org.name}-b`;
+      const created = await org.owner.api.post('/organizations', {
+        data: { type: 'organizations', attributes: { name, email: 'ops@example.test', 'default-execution-mode': 'local', 'allow-force-delete-workspaces': true } },
+      });
+      assertStatus(created, 201);
+      assert.equal(created.body.data.attributes['default-execution-mode'], 'local');
+      assert.equal(created.body.data.attributes['allow-force-delete-workspaces'], true);
+      assert.equal((await createWorkspace(org.owner.api, name)).body.data.attributes['execution-mode'], 'local');
+      const refused = await org.owner.api.post('/organizations', { data: { type: 'organizations', attributes: { name: `${org.name}-c`, email: 'ops@example.test', 'default-execution-mode': 'cloud' } } });
+      assertError(refused, 422);
+      assertError(await org.owner.api.get(`/organizations/${org.name}-c`), 404);
+    });
+
+    it('GET /teams/:id/relationships/organization-memberships lists the memberships, paginated', async () => {
+      const org = await createOrganization(ctx);
+      const team = await createTeam(ctx, org, { visibility: 'organization' });
+      const member = await addMember(ctx, org);
+      await addToTeam(org, team.id, member.username);
+      const path = `/teams/${team.id}/relationships/organization-memberships`;
+      const listed = await org.owner.api.get(path);
+      assertStatus(listed, 200);
+      assert.deepEqual(listed.body.data.map((item: any) => [item.type, item.id]), [['organization-memberships', member.membershipId]]);
+      assert.equal(listed.body.meta.pagination['total-count'], 1);
+      assertError(await org.owner.api.get('/teams/team-unknown/relationships/organization-memberships'), 404);
+    });
+
+    it('PATCH /account/update: a person changes their own username and email (only what is sent); taken, reserved or bad values are 422; tokens that are not a person get 404', async () => {
+      const org = await createOrganization(ctx);
+      const user = org.owner;
+      const before = (await user.api.get('/account/details')).body.data;
+      const unchanged = await user.api.patch('/account/update', { data: { type: 'users', attributes: {} } });
+      assertStatus(unchanged, 200);
+      assert.deepEqual(unchanged.body.data, before);
+      const renamed = await user.api.patch('/account/update', { data: { type: 'users', attributes: { username: `${before.attributes.username}-new` } } });
+      assertStatus(renamed, 200);
+      assert.equal(renamed.body.data.attributes.username, `${before.attributes.username}-new`);
+      assert.equal(renamed.body.data.attributes.email, before.attributes.email);
+      const mailed = await user.api.patch('/account/update', { data: { type: 'users', attributes: { email: `new-${before.attributes.email}` } } });
+      assert.equal(mailed.body.data.attributes.email, `new-${before.attributes.email}`);
+      assert.equal((await user.api.get('/account/details')).body.data.attributes.username, `${before.attributes.username}-new`);
+      const other = await addMember(ctx, org);
+      assertError(await user.api.patch('/account/update', { data: { type: 'users', attributes: { username: other.username.toUpperCase() } } }), 422);
+      assertError(await user.api.patch('/account/update', { data: { type: 'users', attributes: { username: 'api-team_x' } } }), 422);
+      assertError(await user.api.patch('/account/update', { data: { type: 'users', attributes: { email: 'not-an-email' } } }), 422);
+      assert.equal((await user.api.get('/account/details')).body.data.attributes.username, `${before.attributes.username}-new`);
+      const orgToken = await org.owner.api.post(`/organizations/${org.name}/authentication-token`);
+      const asOrg = user.api.as(orgToken.body.data.attributes.token);
+      assertError(await asOrg.patch('/account/update', { data: { type: 'users', attributes: { username: 'x' } } }), 404);
+    });
+  });
+
+  describe(`policy sets include their workspaces (${dialect})`, () => {
+    let ctx: TestContext;
+    before(async () => (ctx = await createTestApp(dialect, { TEAMSTAGE_OPA_PATH: opaPath() })));
+    after(() => ctx.close());
+
+    it('include=workspaces on show and list places the workspaces the caller may read in included; other names are 400', async () => {
+      const org = await createOrganization(ctx);
+      const workspace = await createWorkspace(org.owner.api, org.name);
+      const set = await org.owner.api.post(`/organizations/${org.name}/policy-sets`, {
+        data: { type: 'policy-sets', attributes: { name: 'gate', kind: 'opa' }, relationships: { workspaces: { data: [{ id: workspace.id, type: 'workspaces' }] } } },
+      });
+      assertStatus(set, 201);
+      const shown = await org.owner.api.get(`/policy-sets/${set.body.data.id}?include=workspaces`);
+      assertStatus(shown, 200);
+      assert.deepEqual(shown.body.included.map((item: any) => [item.type, item.id, item.attributes.name]), [['workspaces', workspace.id, workspace.name]]);
+      const list = await org.owner.api.get(`/organizations/${org.name}/policy-sets?include=workspaces`);
+      assert.equal(list.body.included[0].id, workspace.id);
+      assertError(await org.owner.api.get(`/policy-sets/${set.body.data.id}?include=projects`), 400, /allowed: workspaces, workspace-exclusions/);
+      // A member without a workspace read right sees the ids, not the workspaces.
+      const plain = await addMember(ctx, org);
+      const hidden = await plain.api.get(`/policy-sets/${set.body.data.id}?include=workspaces`);
+      assertStatus(hidden, 200);
+      assert.equal(hidden.body.included, undefined);
     });
   });
 }

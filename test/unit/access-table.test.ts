@@ -104,6 +104,8 @@ const ROWS: Row[] = [
   row('team-token', 'manage', ownersTeam, 'the owners team', 'AAAAA HHHH HHHH HHA HHH'),
   row('workspace', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
   row('workspace', 'manage', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
+  row('workspace', 'lock', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
+  row('workspace', 'force-unlock', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('workspace', 'queue-run', {}, '', 'AADAD HHHH DDDA HHA HHH'),
   row('workspace', 'attach-run-task', {}, '', 'AAAAA HHHH ADDD HHA HHH'),
   row('workspace', 'upload-configuration', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
@@ -205,6 +207,8 @@ describe('the access table', () => {
       'administer-site': [[admin, '', true], [alice, '', false], [orgToken, '', false], [token, '', false]],
       'manage-user-tokens': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
       'manage-user-token': [[admin, 'bob', true], [alice, 'alice', true], [alice, 'bob', false], [orgToken, 'alice', false], [token, 'alice', false]],
+      // Only a person has an account to change (PATCH /account/update).
+      'update-own-account': [[alice, '', true], [admin, '', false], [orgToken, '', false], [token, '', false], [auditTrailToken, '', false]],
       'accept-invitation': [[admin, 'bob', false], [alice, 'alice', true], [alice, 'bob', false], [token, 'alice', false], [auditTrailToken, 'alice', false]],
       // Only the audit trail token reads the audit trail; the organization token and owners' tokens find nothing (404).
       'read-audit-trail': [[auditTrailToken, '', true], [admin, '', false], [alice, '', false], [orgToken, '', false], [token, '', false]],

@@ -14,21 +14,25 @@ import type { OrganizationView } from '../../organizations/organizations.service
 import { FLAG_SETTINGS, NUMBER_SETTINGS, TEXT_SETTINGS } from '../../organizations/organization-settings.js';
 import type { Services } from '../../services.js';
 
+/** HCP's settings, on create and update alike. */
+const settingsAttributes = {
+  /** remote, agent or local: workspaces that set no mode of their own follow it. */
+  'default-execution-mode': OptionalString(100),
+  // HCP's other settings, stored and echoed (src/organizations/organization-settings.ts).
+  ...Object.fromEntries(Object.keys(FLAG_SETTINGS).map((key) => [key, Type.Optional(Type.Boolean())])),
+  ...Object.fromEntries(Object.keys(NUMBER_SETTINGS).map((key) => [key, Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 }))])),
+  ...Object.fromEntries(Object.keys(TEXT_SETTINGS).map((key) => [key, Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]))])),
+};
 const CreateOrganizationBody = resourceBody(
   'organizations',
-  Type.Object({ name: Type.String({ maxLength: 1000 }), email: Type.String({ maxLength: 1000 }) }),
+  Type.Object({ name: Type.String({ maxLength: 1000 }), email: Type.String({ maxLength: 1000 }), ...settingsAttributes }),
 );
 const UpdateOrganizationBody = resourceBody(
   'organizations',
   Type.Object({
     name: OptionalString(1000),
     email: OptionalString(1000),
-    /** remote, agent or local: workspaces that set no mode of their own follow it. */
-    'default-execution-mode': OptionalString(100),
-    // HCP's other settings, stored and echoed (src/organizations/organization-settings.ts).
-    ...Object.fromEntries(Object.keys(FLAG_SETTINGS).map((key) => [key, Type.Optional(Type.Boolean())])),
-    ...Object.fromEntries(Object.keys(NUMBER_SETTINGS).map((key) => [key, Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 }))])),
-    ...Object.fromEntries(Object.keys(TEXT_SETTINGS).map((key) => [key, Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]))])),
+    ...settingsAttributes,
   }),
   { attributesRequired: false },
 );

@@ -11,6 +11,15 @@ import type { TypedApp } from '../typed-app.js';
 import { Errors } from '../../core/errors.js';
 import type { PolicySetRelations } from '../../policies/policies.repository.js';
 import type { Services } from '../../services.js';
+import type { OrganizationContext } from '../../access/organization-gate.js';
+import type { PolicySetView } from '../../policies/policies.service.js';
+import { parseInclude } from '../include.js';
+import type { Resource } from '../jsonapi.js';
+import type { Query } from '../querystring.js';
+import { workspaceResource } from '../serializers/workspaces.serializer.js';
+
+/** What `include` may name on policy sets (HCP's projects and versions are not served here). */
+const POLICY_SET_INCLUDES = ['workspaces', 'workspace-exclusions'] as const;
 
 const Enforce = Type.Optional(
   Type.Array(Type.Object({ path: NullableString(1000), mode: NullableString(100) }), { maxItems: 10 }),
@@ -69,7 +78,19 @@ async function readRego(payload: IncomingMessage, declaredLength: string | undef
 
 /** HCP's policy API: policies (with upload and download of their text; Sentinel ones stored, never run) and policy sets with their relationships. */
 export async function policiesRoutes(app: TypedApp, services: Services): Promise<void> {
-  const { policiesService, config } = services;
+  const { policiesService, config, workspacesService } = services;
+
+  /** `include=workspaces` / `workspace-exclusions` of policy set documents: the workspaces, once each, that the caller may read. */
+  const includedWorkspaces = async (context: OrganizationContext, views: PolicySetView[], query: Query): Promise<Resource[]> => {
+    const include = parseInclude(query, POLICY_SET_INCLUDES);
+    const ids = new Set<string>();
+    for (const { relations } of views) {
+      if (include.has('workspaces')) relations.workspaceIds.forEach((id) => ids.add(id));
+      if (include.has('workspace-exclusions')) relations.excludedWorkspaceIds.forEach((id) => ids.add(id));
+    }
+    const related = await workspacesService.related(context, [...ids]);
+    return related.map((view) => workspaceResource(view.workspace, view.standing));
+  };
 
   app.get(
     '/organizations/:organization_name/policies',
@@ -140,11 +161,16 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
 
   app.get(
     '/organizations/:organization_name/policy-sets',
-    { config: { lookup: 'organization' }, schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policy sets of an organization' } },
+    {
+      config: { lookup: 'organization', includes: POLICY_SET_INCLUDES },
+      schema: { params: OrgParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'List the policy sets of an organization (include: workspaces, workspace-exclusions)' },
+    },
     async (request, reply) => {
       const page = parsePage(request.query);
-      const result = await policiesService.listSets(proofOf(request, 'organization'), page, request.query['search[name]'] || undefined, request.query['filter[kind]'] || undefined);
-      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetResource));
+      const found = proofOf(request, 'organization');
+      const result = await policiesService.listSets(found, page, request.query['search[name]'] || undefined, request.query['filter[kind]'] || undefined);
+      const included = await includedWorkspaces(found, result.items, request.query);
+      return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetResource, included));
     },
   );
 
@@ -165,8 +191,16 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
 
   app.get(
     '/policy-sets/:policy_set_id',
-    { config: { lookup: 'policy-set' }, schema: { params: SetParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'Show a policy set' } },
-    async (request, reply) => sendDocument(reply, 200, { data: policySetResource(await policiesService.showSet(proofOf(request, 'policy-set'))) }),
+    {
+      config: { lookup: 'policy-set', includes: POLICY_SET_INCLUDES },
+      schema: { params: SetParams, querystring: JsonApiQuery, tags: ['policies'], summary: 'Show a policy set (include: workspaces, workspace-exclusions)' },
+    },
+    async (request, reply) => {
+      const found = proofOf(request, 'policy-set');
+      const view = await policiesService.showSet(found);
+      const included = await includedWorkspaces(found.context, [view], request.query);
+      return sendDocument(reply, 200, { data: policySetResource(view), ...(included.length > 0 ? { included } : {}) });
+    },
   );
 
   app.patch(

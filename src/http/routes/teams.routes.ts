@@ -8,6 +8,8 @@ import { listParameter } from '../querystring.js';
 import { sendDocument, sendNoContent } from '../reply.js';
 import { IdParam, JsonApiQuery, NullableString, resourceBody } from '../schemas.js';
 import { teamDetailsResource, teamIncluded } from '../serializers/teams.serializer.js';
+import { membershipResource } from '../serializers/memberships.serializer.js';
+import { slicePage } from '../../core/page.js';
 import type { TypedApp } from '../typed-app.js';
 import type { Services } from '../../services.js';
 import { ORGANIZATION_ACCESS_KEYS } from '../../access/organization-access.js';
@@ -75,6 +77,18 @@ export async function teamsRoutes(app: TypedApp, services: Services): Promise<vo
     async (request, reply) => {
       const include = parseInclude(request.query, TEAM_INCLUDES);
       return sendDocument(reply, 200, teamDocument(await teamsService.show(proofOf(request, 'team'), include)));
+    },
+  );
+
+  // HCP's relationship read (the tfe provider v0.80's tfe_team_organization_members reads it): the team's
+  // organization memberships, invited ones too, as full documents, paginated.
+  app.get(
+    '/teams/:team_id/relationships/organization-memberships',
+    { config: { lookup: 'team' }, schema: { params: TeamParams, querystring: JsonApiQuery, tags: ['teams'], summary: "A team's organization memberships (invited ones too)" } },
+    async (request, reply) => {
+      const { related } = await teamsService.show(proofOf(request, 'team'), new Set(['organization-memberships'] as const));
+      const page = slicePage(related.memberships, parsePage(request.query));
+      return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, page, membershipResource));
     },
   );
 

@@ -11,6 +11,12 @@ import type { Services } from '../../services.js';
 import { Errors } from '../../core/errors.js';
 import type { Query } from '../querystring.js';
 
+const AccountUpdateBody = resourceBody(
+  'users',
+  Type.Object({ username: Type.Optional(Type.String({ maxLength: 1000 })), email: Type.Optional(Type.String({ maxLength: 1000 })) }),
+  { attributesRequired: false },
+);
+
 function booleanFilter(query: Query, name: string): boolean | undefined {
   const value = query[name];
   if (value === undefined || value === '') return undefined;
@@ -42,6 +48,15 @@ export async function usersRoutes(app: TypedApp, services: Services): Promise<vo
     };
     return sendDocument(reply, 200, listDocument(request, services.config.baseUrl, await users.list(callerOf(request), page, options), adminView));
   });
+
+  app.patch(
+    '/account/update',
+    { schema: { body: AccountUpdateBody, tags: ['users'], summary: 'Change your own username or email (only what is sent; people only)' } },
+    async (request, reply) => {
+      const user = await users.updateOwnAccount(callerOf(request), request.body.data.attributes ?? {});
+      return sendDocument(reply, 200, { data: userResource(user, { showEmail: true, isSiteAdmin: false }) });
+    },
+  );
 
   app.get('/account/details', { schema: { tags: ['users'] } }, async (request, reply) => {
     const { user, isSiteAdmin } = await users.accountDetails(callerOf(request));

@@ -190,10 +190,10 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
     '/organizations/:organization_name/workspaces/:workspace_name/actions/safe-delete',
     {
       config: { lookup: 'workspace-by-name' },
-      schema: { params: NamedWorkspaceParams, tags: ['workspaces'], summary: 'Safe-delete a workspace by name: as delete, since a workspace here never manages resources' },
+      schema: { params: NamedWorkspaceParams, tags: ['workspaces'], summary: 'Safe-delete a workspace by name: as delete (a workspace here never manages resources), refused while it is locked (409)' },
     },
     async (request, reply) => {
-      await workspacesService.delete(proofOf(request, 'workspace-by-name'));
+      await workspacesService.delete(proofOf(request, 'workspace-by-name'), { safe: true });
       return sendNoContent(reply);
     },
   );
@@ -202,10 +202,10 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
     '/workspaces/:workspace_id/actions/safe-delete',
     {
       config: { lookup: 'workspace' },
-      schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Safe-delete a workspace: as delete, since a workspace here never manages resources' },
+      schema: { params: WorkspaceParams, tags: ['workspaces'], summary: 'Safe-delete a workspace: as delete (a workspace here never manages resources), refused while it is locked (409)' },
     },
     async (request, reply) => {
-      await workspacesService.delete(proofOf(request, 'workspace'));
+      await workspacesService.delete(proofOf(request, 'workspace'), { safe: true });
       return sendNoContent(reply);
     },
   );

@@ -8,14 +8,16 @@ import { userResource } from './users.serializer.js';
 export function teamResource(view: TeamView, permissions: TeamPermissions): Resource {
   const { team } = view;
   const userIds = view.members.map((member) => member.userId);
-  if (view.serviceAccountUserId) userIds.push(view.serviceAccountUserId);
+  // HCP counts a tokened team's service account among its users (users-count) but does not list it: the tfe
+  // provider's tfe_team_members would otherwise try to remove `api-team_…` and never converge (issue 37).
+  const usersCount = userIds.length + (view.serviceAccountUserId ? 1 : 0);
   return {
     id: team.id,
     type: 'teams',
     attributes: {
       name: team.name,
       'sso-team-id': team.ssoTeamId,
-      'users-count': userIds.length,
+      'users-count': usersCount,
       'non-service-users-count': view.members.length,
       visibility: team.visibility,
       'allow-member-token-management': team.allowMemberTokenManagement,
