@@ -44,7 +44,7 @@ const TEAM_ATTRIBUTES: Record<string, Attr> = {
 };
 const TOKEN_ATTRIBUTES: Record<string, Attr> = { description: 'nullable-string', 'expired-at': 'nullable-string' };
 
-/** The Teams side: every write route of issue 2, with what its body must be. */
+/** The Teams side (every write route of issue 2) and the lists of workspace relationships, with what each body must be. */
 const TEAMS_SIDE: Record<string, RouteSpec> = {
   'POST /api/v2/admin/users': {
     body: 'required', caller: 'site-admin', attributes: { username: 'string', email: 'string' },
@@ -86,10 +86,16 @@ const TEAMS_SIDE: Record<string, RouteSpec> = {
   'DELETE /api/v2/teams/{team_id}/relationships/users': { body: 'required', identifiers: 'users' },
   'POST /api/v2/teams/{team_id}/relationships/organization-memberships': { body: 'required', identifiers: 'organization-memberships' },
   'DELETE /api/v2/teams/{team_id}/relationships/organization-memberships': { body: 'required', identifiers: 'organization-memberships' },
+  // Lists of workspaces and tags, where an empty list is a valid no-op (PATCH: clears the consumers).
+  'POST /api/v2/workspaces/{workspace_id}/relationships/remote-state-consumers': { body: 'required', identifiers: 'workspaces' },
+  'PATCH /api/v2/workspaces/{workspace_id}/relationships/remote-state-consumers': { body: 'required', identifiers: 'workspaces' },
+  'DELETE /api/v2/workspaces/{workspace_id}/relationships/remote-state-consumers': { body: 'required', identifiers: 'workspaces' },
+  'POST /api/v2/workspaces/{workspace_id}/relationships/tags': { body: 'required', identifiers: 'tags' },
+  'DELETE /api/v2/workspaces/{workspace_id}/relationships/tags': { body: 'required', identifiers: 'tags' },
 };
 
 /** Write routes of the other areas whose body may legitimately be empty. */
-const OPTIONAL_ELSEWHERE = [/\/configuration-versions$/, /\/actions\/(apply|discard|cancel|override)$/];
+const OPTIONAL_ELSEWHERE = [/\/configuration-versions$/, /\/actions\/(apply|discard|cancel|override|lock|unlock|force-unlock)$/];
 
 interface Request {
   payload?: string;

@@ -71,7 +71,8 @@ export async function workspaceRelationshipsRoutes(app: TypedApp, services: Serv
     );
   }
 
-  const LockBody = Type.Optional(Type.Unknown());
+  /** HCP's lock takes an optional reason (go-tfe sends `{"reason": …}`); unlocks send nothing. */
+  const LockBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
   app.post(
     '/workspaces/:workspace_id/actions/lock',
     { config: byId, schema: { params: WorkspaceParams, body: LockBody, tags: ['workspaces'], summary: 'Lock a workspace: runs may be queued, none starts until it is unlocked (409 when locked)' } },
