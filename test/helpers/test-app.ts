@@ -116,8 +116,8 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
 }
 
 /** A test app and a mock run task service beside it, closed together (runs, workspaces, workspace tasks). */
-export async function startAppWithTaskService(dialect: Dialect): Promise<{ ctx: TestContext; mock: MockTaskService; close(): Promise<void> }> {
-  const ctx = await createTestApp(dialect);
+export async function startAppWithTaskService(dialect: Dialect, env: Record<string, string> = {}): Promise<{ ctx: TestContext; mock: MockTaskService; close(): Promise<void> }> {
+  const ctx = await createTestApp(dialect, env);
   const mock = await MockTaskService.start();
   return {
     ctx,

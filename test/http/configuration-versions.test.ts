@@ -6,7 +6,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization, createUser } from '../helpers/fixtures.js';
 import { createRun, createWorkspace, memberWithAccess, organizationToken, putUpload, tarGz, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const cvBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'configuration-versions', attributes } });
 
@@ -14,7 +14,7 @@ for (const dialect of testDialects()) {
   describe(`configuration versions (${dialect})`, () => {
     let ctx: TestContext;
     before(async () => {
-      ctx = await createTestApp(dialect);
+      ctx = await createTestApp(dialect, SIMULATED_PLAN_CHANGES);
     });
     after(() => ctx.close());
 

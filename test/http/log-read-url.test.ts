@@ -8,14 +8,14 @@ import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { signedLogPath } from '../../src/runs/log-url-signature.js';
-import { createTestApp, type TestContext, testDialects } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, type TestContext, testDialects } from '../helpers/test-app.js';
 
 const SIMULATED_PLAN = "Teamstage's built-in executor runs no Terraform (simulated).\n\nNo changes. Your infrastructure matches the configuration.\n";
 
 for (const dialect of testDialects()) {
   describe(`signed log URLs (${dialect})`, () => {
     let ctx: TestContext;
-    before(async () => (ctx = await createTestApp(dialect, { TEAMSTAGE_LOG_URL_TTL: '60' })));
+    before(async () => (ctx = await createTestApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_LOG_URL_TTL: '60' })));
     after(() => ctx.close());
 
     /** A GET with no token, as go-tfe's LogReader sends it; `status` and a parsed `body` for the error assertions. */
