@@ -96,7 +96,7 @@ for (const dialect of testDialects()) {
       assertStatus(plan, 200);
       assert.equal(plan.body.data.type, 'plans');
       assert.equal(plan.body.data.attributes.status, 'finished');
-      assert.equal(plan.body.data.attributes['has-changes'], false);
+      assert.equal(plan.body.data.attributes['has-changes'], true, 'the simulated change (TEAMSTAGE_SIMULATED_PLAN_CHANGES)');
       assert.equal(plan.body.data.links['json-output'], `/api/v2/plans/${plan.body.data.id}/json-output`);
       const apply = await org.owner.api.get(`/applies/${run.relationships.apply.data.id}`);
       assertStatus(apply, 200);
