@@ -80,6 +80,11 @@ export interface Config {
     urlDeny: DestinationRule[];
   };
   /** Agent execution mode (issue 16): what a pipeline may upload, and how long a claimed phase may go unreported. */
+  /**
+   * TEAMSTAGE_SIMULATED_PLAN_CHANGES (`true` / `false`, default false): the built-in no-op executor's plans
+   * create one simulated resource, so remote runs wait for their apply (src/runs/noop-executor.ts).
+   */
+  simulatedPlanChanges: boolean;
   agent: {
     /** TEAMSTAGE_AGENT_PHASE_TIMEOUT: seconds from a claim to its report; after that the run errors. */
     phaseTimeoutSeconds: number;
@@ -198,6 +203,13 @@ function wholeCount(name: string, raw: string | undefined, fallback: number, all
   const value = positiveNumber(name, raw, fallback, allowZero);
   if (!Number.isInteger(value)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   return value;
+}
+
+/** `true` or `false` (unset: false); anything else is a typo, refused rather than read as false. */
+function booleanSetting(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 /** pino's levels: anything else made the logger throw a stack trace at start. */
@@ -348,6 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       urlAllow: destinationRules('TEAMSTAGE_TASK_URL_ALLOW', env.TEAMSTAGE_TASK_URL_ALLOW),
       urlDeny: destinationRules('TEAMSTAGE_TASK_URL_DENY', env.TEAMSTAGE_TASK_URL_DENY),
     },
+    simulatedPlanChanges: booleanSetting('TEAMSTAGE_SIMULATED_PLAN_CHANGES', env.TEAMSTAGE_SIMULATED_PLAN_CHANGES),
     agent: {
       phaseTimeoutSeconds: positiveNumber('TEAMSTAGE_AGENT_PHASE_TIMEOUT', env.TEAMSTAGE_AGENT_PHASE_TIMEOUT, 3600),
       // One hour: what `teamstage pipeline plan-start` and `apply-start` wait by default (--timeout 3600). The

@@ -132,7 +132,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const artifactAccess = new ArtifactAccess(authenticator, workspaceGate, taskAccessTokens);
   const phaseUploads = new PhaseUploadsRepository(db);
   const runTransitions = new RunTransitions(runs, jobs, phaseUploads, taskStageRunner, runRecorder, configurationVersions, config.agent.claimTimeoutSeconds);
-  const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor(), jobs, taskStageRunner, log);
+  const runProgress = new RunProgress(db, runs, configurationVersions, runTransitions, new NoopExecutor({ simulatedChanges: config.simulatedPlanChanges }), jobs, taskStageRunner, log);
   runProgress.registerJobs();
   // Agent execution mode (issue 16): the pipeline's side of a run's plan and apply.
   // Plan JSON uploads are checked in worker threads, at most two at once (plan-json-checker.ts).

@@ -14,11 +14,16 @@ const keyName = (generation: number) => `${KEY_NAME}@${generation}`;
 
 /**
  * What the built-in executor (remote mode) "logs": it runs no Terraform, so its log says so, in
- * Terraform's words for a plan and an apply that change nothing.
+ * Terraform's words for the phase's counts (none, or its simulated changes: TEAMSTAGE_SIMULATED_PLAN_CHANGES).
  */
 function simulatedLog(kind: PhaseTable, phase: PhaseRow): Buffer {
   if (phase.status !== 'finished') return Buffer.alloc(0);
-  const line = kind === 'plans' ? 'No changes. Your infrastructure matches the configuration.' : 'Apply complete! Resources: 0 added, 0 changed, 0 destroyed.';
+  const counts = [phase.resource_additions, phase.resource_changes, phase.resource_destructions];
+  const line = kind === 'applies'
+    ? `Apply complete! Resources: ${counts[0]} added, ${counts[1]} changed, ${counts[2]} destroyed.`
+    : phase.has_changes === 1
+      ? `Plan: ${counts[0]} to add, ${counts[1]} to change, ${counts[2]} to destroy.`
+      : 'No changes. Your infrastructure matches the configuration.';
   return Buffer.from(`Teamstage's built-in executor runs no Terraform (simulated).\n\n${line}\n`);
 }
 

@@ -36,7 +36,7 @@ export type RunStep =
   | { kind: 'wait'; reason: 'task-stage' | 'override' | 'confirmation' | 'finished' | 'agent' | 'queue' };
 
 export function runFacts(run: Omit<RunSnapshot, 'status' | 'autoApply'>, stages: readonly Pick<StageSnapshot, 'stage'>[]): RunFacts {
-  return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)), noChanges: run.agent && !run.planHasChanges };
+  return { planOnly: run.planOnly, stages: new Set(stages.map((stage) => stage.stage)), noChanges: !run.planHasChanges };
 }
 
 /**

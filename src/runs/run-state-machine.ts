@@ -46,9 +46,10 @@ export interface RunFacts {
   /** The task stages created for this run (only stage values with an enabled workspace task). */
   stages: ReadonlySet<TaskStageName>;
   /**
-   * Agent mode, and the plan reported has no changes: the run ends after its plan and post-plan stage,
-   * as HCP's do. Read only once the plan is done (`planned` and after); the no-op executor's empty plans
-   * (remote mode) never set it, so their runs still wait for apply. Absent: false.
+   * The plan has no changes (reported by a pipeline in agent mode, or the built-in executor's in remote
+   * mode): the run ends after its plan and post-plan stage, `planned_and_finished`, as HCP's do (terraform's
+   * and tofu's `cloud` block confirm nothing then). Read only once the plan is done (`planned` and after).
+   * Absent: false.
    */
   noChanges?: boolean;
 }
@@ -110,8 +111,7 @@ export function stageEnteredFrom(status: RunStatus, facts: RunFacts): TaskStageN
 
 /**
  * Waiting for someone to confirm the apply (or discard): the plan is done, the post-plan stage (if
- * any) passed, and the run is not plan-only. With the no-op executor every plan "has changes" in this
- * sense, so a run stops here unless it auto-applies: that keeps the apply stages reachable.
+ * any) passed, and the run is not plan-only and has changes (a run without changes ends after its plan).
  */
 export function awaitsConfirmation(status: RunStatus, facts: RunFacts): boolean {
   if (endsAfterPlan(facts)) return false;

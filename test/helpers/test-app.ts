@@ -71,6 +71,14 @@ export interface TestAppOptions extends DatabaseOptions {
   onQuery?: (sql: string) => void;
 }
 
+/**
+ * TEAMSTAGE_SIMULATED_PLAN_CHANGES=true: the built-in executor's plans create one simulated resource, so a remote
+ * run that is not plan-only waits for its apply and reaches the pre-apply and post-apply stages. Without it a
+ * remote run has no changes and ends `planned_and_finished` after its post-plan stage, as on HCP. Tests that
+ * drive remote runs through confirm, apply or the apply stages pass this (merged into their env) explicitly.
+ */
+export const SIMULATED_PLAN_CHANGES: Readonly<Record<string, string>> = { TEAMSTAGE_SIMULATED_PLAN_CHANGES: 'true' };
+
 /** The whole application over a fresh database, with a known site token and no rate limits unless asked. */
 export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
   const database = await freshDatabaseUrl(dialect, options);
@@ -108,8 +116,8 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
 }
 
 /** A test app and a mock run task service beside it, closed together (runs, workspaces, workspace tasks). */
-export async function startAppWithTaskService(dialect: Dialect): Promise<{ ctx: TestContext; mock: MockTaskService; close(): Promise<void> }> {
-  const ctx = await createTestApp(dialect);
+export async function startAppWithTaskService(dialect: Dialect, env: Record<string, string> = {}): Promise<{ ctx: TestContext; mock: MockTaskService; close(): Promise<void> }> {
+  const ctx = await createTestApp(dialect, env);
   const mock = await MockTaskService.start();
   return {
     ctx,

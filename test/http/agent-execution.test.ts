@@ -116,7 +116,7 @@ for (const dialect of testDialects()) {
       assertError(await reader.api.patch(`/workspaces/${plain.id}`, { data: { type: 'workspaces', attributes: { 'execution-mode': 'agent' } } }), 403);
     });
 
-    it('local mode queues no runs (422); remote mode keeps the no-op executor, which still stops in planned for apply', async () => {
+    it('local mode queues no runs (422); remote mode keeps the no-op executor, whose empty plan ends the run planned_and_finished', async () => {
       const org = await createOrganization(ctx);
       const local = await createRunnableWorkspace(ctx, org.owner.api, org.name, { 'execution-mode': 'local' });
       const refused = await org.owner.api.post('/runs', { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id: local.id } } } } });
@@ -124,9 +124,9 @@ for (const dialect of testDialects()) {
 
       const remote = await createRunnableWorkspace(ctx, org.owner.api, org.name);
       const run = await agentRun(org.owner.api, remote.id);
-      await waitForRunStatus(org.owner.api, run.runId, 'planned');
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      assert.equal((await org.owner.api.get(`/runs/${run.runId}`)).body.data.attributes.status, 'planned', 'waits for apply though the plan is empty');
+      // Nothing to apply, as on HCP (issue 34 item 5): the run ends by itself instead of waiting for a confirmation.
+      const finished = await waitForRunStatus(org.owner.api, run.runId, 'planned_and_finished');
+      assert.equal(finished.attributes['has-changes'], false);
       const plan = (await org.owner.api.get(`/plans/${run.planId}`)).body.data;
       assert.deepEqual(plan.attributes['execution-details'], { mode: 'remote' });
       // Remote mode: the built-in executor's few lines, through the signed URL, with no token.

@@ -6,7 +6,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization, createUser } from '../helpers/fixtures.js';
 import { createRun, createWorkspace, memberWithAccess, organizationToken, putUpload, tarGz, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const cvBody = (attributes: Record<string, unknown> = {}) => ({ data: { type: 'configuration-versions', attributes } });
 
@@ -14,7 +14,7 @@ for (const dialect of testDialects()) {
   describe(`configuration versions (${dialect})`, () => {
     let ctx: TestContext;
     before(async () => {
-      ctx = await createTestApp(dialect);
+      ctx = await createTestApp(dialect, SIMULATED_PLAN_CHANGES);
     });
     after(() => ctx.close());
 
@@ -204,9 +204,9 @@ for (const dialect of testDialects()) {
       const plan = JSON.parse(json.body);
       assert.equal(plan.format_version, '1.2');
       assert.equal(typeof plan.terraform_version, 'string');
-      assert.deepEqual(plan.planned_values, { root_module: {} });
-      assert.deepEqual(plan.resource_changes, []);
-      assert.deepEqual(plan.configuration, { root_module: {} });
+      // The simulated change (TEAMSTAGE_SIMULATED_PLAN_CHANGES): one terraform_data to create.
+      assert.deepEqual(plan.resource_changes.map((change: any) => [change.address, change.change.actions]), [['terraform_data.teamstage_simulated', ['create']]]);
+      assert.equal(plan.planned_values.root_module.resources.length, 1);
       assert.equal((await planJson(plain.token)).statusCode, 404);
       assert.equal((await planJson(undefined)).statusCode, 401);
       assert.equal((await planJson('not-a-token')).statusCode, 401);

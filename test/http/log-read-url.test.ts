@@ -8,14 +8,14 @@ import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { signedLogPath } from '../../src/runs/log-url-signature.js';
-import { createTestApp, type TestContext, testDialects } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, type TestContext, testDialects } from '../helpers/test-app.js';
 
-const SIMULATED_PLAN = "Teamstage's built-in executor runs no Terraform (simulated).\n\nNo changes. Your infrastructure matches the configuration.\n";
+const SIMULATED_PLAN = "Teamstage's built-in executor runs no Terraform (simulated).\n\nPlan: 1 to add, 0 to change, 0 to destroy.\n"; // TEAMSTAGE_SIMULATED_PLAN_CHANGES
 
 for (const dialect of testDialects()) {
   describe(`signed log URLs (${dialect})`, () => {
     let ctx: TestContext;
-    before(async () => (ctx = await createTestApp(dialect, { TEAMSTAGE_LOG_URL_TTL: '60' })));
+    before(async () => (ctx = await createTestApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_LOG_URL_TTL: '60' })));
     after(() => ctx.close());
 
     /** A GET with no token, as go-tfe's LogReader sends it; `status` and a parsed `body` for the error assertions. */
@@ -52,7 +52,7 @@ for (const dialect of testDialects()) {
       assert.equal(streamed, whole.text);
       assert.equal((await read(planUrl.pathname, '?offset=100000')).raw.length, 0, 'past the end: empty');
       const applyLog = await read(new URL(apply.attributes['log-read-url']).pathname);
-      assert.match(applyLog.text, /Apply complete! Resources: 0 added, 0 changed, 0 destroyed\.\n\u0003$/);
+      assert.match(applyLog.text, /Apply complete! Resources: 1 added, 0 changed, 0 destroyed\.\n\u0003$/);
       assertError(await read(planUrl.pathname, '?limit=-1'), 422);
       assertError(await read(planUrl.pathname, '?offset=abc'), 422);
     });

@@ -8,14 +8,14 @@ import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization, type TestOrganization } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, putUpload, tarGz, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
   describe(`run limits (${dialect})`, () => {
     let ctx: TestContext;
     let org: TestOrganization;
     before(async () => {
-      ctx = await createTestApp(dialect, { TEAMSTAGE_COMMENTS_PER_RUN: '3', TEAMSTAGE_COMMENT_MAX_CHARS: '40', TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE: '2' });
+      ctx = await createTestApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_COMMENTS_PER_RUN: '3', TEAMSTAGE_COMMENT_MAX_CHARS: '40', TEAMSTAGE_PENDING_RUNS_PER_WORKSPACE: '2' });
       org = await createOrganization(ctx);
     });
     after(() => ctx.close());

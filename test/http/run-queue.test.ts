@@ -9,14 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { assertStatus } from '../helpers/assertions.js';
 import { createOrganization, type TestOrganization } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
   describe(`the run queue of a workspace (${dialect})`, () => {
     let ctx: TestContext;
     let org: TestOrganization;
     before(async () => {
-      ctx = await createTestApp(dialect);
+      ctx = await createTestApp(dialect, SIMULATED_PLAN_CHANGES);
       org = await createOrganization(ctx);
     });
     after(() => ctx.close());

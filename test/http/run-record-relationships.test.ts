@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertStatus } from '../helpers/assertions.js';
 import { createOrganization } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, type TestContext, testDialects } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, type TestContext, testDialects } from '../helpers/test-app.js';
 import type { ApiClient } from '../helpers/api-client.js';
 
 const ids = (relationship: any): string[] => relationship.data.map((entry: any) => entry.id);
@@ -26,7 +26,7 @@ async function recordOf(api: ApiClient, runId: string): Promise<{ events: string
 for (const dialect of testDialects()) {
   describe(`a run's run-events and comments relationships (${dialect})`, () => {
     let ctx: TestContext;
-    before(async () => (ctx = await createTestApp(dialect)));
+    before(async () => (ctx = await createTestApp(dialect, SIMULATED_PLAN_CHANGES)));
     after(() => ctx.close());
 
     it('POST /runs answers with the run-events relationship: its creation, the queued event', async () => {

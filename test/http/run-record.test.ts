@@ -12,7 +12,7 @@ import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, addToTeam, createTeam, type TestUser } from '../helpers/fixtures.js';
 import { attachRunTask, createRun, createRunTask, createWorkspace, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, HMAC_KEY, ScriptedTaskService, startListeningApp, startRun, stagesOf, waitForStageStatus } from '../helpers/task-stage-scenario.js';
-import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const PLANS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans');
 const ISO_Z = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -22,7 +22,7 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let service: ScriptedTaskService;
     before(async () => {
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
       service = await ScriptedTaskService.start();
     });
     after(async () => {

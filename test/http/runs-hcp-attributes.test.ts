@@ -7,12 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, type TestContext, testDialects } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, type TestContext, testDialects } from '../helpers/test-app.js';
 
 for (const dialect of testDialects()) {
   describe(`runs: HCP attributes, filters and users (${dialect})`, () => {
     let ctx: TestContext;
-    before(async () => (ctx = await createTestApp(dialect)));
+    before(async () => (ctx = await createTestApp(dialect, SIMULATED_PLAN_CHANGES)));
     after(() => ctx.close());
 
     it('echoes refresh, refresh-only, allow-empty-apply, replace-addrs, target-addrs and variables; defaults as HCP', async () => {

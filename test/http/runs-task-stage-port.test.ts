@@ -6,7 +6,7 @@ import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization, type TestOrganization } from '../helpers/fixtures.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
 import { attachRunTask, createRun, createRunnableWorkspace, createRunTask, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, type TestContext, testDialects } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, type TestContext, testDialects } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 /** How the run side drives the task stage side through its port (TaskStagePort), with a fake task stage side. */
@@ -50,7 +50,7 @@ for (const dialect of testDialects()) {
     let fake: FakeTaskStages;
     let mock: MockTaskService;
     before(async () => {
-      ctx = await createTestApp(dialect);
+      ctx = await createTestApp(dialect, SIMULATED_PLAN_CHANGES);
       mock = await MockTaskService.start();
       fake = new FakeTaskStages();
       // Runs reach task stages only through their TaskStagePort, which the task stage runner is (services.ts):

@@ -6,7 +6,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { createOrganization, type TestOrganization } from '../helpers/fixtures.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
 import { attachRunTask, createRun, createRunnableWorkspace, createRunTask, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, type TestContext, testDialects } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, type TestContext, testDialects } from '../helpers/test-app.js';
 
 /** Runs create their task stages and results with the run, from the run tasks attached to their workspace. */
 for (const dialect of testDialects()) {
@@ -14,7 +14,7 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let mock: MockTaskService;
     before(async () => {
-      ctx = await createTestApp(dialect, { TEAMSTAGE_JOBS: 'off' });
+      ctx = await createTestApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_JOBS: 'off' });
       mock = await MockTaskService.start();
     });
     after(async () => {

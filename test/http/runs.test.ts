@@ -6,7 +6,7 @@ import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, createOrganization, createUser } from '../helpers/fixtures.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
 import { createRun, createRunnableWorkspace, createWorkspace, memberWithAccess, organizationToken, putUpload, tarGz, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { startAppWithTaskService, type TestContext, testDialects } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, startAppWithTaskService, type TestContext, testDialects } from '../helpers/test-app.js';
 
 const runBody = (workspaceId: string | undefined, attributes: Record<string, unknown> = {}, configurationVersionId?: string) => ({
   data: {
@@ -24,7 +24,7 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let mock: MockTaskService;
     let close: () => Promise<void>;
-    before(async () => ({ ctx, mock, close } = await startAppWithTaskService(dialect)));
+    before(async () => ({ ctx, mock, close } = await startAppWithTaskService(dialect, SIMULATED_PLAN_CHANGES)));
     after(() => close());
 
     it("the plan and the apply are told the run's workspace, organization and configuration", async () => {
@@ -96,7 +96,7 @@ for (const dialect of testDialects()) {
       assertStatus(plan, 200);
       assert.equal(plan.body.data.type, 'plans');
       assert.equal(plan.body.data.attributes.status, 'finished');
-      assert.equal(plan.body.data.attributes['has-changes'], false);
+      assert.equal(plan.body.data.attributes['has-changes'], true, 'the simulated change (TEAMSTAGE_SIMULATED_PLAN_CHANGES)');
       assert.equal(plan.body.data.links['json-output'], `/api/v2/plans/${plan.body.data.id}/json-output`);
       const apply = await org.owner.api.get(`/applies/${run.relationships.apply.data.id}`);
       assertStatus(apply, 200);

@@ -8,7 +8,7 @@ import { attachRunTask, createRunTask, waitForRunStatus } from '../helpers/run-f
 import {
   ScriptedTaskService, gatedWorkspace, sleep, stagesOf, startListeningApp, startRun, waitForStageStatus, HMAC_KEY,
 } from '../helpers/task-stage-scenario.js';
-import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -23,7 +23,7 @@ for (const dialect of testDialects()) {
     let service: ScriptedTaskService;
     before(async () => {
       // Callback deadline far away: results stay open until a test says otherwise.
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '600' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '600' });
       service = await ScriptedTaskService.start();
     });
     after(async () => {

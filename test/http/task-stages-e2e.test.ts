@@ -10,7 +10,7 @@ import {
   type GatedWorkspace,
 } from '../helpers/task-stage-scenario.js';
 import { waitUntil } from '../helpers/wait-until.js';
-import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -75,7 +75,7 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let service: ScriptedTaskService;
     before(async () => {
-      ctx = await startListeningApp(dialect);
+      ctx = await startListeningApp(dialect, SIMULATED_PLAN_CHANGES);
       service = await ScriptedTaskService.start();
     });
     after(async () => {
@@ -383,7 +383,7 @@ for (const dialect of testDialects()) {
     let service: ScriptedTaskService;
     before(async () => {
       // Callbacks keep coming (so the callback timeout never fires), but the total time is capped.
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '600', TEAMSTAGE_TASK_MAX_DURATION: '1.5' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '600', TEAMSTAGE_TASK_MAX_DURATION: '1.5' });
       service = await ScriptedTaskService.start();
     });
     after(async () => {
@@ -441,7 +441,7 @@ for (const dialect of testDialects()) {
     let example: import('node:http').Server;
     let exampleUrl: string;
     before(async () => {
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
       // @ts-expect-error: a plain JavaScript example without type declarations
       const { createServer } = await import('../../examples/run-task-service/server.mjs');
       example = createServer({ hmacKey: HMAC_KEY, failWorkspacePattern: 'prod', denyResourceTypes: [], allowDestroy: false, verdictDelayMs: 0, quiet: true });
@@ -485,7 +485,7 @@ for (const dialect of testDialects()) {
       const passed = await outcomesOf(devRun);
       assert.equal(passed.stage.attributes.status, 'passed');
       assert.equal(passed.result.attributes.status, 'passed');
-      assert.match(passed.result.attributes.message, /none of the 0 resource changes/, 'the example read the (empty) plan with its token');
+      assert.match(passed.result.attributes.message, /none of the 1 resource changes/, 'the example read the plan (its one simulated change) with its token');
       assert.ok(passed.result.attributes['status-timestamps']['running-at'], 'the example reports running first');
     });
   });

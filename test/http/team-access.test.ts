@@ -17,7 +17,7 @@ import {
   createRun, createRunnableWorkspace, createRunTask, createWorkspace, uploadConfiguration, waitForRunStatus,
 } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, ScriptedTaskService, startListeningApp, startRun, stagesOf, waitForStageStatus } from '../helpers/task-stage-scenario.js';
-import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans');
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -53,7 +53,7 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let service: ScriptedTaskService;
     before(async () => {
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
       service = await ScriptedTaskService.start();
     });
     after(async () => {

@@ -8,14 +8,14 @@ import { after, before, describe, it } from 'node:test';
 import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, addToTeam, createOrganization, createTeam } from '../helpers/fixtures.js';
 import { createRun, createRunnableWorkspace, createWorkspace, memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
-import { createTestApp, startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
+import { createTestApp, SIMULATED_PLAN_CHANGES, startAppWithTaskService, testDialects, type TestContext } from '../helpers/test-app.js';
 import { opaPath } from '../helpers/opa.js';
 
 for (const dialect of testDialects()) {
   describe(`workspaces as HCP serves them (${dialect})`, () => {
     let ctx: TestContext;
     let close: () => Promise<void>;
-    before(async () => ({ ctx, close } = await startAppWithTaskService(dialect)));
+    before(async () => ({ ctx, close } = await startAppWithTaskService(dialect, SIMULATED_PLAN_CHANGES)));
     after(() => close());
 
     it('an include a route does not serve is a 400 naming what it does serve, on every route; a served one is included', async () => {

@@ -17,7 +17,7 @@ import { MockTaskService } from '../helpers/mock-task-service.js';
 import { buildRealClients, realClientsDir, startRealClientServer } from '../helpers/real-clients.js';
 import { makeTestCertificates } from '../helpers/tls-certificates.js';
 import os from 'node:os';
-import { testDialects } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects } from '../helpers/test-app.js';
 import { compareResults, missingReasons, parseGoTestOutput, readExpected, renderExpected, type Observed } from './expected-results.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -107,7 +107,9 @@ async function runGoTfe(
   tls?: { certFile: string; keyFile: string; ca: string; caFile: string },
 ): Promise<{ observed: Observed; logFile: string; serverErrors: string[] }> {
   const taskService = await MockTaskService.start();
-  const teamstage = await startRealClientServer(dialect, { LOG_LEVEL: 'info' }, tls);
+  // go-tfe's run tests upload a configuration with a null_resource, which has changes on HCP: the built-in
+  // executor simulates that (one resource to create), so their runs wait for confirmation and apply as there.
+  const teamstage = await startRealClientServer(dialect, { LOG_LEVEL: 'info', ...SIMULATED_PLAN_CHANGES }, tls);
   const logFile = path.join(realClientsDir(), `go-tfe-${dialect}${tls ? '-tls' : ''}.log`);
   try {
     const observed: Observed = new Map();

@@ -17,7 +17,7 @@ import { MockTaskService, type RecordedTaskRequest } from '../helpers/mock-task-
 import { freePort } from '../helpers/postgres-server.js';
 import { tarGz } from '../helpers/run-fixtures.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
-import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
+import { freshDatabaseUrl, SIMULATED_PLAN_CHANGES, testDialects } from '../helpers/test-app.js';
 
 const HMAC_KEY = `hmac-${randomBytes(16).toString('hex')}`;
 
@@ -132,7 +132,9 @@ for (const dialect of testDialects() as Dialect[]) {
     it('resumes every stage after a restart and never delivers or rewrites a final result', async () => {
       const port = await freePort();
       const siteToken = randomBytes(24).toString('hex');
+      // Runs wait in post_plan_completed for their apply (the simulated change), where the cases read them.
       const env = {
+        ...SIMULATED_PLAN_CHANGES,
         DATABASE_URL: database.url,
         TEAMSTAGE_SITE_TOKEN: siteToken,
         TEAMSTAGE_BASE_URL: `http://127.0.0.1:${port}`,

@@ -145,7 +145,7 @@ describe('run state machine: properties', () => {
         let status: RunStatus = 'pending';
         const entered: string[] = [];
         for (let steps = 0; steps < 100; steps++) {
-          const step = nextStep({ status, planOnly, autoApply, agent: false, planHasChanges: false }, snapshots);
+          const step = nextStep({ status, planOnly, autoApply, agent: false, planHasChanges: true }, snapshots);
           if (step.kind === 'wait') {
             if (step.reason === 'task-stage') {
               // The task stage side passes the stage and reports back.
@@ -172,7 +172,7 @@ describe('run state machine: properties', () => {
 
 describe('run next step', () => {
   const run = (status: RunStatus, extra: { planOnly?: boolean; autoApply?: boolean; agent?: boolean; planHasChanges?: boolean } = {}) => ({
-    status, planOnly: false, autoApply: false, agent: false, planHasChanges: false, ...extra,
+    status, planOnly: false, autoApply: false, agent: false, planHasChanges: true, ...extra,
   });
   const stage = (name: TaskStageName, status: string): StageSnapshot => ({ id: `ts-${name}`, stage: name, status });
 
@@ -224,7 +224,7 @@ describe('run next step', () => {
     assert.deepEqual(nextStep(run('applying', agent), []), { kind: 'wait', reason: 'agent' });
   });
 
-  it('agent mode: a plan without changes ends the run planned_and_finished after its post-plan stage; remote mode still waits', () => {
+  it('a plan without changes ends the run planned_and_finished after its post-plan stage, in agent and remote mode', () => {
     const noChanges = { agent: true, planHasChanges: false, autoApply: true };
     assert.deepEqual(nextStep(run('planned', noChanges), []), { kind: 'transition', event: 'finish_plan_only', to: 'planned_and_finished' });
     assert.deepEqual(nextStep(run('planned', noChanges), [stage('post_plan', 'pending')]), { kind: 'enter-stage', stageId: 'ts-post_plan', to: 'post_plan_running' });
@@ -233,8 +233,9 @@ describe('run next step', () => {
     });
     assert.equal(transition('planned', 'confirm', runFacts({ planOnly: false, agent: true, planHasChanges: false }, [])), null, 'nothing to apply');
     assert.equal(transition('planned', 'discard', runFacts({ planOnly: false, agent: true, planHasChanges: false }, [])), null, 'about to finish');
-    // The no-op executor's empty plans (remote mode) keep waiting for apply, as documented.
-    assert.deepEqual(nextStep(run('planned', { planHasChanges: false }), []), { kind: 'wait', reason: 'confirmation' });
+    // Remote mode too (issue 34 item 5): the no-op executor's empty plans end the run, as HCP's do.
+    assert.deepEqual(nextStep(run('planned', { planHasChanges: false }), []), { kind: 'transition', event: 'finish_plan_only', to: 'planned_and_finished' });
+    assert.deepEqual(nextStep(run('planned', { planHasChanges: true }), []), { kind: 'wait', reason: 'confirmation' });
   });
 
   it('errors a run that is in a stage status it has no stage for, instead of hanging', () => {
