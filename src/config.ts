@@ -87,7 +87,7 @@ export interface Config {
     /** TEAMSTAGE_LOG_URL_TTL: seconds a plan's or apply's signed log-read-url stays valid (at least; rounded up to 5 minutes). */
     logUrlTtlSeconds: number;
   };
-  /** The `teamstage pipeline` client side (README "Gate your pipeline"). */
+  /** The `teamstage pipeline` client side (docs/pipeline.md, "Gate your pipeline"). */
   pipeline: {
     /**
      * TEAMSTAGE_PIPELINE_CLIENT_FILE: the standalone client served at /pipeline/teamstage-pipeline.mjs
