@@ -54,6 +54,8 @@ export function relativeLinksIn(markdown: string): string[] {
 
 /** How code, scripts and examples refer to a section: `docs/operations.md, "Backups"` (also `README.md "X"`). */
 const CODE_REFERENCE = /\b((?:docs\/)?[\w.-]+\.md),? "([A-Z][^"\n]{1,60})"/g;
+/** A section of the README named without `.md`: `(README "Tokens")`, `README's "X"`. */
+const README_REFERENCE = /\bREADME(?:,|'s| section)? "([A-Z][^"\n]{1,60})"/g;
 /** The old form, a section named in quotes without its page, which this layout replaced by links. */
 const BARE_REFERENCE = /(?:\b[Ss]ee|\bas in|\bREADME,|\bREADME's|\bREADME section) "([A-Z][^"\n]{1,60})"/g;
 
@@ -114,7 +116,8 @@ test('references to a section name a page that has it, and Markdown links instea
   const code = (file: string) => /\.(ts|tsx|mjs|cjs|sh|yml|yaml|md)$/.test(file);
   const missing: string[] = [];
   let found = 0;
-  for (const file of [...markdownFiles(), ...['src', 'scripts', 'examples', 'test', 'container'].flatMap((dir) => filesUnder(path.join(ROOT, dir), code))]) {
+  const rootFiles = fs.readdirSync(ROOT).filter((name) => /\.(cjs|mjs|ts)$/.test(name)).map((name) => path.join(ROOT, name));
+  for (const file of [...markdownFiles(), ...rootFiles, ...['src', 'scripts', 'examples', 'test', 'container'].flatMap((dir) => filesUnder(path.join(ROOT, dir), code))]) {
     if (file === import.meta.filename) continue;
     const text = fs.readFileSync(file, 'utf8');
     const from = path.relative(ROOT, file);
@@ -123,6 +126,11 @@ test('references to a section name a page that has it, and Markdown links instea
       found += 1;
       if (!fs.existsSync(target)) missing.push(`${from}: ${page}, "${section}" (no such page)`);
       else if (!headingsOf(fs.readFileSync(target, 'utf8')).has(section!)) missing.push(`${from}: ${page}, "${section}" (no such heading)`);
+    }
+    const readmeHeadings = headingsOf(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    for (const [, section] of text.matchAll(README_REFERENCE)) {
+      found += 1;
+      if (!readmeHeadings.has(section!)) missing.push(`${from}: README "${section}" (the README has no such section: name its page in docs/)`);
     }
     if (file.endsWith('.md') && !['BENCHMARKS.md', 'RELIABILITY.md'].includes(from)) {
       for (const [quoted] of prose(text).join('\n').matchAll(BARE_REFERENCE)) missing.push(`${from}: ${quoted} (make it a link to its page)`);
