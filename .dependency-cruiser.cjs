@@ -1,5 +1,5 @@
 /**
- * The one import rule of src/ (README "Development"): a module imports only from its own layer and the
+ * The one import rule of src/ (docs/development.md, "Development"): a module imports only from its own layer and the
  * layers below it. The layers are declared in layers.cjs; this file only turns them into
  * dependency-cruiser rules. `npm test` runs it (test/unit/layers.test.ts), which also checks that every
  * file under src/ belongs to exactly one declared layer.

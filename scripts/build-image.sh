@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the Teamstage container image (README, "Run it in a container") from what this machine reaches:
+# Builds the Teamstage container image (docs/operations.md, "Run it in a container") from what this machine reaches:
 # Debian's packages and npm. No base image is pulled from a registry:
 #   1. base: mmdebstrap makes a minimal Debian trixie root file system with Debian's nodejs (20.x) and
 #      ca-certificates, plus a teamstage user and /data; `podman import` turns it into an image. Kept and

@@ -24,7 +24,7 @@ Usage:
   teamstage backup <file>    copy the SQLite database to <file> while servers run
   teamstage restore <file>   replace the SQLite database with a backup (every server stopped)
 
-Configuration comes from the environment; see README.md.`;
+Configuration comes from the environment; see docs/configuration.md.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, subcommand] = argv;

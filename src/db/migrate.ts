@@ -100,7 +100,7 @@ export class NewerSchemaError extends Error {
   constructor(readonly unknown: string[]) {
     super(
       `the database was migrated by a newer Teamstage (migrations this build does not know: ${unknown.join(', ')}); ` +
-        'run that version or a newer one, or restore a backup taken before the upgrade (README, "Upgrades")',
+        'run that version or a newer one, or restore a backup taken before the upgrade (docs/operations.md, "Upgrades")',
     );
   }
 }

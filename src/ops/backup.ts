@@ -18,7 +18,7 @@ export interface BackupResult {
 export function sqliteFileOf(databaseUrl: string, command: 'backup' | 'restore'): string {
   const tool = command === 'backup' ? 'pg_dump' : 'pg_restore';
   if (!databaseUrl.startsWith('sqlite:')) {
-    throw new BackupError(`teamstage ${command} works on SQLite; DATABASE_URL is PostgreSQL: use ${tool} (README, "Backups")`);
+    throw new BackupError(`teamstage ${command} works on SQLite; DATABASE_URL is PostgreSQL: use ${tool} (docs/operations.md, "Backups")`);
   }
   const file = databaseUrl.slice('sqlite:'.length);
   if (file === ':memory:') throw new BackupError(`DATABASE_URL is sqlite::memory:, which has nothing to ${command}`);

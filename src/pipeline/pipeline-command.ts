@@ -8,7 +8,7 @@ import { retryDelaysMs, TeamstageClient } from './teamstage-client.js';
 
 export const PIPELINE_USAGE = `Usage: teamstage pipeline <command> [options]
 
-Runs a Terraform pipeline's plan and apply through Teamstage's gate (README "Gate your pipeline").
+Runs a Terraform pipeline's plan and apply through Teamstage's gate (docs/pipeline.md, "Gate your pipeline").
 Environment: TEAMSTAGE_ADDRESS (e.g. https://teamstage.example.com) and TEAMSTAGE_TOKEN (a token that may
 queue runs in the workspace, which must have execution-mode "agent").
 

@@ -8,7 +8,7 @@ import { ApiError } from './teamstage-client.js';
 import { isUnsuccessfulRunStatus } from '../shared/run-statuses.js';
 
 /**
- * The pipeline's side of the agent protocol (README "Gate your pipeline"), one function per command.
+ * The pipeline's side of the agent protocol (docs/pipeline.md, "Gate your pipeline"), one function per command.
  * Each returns the exit code; problems end in a PipelineError with its code.
  */
 

@@ -9,7 +9,7 @@ import { FairSlots } from './fair-slots.js';
 /**
  * The policy engine is the real OPA (issue 29), run as a child process per evaluation: `opa eval` reads the
  * policy and the input from files and answers JSON. Chosen over compiling each policy set to WebAssembly for
- * `@open-policy-agent/opa-wasm` (BENCHMARKS.md "Policy evaluation" has both measured) because a process is the
+ * `@open-policy-agent/opa-wasm` (BENCHMARKS.md, "Policy evaluation (issue 29)" has both measured) because a process is the
  * stronger boundary: a crafted policy or plan runs in its own address space with its own memory cap
  * (`ulimit -d`: the data segment; Go reserves far more address space than it uses, so `-v` cannot be tight), its own CPU priority (niced below the server), and a timeout that kills it outright; none of it
  * touches the server's event loop or heap. Built-ins that reach outside the plan (`http.send`, …) are taken away

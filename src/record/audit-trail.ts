@@ -10,7 +10,7 @@ import { currentRequestId } from './request-scope.js';
  * changes teams, their access, memberships, tokens, run tasks, workspace tasks, or decides about a run, through
  * AuditTrailRecorder in the transaction of the change itself (audit-trail-recorder.ts).
  *
- * Resource types and actions (README, "The organization audit trail"):
+ * Resource types and actions (docs/audit-trail.md, "The organization audit trail"):
  * - `team`: `create`, `update`, `destroy`, `add_members`, `remove_members`
  * - `organization_membership`: `invite`, `accept`, `destroy`
  * - `authentication_token` (organization, audit trail and team tokens): `create`, `regenerate`, `destroy`

@@ -8,7 +8,7 @@ import type { Actor } from './actor.js';
  * they gave. Every domain that moves a run or decides about it writes one through RunRecorder, in the
  * transaction of the change itself, so the record never misses or invents a change.
  *
- * Actions (docs in README "The record"): `queued` (created), each run status entered by its name
+ * Actions (docs/run-task-gating.md, "The record of a run, and more than one approver"): `queued` (created), each run status entered by its name
  * (`plan_queued`, `planning`, `planned`, `post_plan_running`, …, `confirmed`, `applied`, `discarded`,
  * `canceled`, `errored`), `task_stage_<status>` for each stage outcome, `overridden` for each override,
  * `commented`, and `policy_*` from policy evaluation.

@@ -1,5 +1,5 @@
 /**
- * What `teamstage pipeline …` exits with, so a CI script can branch on it (README "Gate your pipeline",
+ * What `teamstage pipeline …` exits with, so a CI script can branch on it (docs/pipeline.md, "Gate your pipeline",
  * examples/pipeline/gate.sh). 3 is its own code because the run is not lost: a person decides (override or
  * discard), and `teamstage pipeline wait` picks the run up again afterwards. Dependency-free.
  */

@@ -67,7 +67,7 @@ test('a token the server refuses is said so at the field, and nothing is kept', 
 test('a user of no organization is told so (and the cold-cache load time is reported)', async (t) => {
   const user = await createUser(server.ctx);
   const page = await browser.newPage();
-  // Speed is measured by benchmarks, never asserted by a timed test (README "Development"). The browser's
+  // Speed is measured by benchmarks, never asserted by a timed test (docs/development.md, "Development"). The browser's
   // own navigation timing is reported here as a diagnostic: the page's script is a module, so it has run
   // (and rendered the form, synchronously) when DOMContentLoaded ends.
   const cdp = await browser.context.newCDPSession(page);

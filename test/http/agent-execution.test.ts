@@ -255,7 +255,7 @@ for (const dialect of testDialects()) {
         ['["format_version"]', /JSON object/],
         ['', /not valid JSON/],
         [big, /larger than the limit of 65536 bytes/],
-        // The bounds (README "Agent execution"): a document that nests deeper or holds more values than allowed.
+        // The bounds (docs/pipeline.md, "Execution modes"): a document that nests deeper or holds more values than allowed.
         [`{"format_version":"1.2","x":${'['.repeat(40)}${']'.repeat(40)}}`, /deeper than the limit of 32 levels \(TEAMSTAGE_PLAN_JSON_MAX_DEPTH\)/],
         [`{"format_version":"1.2","x":[${'[],'.repeat(5000)}[]]}`, /more values than the limit of 5000 \(TEAMSTAGE_PLAN_JSON_MAX_VALUES\)/],
       ];

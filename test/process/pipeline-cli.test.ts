@@ -289,10 +289,10 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     assert.equal(overridden.status, 200, overridden.text);
   }
 
-  it("the README's pipeline snippet, as written: a failed mandatory task stops it before the apply (exit 3); a safe plan applies", async () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  it("docs/pipeline.md's pipeline snippet, as written: a failed mandatory task stops it before the apply (exit 3); a safe plan applies", async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'docs/pipeline.md'), 'utf8');
     const snippet = /<!-- pipeline-snippet[^\n]*-->\n```sh\n([\s\S]*?)\n```/.exec(readme)?.[1];
-    assert.ok(snippet, 'the README marks its pipeline snippet');
+    assert.ok(snippet, 'docs/pipeline.md marks its pipeline snippet');
     assert.match(snippet, /^set -euo pipefail/);
     // The snippet names organization acme and workspace network: made here as the README's steps make them.
     const acme = await http.request('POST', '/organizations', ownerToken, { data: { type: 'organizations', attributes: { name: 'acme', email: 'ops@acme.example' } } });
@@ -421,14 +421,15 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     assert.match(inside.stderr, /TEAMSTAGE_OUT .* is inside TF_DIR/);
   });
 
-  // Helper `clients` builds OpenTofu from source for CI (README "Real clients"); where it is built, gate.sh runs it for real.
+  // Helper `clients` builds OpenTofu from source for CI (docs/real-clients.md, "Real clients"); where it is built, gate.sh runs it for real.
   const realTofu = path.join(process.env.TEAMSTAGE_REALCLIENTS_DIR ?? path.join(os.homedir(), '.cache/teamstage-realclients'), 'bin/tofu');
   it('gate.sh with real OpenTofu (when built): a safe plan applies; a replace stops before the apply until the override, then resume applies it', { skip: !fs.existsSync(realTofu) && `no ${realTofu}` }, async () => {
-    // terraform_data needs no provider download: tofu plans, shows and applies it offline, with local state.
     const config = path.join(workDir, 'tofu-config');
     fs.mkdirSync(config);
-    const write = (trigger: string) =>
-      fs.writeFileSync(path.join(config, 'main.tf'), `resource "terraform_data" "example" {\n  input            = "gated"\n  triggers_replace = "${trigger}"\n}\n`);
+    // The README's sample configuration, with its `release` default set as a job would set TF_VAR_release.
+    const sample = fs.readFileSync(path.join(ROOT, 'examples/pipeline/sample/main.tf'), 'utf8');
+    assert.match(sample, /default = "one"/);
+    const write = (release: string) => fs.writeFileSync(path.join(config, 'main.tf'), sample.replace('default = "one"', `default = "${release}"`));
     write('one');
     const out = path.join(workDir, 'tofu-out');
     const env = jobEnv({ TEAMSTAGE_ORGANIZATION: organization, TEAMSTAGE_WORKSPACE: workspace, TF_BIN: realTofu, TF_DIR: config, TEAMSTAGE_OUT: out, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' });

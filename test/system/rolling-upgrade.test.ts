@@ -6,7 +6,7 @@
  * request may answer 5xx and every gated run must pass its stage. TEAMSTAGE_PREVIOUS_RELEASE picks another
  * previous release (a commit or tag); TEAMSTAGE_TEST_LOG_DIR keeps both nodes' logs. Replayed from before
  * migration 013 (e8f3284^), the old node still logs "cached plan must not change result type" inside
- * transactions (README, "Upgrades": such releases are upgraded stopped).
+ * transactions (docs/operations.md, "Upgrades": such releases are upgraded stopped).
  * Bounded: two nodes, four runs, each wait with its own limit (about a minute on a 2-core machine).
  */
 import assert from 'node:assert/strict';

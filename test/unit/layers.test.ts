@@ -1,5 +1,5 @@
 /**
- * The layer rule (layers.cjs, .dependency-cruiser.cjs, README "Development"): every file under src/ belongs to
+ * The layer rule (layers.cjs, .dependency-cruiser.cjs, docs/development.md, "Development"): every file under src/ belongs to
  * exactly one declared layer, and a module imports only from its own layer and the layers below it; nothing
  * under src/ imports test/, bench/ or scripts/. The first tests check src/ itself; the others prove the rule
  * the way its holes were found, on a tree of probe files (test/fixtures/layers) that must each fail it.
@@ -52,7 +52,7 @@ function misplacedFiles(root: string): string[] {
     if (layers.length === 1) return [];
     const where = file.includes('/') ? `its folder '${file.split('/')[0]}/'` : `'${file}'`;
     return layers.length === 0
-      ? [`src/${file} belongs to no layer: declare ${where} in layers.cjs (in the layer it belongs to, or a new layer at its place in LEVELS) and in README's layer list`]
+      ? [`src/${file} belongs to no layer: declare ${where} in layers.cjs (in the layer it belongs to, or a new layer at its place in LEVELS) and in docs/development.md's layer list`]
       : [`src/${file} belongs to ${layers.length} layers (${layers.join(', ')}): declare it in one only (layers.cjs)`];
   });
 }

@@ -170,7 +170,7 @@ describe('pipeline: what a configuration version never holds', () => {
     }
   });
 
-  // A real terraform (or OpenTofu, README "Real clients") plans and applies in the directory, as the README's
+  // A real terraform (or OpenTofu, docs/real-clients.md, "Real clients") plans and applies in the directory, as the README's
   // pipeline did before it wrote its files elsewhere: what is packed after that is the configuration alone.
   const realTf = [
     path.join(process.env.TEAMSTAGE_REALCLIENTS_DIR ?? path.join(os.homedir(), '.cache/teamstage-realclients'), 'bin/tofu'),

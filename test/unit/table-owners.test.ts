@@ -1,5 +1,5 @@
 /**
- * Each table has one owning repository (issue 15, README "Development"): only the files of one folder
+ * Each table has one owning repository (issue 15, docs/development.md, "Development"): only the files of one folder
  * of src/ write a table; a statement that writes other tables too composes pieces their owners export.
  * This reads the source for Kysely's writes naming a table (insertInto, updateTable, deleteFrom) and
  * for the tables of multi-table inserts (`table: '…'`, db/multi-table-insert.ts); migrations are left

@@ -7,7 +7,7 @@ import { PostgresAdapter, type Kysely } from 'kysely';
  * dropped the old columns, so a node of an earlier release answered every run creation with 500
  * (`column "json_output" does not exist`). The columns come back here, empty and nullable, and this release
  * never reads or writes them: an old node's statements work again, and what an old node stores in them
- * during the upgrade window is not shown by new nodes (README, "Upgrades"). A later release may drop them
+ * during the upgrade window is not shown by new nodes (docs/operations.md, "Upgrades"). A later release may drop them
  * once no release that reads them can still be running (and says so in CHANGELOG.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

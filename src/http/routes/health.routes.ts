@@ -10,7 +10,7 @@ import { BUILD_VERSION } from '../../core/version.js';
  * `tfe.v2` (the newer ones `tfe.v2.1`, `tfe.v2.2`) here. Nothing else is listed on purpose: Teamstage serves
  * no module or provider registry (`modules.v1`, `providers.v1`), no state (`state.v2`) and no OAuth login
  * (`login.v1`), and a client that finds a service listed would call it. `terraform login` therefore does not
- * apply; a CLI gets its token from a `credentials` block or `TF_TOKEN_<host>` (README "Real clients").
+ * apply; a CLI gets its token from a `credentials` block or `TF_TOKEN_<host>` (docs/real-clients.md, "Real clients").
  */
 const DISCOVERY = { 'tfe.v2': '/api/v2/', 'tfe.v2.1': '/api/v2/', 'tfe.v2.2': '/api/v2/' };
 
