@@ -12,7 +12,7 @@ import { assertError, assertStatus } from '../helpers/assertions.js';
 import { addMember, addToTeam, createTeam, type TestOrganization, type TestUser } from '../helpers/fixtures.js';
 import { waitForRunStatus } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, ScriptedTaskService, startListeningApp, startRun, stagesOf, waitForStageStatus, type GatedWorkspace } from '../helpers/task-stage-scenario.js';
-import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 const JSON_BODY = { 'content-type': 'application/json' };
 
@@ -21,7 +21,7 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let service: ScriptedTaskService;
     before(async () => {
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
       service = await ScriptedTaskService.start();
     });
     after(async () => {

@@ -11,7 +11,7 @@ import { assertError, assertStatus } from '../helpers/assertions.js';
 import { createOrganization, createUser, type TestOrganization } from '../helpers/fixtures.js';
 import { memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, ScriptedTaskService, startListeningApp, startRun, stagesOf, waitForStageStatus } from '../helpers/task-stage-scenario.js';
-import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Entry = any;
@@ -22,7 +22,7 @@ for (const dialect of testDialects()) {
     let ctx: TestContext;
     let service: ScriptedTaskService;
     before(async () => {
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
       service = await ScriptedTaskService.start();
     });
     after(async () => {
