@@ -71,8 +71,25 @@ export async function workspaceRelationshipsRoutes(app: TypedApp, services: Serv
     );
   }
 
-  /** HCP's lock takes an optional reason (go-tfe sends `{"reason": …}`); unlocks send nothing. */
-  const LockBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
+  /**
+   * HCP's lock takes an optional reason, `{"reason": …}` in its API documentation; go-tfe sends it as a document
+   * of no type (`{"data":{"type":"","attributes":{"reason":…}}}`), and its unlocks send nothing. Anything else is a 422.
+   */
+  const LockBody = Type.Object(
+    {
+      reason: Type.Optional(Type.String({ maxLength: 1000 })),
+      data: Type.Optional(
+        Type.Object(
+          {
+            type: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('workspaces')])),
+            attributes: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  );
   app.post(
     '/workspaces/:workspace_id/actions/lock',
     { config: byId, schema: { params: WorkspaceParams, body: LockBody, tags: ['workspaces'], summary: 'Lock a workspace: runs may be queued, none starts until it is unlocked (409 when locked)' } },

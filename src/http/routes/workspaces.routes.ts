@@ -52,15 +52,15 @@ const workspaceAttributes = {
   ...Object.fromEntries(Object.keys(TEXT_SETTINGS).map((key) => [key, NullableString(1000)])),
 };
 /** HCP's `tags` relationship: each tag by id or by name (`attributes.name`). */
-/** A tag named by its id or by its name (a reference with neither is a 422, not a no-op). */
+/** A tag named by its id or by its name, typed `tags` as go-tfe sends it (anything else is a 422, not a no-op). */
 const TagReference = Type.Union([
   Type.Object({
-    type: Type.Optional(Type.Literal('tags')),
+    type: Type.Literal('tags'),
     id: Type.String({ minLength: 1, maxLength: 255 }),
     attributes: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 1000 })) })),
   }),
   Type.Object({
-    type: Type.Optional(Type.Literal('tags')),
+    type: Type.Literal('tags'),
     id: Type.Optional(Type.String({ maxLength: 255 })),
     attributes: Type.Object({ name: Type.String({ minLength: 1, maxLength: 1000 }) }),
   }),
