@@ -17,7 +17,7 @@ import { createOrganization, createTeam, createUser } from '../helpers/fixtures.
 import { MockTaskService, type RecordedTaskRequest } from '../helpers/mock-task-service.js';
 import { createRun, memberWithAccess, uploadConfiguration, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { startListeningApp } from '../helpers/task-stage-scenario.js';
-import type { TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, type TestContext } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
@@ -48,7 +48,8 @@ async function failRun(payload: Record<string, any>): Promise<void> {
 
 before(async () => {
   await ensureWebBuilt();
-  ctx = await startListeningApp('sqlite');
+  // Its runs go on to their apply after the decision: the built-in executor simulates a plan with changes.
+  ctx = await startListeningApp('sqlite', SIMULATED_PLAN_CHANGES);
   url = ctx.config.baseUrl.replace(/\/$/, '');
   scanner = await MockTaskService.start({
     respond: (request: RecordedTaskRequest) => {
