@@ -11,7 +11,7 @@ import { runPipeline } from '../../src/pipeline/pipeline-command.js';
 import type { Output } from '../../src/pipeline/stage-report.js';
 import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { gatedWorkspace, ScriptedTaskService, stagesOf, startListeningApp, startRun, waitForStageStatus } from '../helpers/task-stage-scenario.js';
-import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 /** One request of the job: its path, when it went out, when its answer's head came back. */
@@ -39,7 +39,7 @@ for (const dialect of testDialects()) {
     const realRequest = http.request;
 
     before(async () => {
-      ctx = await startListeningApp(dialect, { TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30' });
       service = await ScriptedTaskService.start();
     });
     after(async () => {
