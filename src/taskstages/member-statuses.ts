@@ -3,14 +3,13 @@
  * enforcement levels) and policy evaluations (statuses, what a finished one holds). Re-exported by stage-status.ts.
  */
 import type { ResultStatus } from '../shared/task-stage-statuses.js';
+import type { PolicyEvaluationStatus } from '../shared/policy-evaluation-statuses.js';
+
+export { OPEN_POLICY_EVALUATION_STATUSES, POLICY_EVALUATION_STATUSES, type PolicyEvaluationStatus } from '../shared/policy-evaluation-statuses.js';
 
 export const ENFORCEMENT_LEVELS = ['advisory', 'mandatory'] as const;
 export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
 
-/** A policy evaluation's statuses (HCP's names); `overridden` once a person released the stage it held. */
-export const POLICY_EVALUATION_STATUSES = ['pending', 'running', 'passed', 'failed', 'errored', 'canceled', 'overridden'] as const;
-export type PolicyEvaluationStatus = (typeof POLICY_EVALUATION_STATUSES)[number];
-export const OPEN_POLICY_EVALUATION_STATUSES: readonly PolicyEvaluationStatus[] = ['pending', 'running'];
 
 /**
  * A finished policy evaluation as its stage sees it: what it asks of the stage (policies/policy-outcomes.ts):

@@ -264,6 +264,9 @@ describe('the access table with team access to the workspace', () => {
     row('workspace', 'queue-run', {}, '', 'DAAA DDA D H A'),
     row('workspace', 'attach-run-task', {}, '', 'DDDA ADD D H A'),
     row('workspace', 'manage-team-access', {}, '', 'DDDA DDD D H A'),
+    // HCP's lock (`workspace-locking`: write, admin, or the custom key) and force-unlock (the workspace's admins).
+    row('workspace', 'lock', {}, '', 'DDAA DDD A H A'),
+    row('workspace', 'force-unlock', {}, '', 'DDDA DDD D H A'),
     row('configuration-version', 'read', {}, '', 'AAAA AAA A H A'),
     row('run', 'read', {}, '', 'AAAA AAA A H A'),
     row('run', 'act', { action: 'apply' }, '', 'DDAA DDA D H A'),

@@ -1,7 +1,7 @@
 /**
  * Issue 34: the built-ins taken from policies. Derived from the pinned OPA's own capabilities (every one it marks
- * non-deterministic, plus a fixed list), so this test pins the list the README documents: a new OPA that adds
- * or drops one fails here until the README says so.
+ * non-deterministic, plus a fixed list), so this test pins the list docs/policies.md documents: a new OPA that
+ * adds or drops one fails here until the docs say so.
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -32,15 +32,15 @@ describe('OPA capabilities for policies', () => {
     assert.deepEqual(restricted.capabilities, { builtins: [{ name: 'net.cidr_contains' }], features: ['rego_v1'], allow_net: [] });
   });
 
-  it('for the pinned OPA: exactly the documented list, which the README names', () => {
+  it('for the pinned OPA: exactly the documented list, which docs/policies.md names', () => {
     const written = capabilitiesFileFor(opaPath());
     assert.deepEqual(written.removed, DOCUMENTED);
     const onDisk = JSON.parse(readFileSync(written.file, 'utf8'));
     assert.deepEqual(onDisk.allow_net, []);
     assert.ok(!onDisk.builtins.some((builtin: { name: string }) => DOCUMENTED.includes(builtin.name)));
     assert.ok(onDisk.builtins.some((builtin: { name: string }) => builtin.name === 'net.cidr_contains'));
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    for (const name of DOCUMENTED) assert.ok(readme.includes(`\`${name}\``), `README names ${name}`);
+    const policies = readFileSync(path.join(ROOT, 'docs/policies.md'), 'utf8');
+    for (const name of DOCUMENTED) assert.ok(policies.includes(`\`${name}\``), `docs/policies.md names ${name}`);
   });
 
   it('finds the unavailable built-in an OPA message is about, and only a removed one', () => {

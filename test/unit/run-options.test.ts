@@ -6,7 +6,9 @@ import { parseRunListFilter } from '../../src/runs/run-list-filter.js';
 describe('run options (what a run was asked, echoed as HCP echoes it)', () => {
   it("HCP's defaults when nothing is asked; stored as {} then", () => {
     const options = runOptionsOf({});
-    assert.deepEqual(options, { refresh: true, refreshOnly: false, allowEmptyApply: false, replaceAddrs: [], targetAddrs: [], variables: [] });
+    assert.deepEqual(options, {
+      refresh: true, refreshOnly: false, allowEmptyApply: false, savePlan: false, replaceAddrs: [], targetAddrs: [], terraformVersion: null, variables: [],
+    });
     assert.equal(storedRunOptions(options), '{}');
     assert.deepEqual(parseRunOptions('{}'), options);
   });

@@ -3,6 +3,7 @@ import type { ApiError } from '../api/api-client';
 import { segment, type ApiClient } from '../api/api-client';
 import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
+import { OPEN_POLICY_EVALUATION_STATUSES } from '../../shared/policy-evaluation-statuses.js';
 import type { EvaluationWithSets, PolicyEvaluationView, PolicySetOutcomeView } from './policy-findings';
 import { awaitsPerson, isRunSettled, type Phase, type Run, type StageName, type TaskResult, type TaskStage } from './run-types';
 
@@ -57,7 +58,7 @@ async function loadRun(api: ApiClient, runId: string): Promise<RunDetails> {
 }
 
 /** Statuses in which an evaluation has not judged yet: it has no set outcomes to read. */
-const NOT_JUDGED = new Set(['pending', 'queued', 'running']);
+const NOT_JUDGED: ReadonlySet<string> = new Set(OPEN_POLICY_EVALUATION_STATUSES);
 
 async function withSets(api: ApiClient, evaluation: PolicyEvaluationView): Promise<EvaluationWithSets> {
   if (NOT_JUDGED.has(evaluation.attributes.status)) return { evaluation, sets: [] };
