@@ -12,13 +12,14 @@ function git(...args: string[]): string {
 
 /**
  * The release before this one's schema: TEAMSTAGE_PREVIOUS_RELEASE (a commit or tag) when set, else the
- * parent of the newest commit on the first-parent line that changed a migration: the last build that ran
+ * parent of the newest commit on the first-parent line that added a migration: the last build that ran
  * on the schema before the newest migration, i.e. what a cluster still runs when the first new node migrates.
  */
 export function previousReleaseCommit(): string {
   const chosen = process.env.TEAMSTAGE_PREVIOUS_RELEASE;
   if (chosen) return git('rev-parse', '--verify', `${chosen}^{commit}`);
-  const changed = git('log', '-1', '--first-parent', '--format=%H', '--', 'src/db/migrations');
+  // A commit that added a migration (a comment edited in an old one adds nothing to the schema).
+  const changed = git('log', '-1', '--first-parent', '--diff-filter=A', '--format=%H', '--', 'src/db/migrations');
   if (!changed) throw new Error('no commit changed src/db/migrations: is this a shallow clone? (git fetch --unshallow)');
   return git('rev-parse', '--verify', `${changed}^1`);
 }
