@@ -17,6 +17,7 @@ export interface AttributeRow {
   changed: boolean;
 }
 
+/** The parts of terraform's `change` object the structured view reads (plan-changes-model.ts keeps it per change). */
 export interface ChangeBody {
   actions?: unknown;
   before?: unknown;

@@ -3,6 +3,9 @@
  * as `GET /plans/:id/json-output` serves it): what a reviewer reads before overriding. No-op and read-only
  * entries are left out; a delete-and-create is a replace. Pure, so test/unit loads it directly.
  */
+import type { ChangeBody } from './plan-attributes-model.js';
+
+export type { ChangeBody };
 export type ChangeAction = 'create' | 'update' | 'delete' | 'replace' | 'forget';
 
 export interface PlannedChange {
@@ -14,16 +17,6 @@ export interface PlannedChange {
   reason?: string;
 }
 
-/** The parts of a `change` object the structured view reads (plan-attributes-model.ts). */
-export interface ChangeBody {
-  actions?: unknown;
-  before?: unknown;
-  after?: unknown;
-  after_unknown?: unknown;
-  before_sensitive?: unknown;
-  after_sensitive?: unknown;
-  replace_paths?: unknown;
-}
 
 const ORDER: Record<ChangeAction, number> = { delete: 0, replace: 1, update: 2, create: 3, forget: 4 };
 
