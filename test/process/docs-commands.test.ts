@@ -150,3 +150,81 @@ describe("docs: the README's walk-through with curl, then docs/pipeline.md's ste
     }
   });
 });
+
+/** Runs `script` in bash from `cwd` in a process group of its own; `stop` ends the group (a server it started). */
+function runShell(script: string, cwd: string, env: Record<string, string>) {
+  const shell = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  shell.stdout.on('data', (chunk) => (output += chunk));
+  shell.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => shell.on('close', resolve));
+  const stop = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-shell.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  return { exited, output: () => output, stop };
+}
+
+describe("docs: docs/operations.md's backup and restore test, as written, with the `teamstage` command on PATH", { timeout: 240_000 }, () => {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-docs-backup-'));
+  let server: ServerProcess | undefined;
+  after(async () => {
+    await server?.kill('SIGTERM');
+    fs.rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('backs up a serving node into the backup folder, restores it into a scratch database and serves the same teams', async () => {
+    const [backup, restore] = ownBlocks('docs/operations.md');
+    assert.ok(backup && restore, "docs/operations.md's backup block and its restore test");
+    // `npm link` puts the package's bin (the bundle) on PATH; here a `teamstage` that runs this checkout's bundle,
+    // rebuilt first when a source is newer (scripts/start.mjs, as `npm start`).
+    const bin = path.join(workDir, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'teamstage'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, 'scripts/start.mjs')}" "$@"\n`, { mode: 0o755 });
+    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'warn', TEAMSTAGE_RATE_LIMIT: '0' };
+    // The node being backed up: the default database, ./data/teamstage.sqlite, of the folder the commands run in.
+    const dataDir = path.join(workDir, 'data');
+    server = await startServerProcess({ TEAMSTAGE_DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'teamstage.sqlite')}`, TEAMSTAGE_RATE_LIMIT: '0' });
+    const siteToken = fs.readFileSync(path.join(dataDir, 'site-token'), 'utf8').trim();
+    const http = new HttpClient(server.url);
+    const restoredPort = await freePort();
+    try {
+      assert.equal((await http.request('POST', '/organizations', siteToken, { data: { type: 'organizations', attributes: { name: 'kept', email: 'ops@kept.example' } } })).status, 201);
+      assert.equal((await http.request('POST', '/organizations/kept/teams', siteToken, { data: { type: 'teams', attributes: { name: 'restored-team' } } })).status, 200); // the seed answers a created team with 200
+      // The only changes to the text: the folders /backups and /tmp/restore-test live in this test's folder,
+      // the example backup's date is today's, and the restored server listens on a free port.
+      const today = new Date().toISOString().slice(0, 10);
+      const local = (text: string) =>
+        text.replaceAll('/backups/', `${workDir}/backups/`).replaceAll('/tmp/restore-test/', `${workDir}/restore-test/`).replaceAll('2026-11-24', today).replaceAll('PORT=18080', `PORT=${restoredPort}`);
+      fs.mkdirSync(path.join(workDir, 'backups'));
+      const backedUp = runShell(local(backup), workDir, env);
+      assert.equal(await backedUp.exited, 0, backedUp.output());
+      assert.equal(fs.statSync(path.join(workDir, 'backups', `teamstage-${today}.sqlite`)).mode & 0o777, 0o600, 'the backup is private');
+
+      const restored = runShell(local(restore), workDir, { ...env, HOST: '127.0.0.1' });
+      try {
+        const deadline = Date.now() + 120_000;
+        let teams: Awaited<ReturnType<HttpClient['request']>> | undefined;
+        const restoredHttp = new HttpClient(`http://127.0.0.1:${restoredPort}`);
+        try {
+          while (!teams || teams.status !== 200) {
+            assert.ok(Date.now() < deadline, `the restored server never answered:\n${restored.output()}`);
+            teams = await restoredHttp.request('GET', '/organizations/kept/teams', siteToken).catch(() => undefined);
+            if (!teams) await new Promise((resolve) => setTimeout(resolve, 200));
+          }
+        } finally {
+          await restoredHttp.close();
+        }
+        assert.deepEqual(teams.body.data.map((team: any) => team.attributes.name).sort(), ['owners', 'restored-team']);
+      } finally {
+        restored.stop('SIGTERM');
+        await restored.exited;
+      }
+    } finally {
+      await http.close();
+    }
+  });
+});
