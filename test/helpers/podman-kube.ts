@@ -48,21 +48,23 @@ export function yamlFile(documents: unknown[]): string {
   return documents.map((doc) => stringify(doc)).join('---\n');
 }
 
-/** The IP address of a played pod on podman's network (its infra container holds the network). */
-export async function podAddress(podman: (args: string[]) => Promise<string>, pod: string): Promise<string> {
+/** What a played pod's network says of it: `field` of its infra container's network (which holds the pod's). */
+async function podNetwork(podman: (args: string[]) => Promise<string>, pod: string, field: 'IPAddress' | 'Gateway'): Promise<string> {
   const infra = (await podman(['pod', 'inspect', '--format', '{{.InfraContainerID}}', pod])).trim();
-  const address = (await podman(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}', infra])).trim().split(/\s+/)[0];
-  if (!address) throw new Error(`pod ${pod} has no address`);
-  return address;
+  const value = (await podman(['inspect', '--format', `{{range .NetworkSettings.Networks}}{{.${field}}} {{end}}`, infra])).trim().split(/\s+/)[0];
+  if (!value) throw new Error(`pod ${pod}: no ${field} on its network`);
+  return value;
+}
+
+/** The IP address of a played pod, which other pods on its network reach it at. */
+export function podAddress(podman: (args: string[]) => Promise<string>, pod: string): Promise<string> {
+  return podNetwork(podman, pod, 'IPAddress');
 }
 
 /**
  * The address this host has on a played pod's network (its gateway): where the pod's containers reach a server
  * the test runs. `kube play` puts pods on a network of its own (podman-default-kube-network), not podman's default.
  */
-export async function hostAddressFor(podman: (args: string[]) => Promise<string>, pod: string): Promise<string> {
-  const infra = (await podman(['pod', 'inspect', '--format', '{{.InfraContainerID}}', pod])).trim();
-  const gateway = (await podman(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.Gateway}} {{end}}', infra])).trim().split(/\s+/)[0];
-  if (!gateway) throw new Error(`pod ${pod}'s network has no gateway`);
-  return gateway;
+export function hostAddressFor(podman: (args: string[]) => Promise<string>, pod: string): Promise<string> {
+  return podNetwork(podman, pod, 'Gateway');
 }

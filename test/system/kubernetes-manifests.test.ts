@@ -21,7 +21,7 @@ import { GatedRuns, passAndCallBack, GATED_HMAC_KEY } from '../helpers/gated-run
 import { HttpClient } from '../helpers/http-client.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
 import { freePort } from '../helpers/postgres-server.js';
-import { installed, runCommand } from '../helpers/podman.js';
+import { installed } from '../helpers/podman.js';
 import { buildImages, containersConf, hostAddressFor, podAddress, podmanWith, yamlDocuments, yamlFile } from '../helpers/podman-kube.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
