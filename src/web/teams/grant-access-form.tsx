@@ -17,7 +17,8 @@ export function GrantAccessForm(props: {
   options: readonly { id: string; name: string }[];
   /** The relationships of the new access for the picked id. */
   relationships: (pickedId: string) => { team: string; workspace: string };
-  onGranted: () => void;
+  /** Called with the picked name once given: the section says so (this form may go when nothing is left to pick). */
+  onGranted: (pickedName: string) => void;
 }) {
   const { api } = useSession();
   const [picked, setPicked] = useState('');
@@ -37,12 +38,11 @@ export function GrantAccessForm(props: {
             relationships: { team: { data: { type: 'teams', id: team } }, workspace: { data: { type: 'workspaces', id: workspace } } },
           },
         }),
-      `Access to ${pickedName} given.`,
     );
     if (done) {
       setPicked('');
       setChoice(choiceOf(undefined));
-      props.onGranted();
+      props.onGranted(pickedName);
     }
   }
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { segment } from '../api/api-client';
-import type { ListDocument } from '../api/jsonapi-types';
+import type { ListDocument, Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
 import { ActionOutcome, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
@@ -44,6 +44,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
   const grantable = (workspaces.data?.data ?? [])
     .filter((workspace) => workspace.attributes.permissions?.['can-update'] === true && !granted.has(workspace.id))
     .map((workspace) => ({ id: workspace.id, name: workspace.attributes.name }));
+  const anyRowManageable = (rows: readonly { relationships?: unknown }[]) => rows.some((access) => mayManage(relatedId(access as Resource<unknown>, 'workspace') ?? ''));
   const anyManageable = (workspaces.data?.data ?? []).some((workspace) => workspace.attributes.permissions?.['can-update'] === true);
 
   async function removeAccess(id: string, workspaceName: string) {
@@ -69,7 +70,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
               {team.attributes.name} has no access to single workspaces{anyManageable ? '; give it some below.' : '.'}
             </EmptyState>
           ) : (
-            <ListTable caption={`Workspace access of ${team.attributes.name}`} columns={['Workspace', 'Access']} actions={document.data.some((access) => mayManage(relatedId(access, 'workspace') ?? ''))}>
+            <ListTable caption={`Workspace access of ${team.attributes.name}`} columns={['Workspace', 'Access']} actions={anyRowManageable(document.data)}>
               {document.data.map((access) => {
                 const workspaceId = relatedId(access, 'workspace') ?? '';
                 const name = nameOf(workspaceId);
@@ -91,7 +92,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
                         />
                       </td>
                     ) : (
-                      document.data.some((other) => mayManage(relatedId(other, 'workspace') ?? '')) && <td />
+                      anyRowManageable(document.data) && <td />
                     )}
                   </tr>
                 );
@@ -116,6 +117,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
           onCancel={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
+            remove.clear();
             setNotice(`Access of ${team.attributes.name} to ${nameOf(relatedId(editingRow, 'workspace') ?? '')} saved.`);
             accesses.reload();
           }}
@@ -131,7 +133,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
             pick="Workspace"
             options={grantable}
             relationships={(workspace) => ({ team: team.id, workspace })}
-            onGranted={() => (setNotice(null), accesses.reload())}
+            onGranted={(workspaceName) => (remove.clear(), setNotice(`${team.attributes.name} now has access to ${workspaceName}.`), accesses.reload())}
           />
         )
       )}

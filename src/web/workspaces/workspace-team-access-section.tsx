@@ -111,6 +111,7 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
           onCancel={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
+            remove.clear();
             setNotice(`Access of ${nameOf(relatedId(editingRow, 'team') ?? '')} to ${wsName} saved.`);
             accesses.reload();
           }}
@@ -143,7 +144,7 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
             pick="Team"
             options={grantable}
             relationships={(team) => ({ team, workspace: workspace.id })}
-            onGranted={() => (setNotice(null), accesses.reload())}
+            onGranted={(teamName) => (remove.clear(), setNotice(`${teamName} now has access to ${wsName}.`), accesses.reload())}
           />
         )
       )}
