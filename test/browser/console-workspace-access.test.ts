@@ -22,6 +22,8 @@ before(async () => {
   browser = await launchBrowser();
   // Fixed names where the screenshots show them, so a rerun does not change the committed images needlessly.
   org = await createOrganization(server.ctx, 'acme', await createUser(server.ctx, 'alice'));
+  // A workspace no team is given: the team page still offers it after the grant (and the screenshot shows the form).
+  await createWorkspace(org.owner.api, org.name, { name: 'dns' });
 });
 
 after(async () => {
@@ -48,6 +50,11 @@ async function grantByApi(teamId: string, workspaceId: string, access: string): 
 
 function section(page: Page, name: string) {
   return page.getByRole('region', { name });
+}
+
+/** Brings a section's heading to the top of the window, for its screenshot. */
+async function scrollToHeading(page: Page, name: string): Promise<void> {
+  await page.getByRole('heading', { name, exact: true }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
 }
 
 for (const [width, teamName, workspaceName] of [[1280, 'netops', 'network'], [390, 'payments', 'billing']] as const) {
@@ -80,7 +87,7 @@ for (const [width, teamName, workspaceName] of [[1280, 'netops', 'network'], [39
     // The workspace now has access: it is no longer offered.
     assert.equal(await grant.getByRole('option', { name: workspaceName }).count(), 0);
     await assertAccessible(page, `the team page with workspace access at ${width} px`);
-    await teamAccess.scrollIntoViewIfNeeded();
+    await scrollToHeading(page, 'Workspace access');
     await saveScreenshot(page, `team-workspace-access-${width}`);
 
     await row.getByRole('link', { name: workspaceName }).click();
@@ -92,7 +99,7 @@ for (const [width, teamName, workspaceName] of [[1280, 'netops', 'network'], [39
     const reaching = wsAccess.getByRole('table', { name: `Teams whose organization access reaches ${workspaceName}` });
     await reaching.getByRole('row').filter({ hasText: 'owners' }).getByText('Manage workspaces').waitFor();
     await assertAccessible(page, `the workspace page's team access at ${width} px`);
-    await wsAccess.scrollIntoViewIfNeeded();
+    await scrollToHeading(page, 'Team access');
     await saveScreenshot(page, `workspace-team-access-${width}`);
 
     await teamRow.getByRole('button', { name: `Change access of ${teamName}` }).click();
@@ -101,6 +108,7 @@ for (const [width, teamName, workspaceName] of [[1280, 'netops', 'network'], [39
     await change.getByLabel('Runs', { exact: true }).selectOption({ label: 'Queue plans' });
     await change.getByRole('checkbox', { name: 'Lock and unlock the workspace' }).check();
     await assertAccessible(page, `the workspace page's change form at ${width} px`);
+    await scrollToHeading(page, `Change the access of ${teamName} to ${workspaceName}`);
     await saveScreenshot(page, `workspace-team-access-change-${width}`);
     await change.getByRole('button', { name: 'Save access' }).click();
     await wsAccess.getByText(`Access of ${teamName} to ${workspaceName} saved.`).waitFor();
