@@ -2,8 +2,9 @@
  * Issue 36's console item in a real browser against a real server on SQLite, at 1280 and 390 px with axe: from a
  * team's page an owner gives the team write on a workspace (custom shows its keys as labelled controls first),
  * sees it on the workspace's page (beside the teams whose organization access reaches it), changes it to custom
- * keys there (starting from the keys it holds), and removes it (confirmed); the API holds each step. A member who is no workspace's admin sees the
- * access and no control; an admin of one workspace through team access is offered that workspace only.
+ * keys there (starting from the keys it holds), and removes it (confirmed); the API holds each step. A member who
+ * is no workspace's admin sees the access and no control; an admin of one workspace through team access is offered
+ * that workspace only, and a removal the server refuses (the admin demoted meanwhile) is shown as refused.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -171,5 +172,18 @@ test('the controls follow the API: a reader sees the access and no control; an a
   const adminRows = section(adminPage, 'Workspace access');
   await adminRows.getByRole('button', { name: 'Change access to shared' }).waitFor();
   assert.equal(await adminRows.getByRole('button', { name: 'Change access to other' }).count(), 0, 'a reader of `other` may not change its access');
+
+  // The server stays the judge: demoted to read while the page is open, the admin's removal is refused, said so, and nothing changes.
+  await adminPage.goto(`${server.url}/app/${org.name}/workspaces/shared`);
+  const sharedAccess = section(adminPage, 'Team access');
+  await sharedAccess.getByRole('button', { name: 'Remove access of readers' }).click();
+  const own = await org.owner.api.get(`/team-workspaces?filter[team][id]=${admins.id}`);
+  const ownShared = own.body.data.find((row: { relationships: { workspace: { data: { id: string } } } }) => row.relationships.workspace.data.id === shared.id);
+  const demoted = await org.owner.api.patch(`/team-workspaces/${ownShared.id}`, { data: { type: 'team-workspaces', attributes: { access: 'read' } } });
+  assert.equal(demoted.status, 200, demoted.text);
+  await adminPage.getByRole('button', { name: 'Remove access of readers now' }).click();
+  await sharedAccess.getByRole('alert').getByText(/^Not allowed:/).waitFor();
+  await assertAccessible(adminPage, 'a refused removal');
+  assert.deepEqual((await accessOf(readers.id)).map((attributes) => attributes.access), ['read']);
   await adminPage.close();
 });
