@@ -186,4 +186,14 @@ test('the controls follow the API: a reader sees the access and no control; an a
   await assertAccessible(adminPage, 'a refused removal');
   assert.deepEqual((await accessOf(readers.id)).map((attributes) => attributes.access), ['read']);
   await adminPage.close();
+
+  // A team whose organization access reaches every workspace is told so where its workspace access is listed.
+  const ownerPage = await browser.newPage();
+  await signIn(ownerPage, server.url, org.owner.token);
+  await ownerPage.goto(`${server.url}/app/${org.name}/teams/${org.ownersTeamId}`);
+  await section(ownerPage, 'Workspace access').getByText(/through it \(Manage workspaces\) this team already has admin on every workspace\./).waitFor();
+  await ownerPage.goto(`${server.url}/app/${org.name}/teams/${readers.id}`);
+  await section(ownerPage, 'Workspace access').getByRole('link', { name: 'shared' }).waitFor();
+  assert.equal(await section(ownerPage, 'Workspace access').getByText(/already has/).count(), 0);
+  await ownerPage.close();
 });

@@ -13,6 +13,7 @@ import { relatedId, type WorkspaceAttributes } from '../workspaces/workspace-typ
 import { ChangeAccessForm } from './change-access-form';
 import { GrantAccessForm } from './grant-access-form';
 import type { Team } from './team-types';
+import { organizationReach } from '../workspaces/organization-reach';
 import { accessWords, type TeamWorkspaceAttributes } from './workspace-access-model';
 
 /**
@@ -56,12 +57,14 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
     }
   }
 
+  const reach = organizationReach(team.attributes['organization-access'] ?? {});
   const editingRow = accesses.data?.data.find((access) => access.id === editing);
   return (
     <section aria-labelledby="team-workspace-access-heading">
       <h2 id="team-workspace-access-heading">Workspace access</h2>
       <p class="muted">
-        Access to single workspaces. The team's organization access above reaches every workspace, and the stronger of the two wins.
+        Access to single workspaces. The team's organization access above reaches every workspace, and the stronger of the two wins
+        {reach ? `: through it (${reach.because}) this team already has ${reach.access.charAt(0).toLowerCase()}${reach.access.slice(1)} on every workspace.` : '.'}
       </p>
       <Loader result={accesses} what="workspace access of the team">
         {(document) =>
