@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
+import { getAllPages } from '../api/all-pages';
 import { segment } from '../api/api-client';
-import type { ListDocument, Resource } from '../api/jsonapi-types';
+import type { Resource } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
 import { ActionOutcome, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
@@ -26,12 +27,12 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
   const { api } = useSession();
   const { team, organization } = props;
   const accesses = useApi(
-    () => api.get<ListDocument<TeamWorkspaceAttributes>>('/team-workspaces', { 'filter[team][id]': team.id, 'page[size]': '100' }),
+    () => getAllPages<TeamWorkspaceAttributes>(api, '/team-workspaces', { 'filter[team][id]': team.id }),
     [team.id],
   );
   // The accesses name their workspace by id only; the organization's workspaces give names and the caller's permissions.
   const workspaces = useApi(
-    () => api.get<ListDocument<WorkspaceAttributes>>(`/organizations/${segment(organization)}/workspaces`, { 'page[size]': '100' }),
+    () => getAllPages<WorkspaceAttributes>(api, `/organizations/${segment(organization)}/workspaces`),
     [organization],
   );
   const [editing, setEditing] = useState<string | null>(null);

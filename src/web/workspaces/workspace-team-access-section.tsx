@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
+import { getAllPages } from '../api/all-pages';
 import { segment } from '../api/api-client';
-import type { ListDocument } from '../api/jsonapi-types';
 import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
 import { ActionOutcome, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
@@ -26,12 +26,12 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
   const { workspace, organization } = props;
   const canManage = workspace.attributes.permissions?.['can-update'] === true;
   const accesses = useApi(
-    () => api.get<ListDocument<TeamWorkspaceAttributes>>('/team-workspaces', { 'filter[workspace][id]': workspace.id, 'page[size]': '100' }),
+    () => getAllPages<TeamWorkspaceAttributes>(api, '/team-workspaces', { 'filter[workspace][id]': workspace.id }),
     [workspace.id],
   );
   // The accesses name their team by id only; the teams the caller can see give names and organization access.
   const teams = useApi(
-    () => api.get<ListDocument<TeamAttributes>>(`/organizations/${segment(organization)}/teams`, { 'page[size]': '100' }),
+    () => getAllPages<TeamAttributes>(api, `/organizations/${segment(organization)}/teams`),
     [organization],
   );
   const [editing, setEditing] = useState<string | null>(null);
