@@ -46,7 +46,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
   const grantable = (workspaces.data?.data ?? [])
     .filter((workspace) => workspace.attributes.permissions?.['can-update'] === true && !granted.has(workspace.id))
     .map((workspace) => ({ id: workspace.id, name: workspace.attributes.name }));
-  const anyRowManageable = (rows: readonly { relationships?: unknown }[]) => rows.some((access) => mayManage(relatedId(access as Resource<unknown>, 'workspace') ?? ''));
+  const anyRowManageable = (rows: readonly Resource<TeamWorkspaceAttributes>[]) => rows.some((access) => mayManage(relatedId(access, 'workspace') ?? ''));
   const anyManageable = (workspaces.data?.data ?? []).some((workspace) => workspace.attributes.permissions?.['can-update'] === true);
 
   async function removeAccess(id: string, workspaceName: string) {
