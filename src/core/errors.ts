@@ -256,6 +256,8 @@ export const Errors = {
   invalidExecutionMode: (modes: readonly string[], pointer = '/data/attributes/execution-mode') =>
     new InvalidAttribute(pointer, `${pointer.split('/').at(-1)} must be one of ${modes.join(', ')}`),
   invalidArchive: (problem: string) => new Unprocessable(problem),
+  /** HCP's words (go-tfe matches "transition not allowed" and "because it is current"). */
+  configurationArchiveRefused: (why: string) => new Conflict(`transition not allowed: configuration could not be archived because ${why}`),
   configurationAlreadyUsed: () => new Conflict('a run was made from this configuration version: its archive can no longer be replaced'),
   runWorkspaceRequired: () => new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required'),
   noUploadedConfiguration: () =>
