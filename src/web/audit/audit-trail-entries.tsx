@@ -198,7 +198,7 @@ function EntryRow(props: { entry: AuditTrailEntry }) {
 /** What an empty answer means, in the words of the filters that made it. */
 function emptyWords(filters: TrailFilters): string {
   if (filters.since === undefined && filters.actor === undefined && filters.type === undefined) return 'No change recorded yet.';
-  const what = filters.type ? `No change to a ${resourceKind(filters.type)}` : 'No change';
+  const what = filters.type ? `No ${resourceKind(filters.type)} change` : 'No change';
   const who = filters.actor ? ` by ${filters.actor}` : '';
   const when = filters.since ? ` since ${new Date(filters.since).toLocaleString()}` : '';
   return `${what}${who}${when}.`;
