@@ -216,8 +216,8 @@ export const Errors = {
   invalidAuditTrailSince: () =>
     new Unprocessable('since must be an ISO 8601 time with its zone, such as 2026-01-02T03:04:05.000Z', { parameter: 'since' }),
   /** Teamstage's audit trail filters (docs/audit-trail.md): a type the trail never records, or an actor name no account could have. */
-  invalidAuditTrailType: (known: readonly string[]) =>
-    new Unprocessable(`filter[type] must be one or more of ${known.join(', ')} (comma-separated)`, { parameter: 'filter[type]' }),
+  invalidAuditTrailType: (known: string) =>
+    new Unprocessable(`filter[type] must be one or more of ${known} (comma-separated)`, { parameter: 'filter[type]' }),
   invalidAuditTrailActor: () =>
     new Unprocessable('filter[actor] must be an actor name or id of at most 255 characters (a username, api-team_…, api-org_…, site-admin, or user-…)', { parameter: 'filter[actor]' }),
   invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),

@@ -24,7 +24,7 @@ export function parseAuditTrailFilters(raw: { actor?: string; type?: string }): 
   const types = (raw.type ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '');
   if (types.length > 0) {
     const known = new Set<string>(AUDIT_RESOURCE_TYPES);
-    if (!types.every((type) => known.has(type))) throw Errors.invalidAuditTrailType(AUDIT_RESOURCE_TYPES);
+    if (!types.every((type) => known.has(type))) throw Errors.invalidAuditTrailType(AUDIT_RESOURCE_TYPES.join(', '));
     filters.types = [...new Set(types)] as AuditResourceType[];
   }
   return filters;
