@@ -16,6 +16,7 @@ import { HttpClient } from '../test/helpers/http-client.js';
 import { median, paired, SATURATED_SHARE } from './measure.js';
 import { createTeamsLoad } from './create-load.js';
 import { cpuText, fmt, ms, ratiosText } from './row-text.js';
+import type { Row } from './row.js';
 import { runWrk, WRK_MISSING, WRK_THREADS, wrkInstalled } from './wrk-load.js';
 import { seedOrganization, type Seeded } from './seed.js';
 import { extraScenarios } from './scenarios.js';
@@ -45,16 +46,6 @@ const numberArg = (name: string) => Number(process.argv.find((arg) => arg.starts
 if (numberArg('rounds') > 0) settings.rounds = numberArg('rounds');
 if (numberArg('seconds') > 0) settings.duration = numberArg('seconds');
 
-export interface Row {
-  scenario: string;
-  /** The database, and its mode when not the default (e.g. `sqlite, synchronous=FULL`). */
-  dialect: string;
-  measured: string;
-  baseline: string;
-  ratio: string;
-  target: string;
-  met: boolean;
-}
 
 /** Every row is printed as soon as it is measured (a full run takes a while). */
 const rows: Row[] = new Proxy([] as Row[], {

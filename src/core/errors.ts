@@ -235,6 +235,8 @@ export const Errors = {
   agentPoolNotAllowed: () =>
     new InvalidAttribute('/data/relationships/agent-pool', "the agent pool is not organization-scoped and does not list this workspace among its allowed workspaces"),
   agentPoolUnknown: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'agent pool not found in this organization'),
+  agentPoolInUse: (workspaces: number) =>
+    new Conflict(`the agent pool is used by ${workspaces} workspace${workspaces === 1 ? '' : 's'}: move ${workspaces === 1 ? 'it' : 'them'} to another pool or execution mode first`),
   agentPoolOnlyInAgentMode: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'an agent pool is set only with execution-mode agent'),
   teamAccessFilterMissing: () => new Unprocessable('filter[workspace][id] or filter[team][id] is required', { parameter: 'filter[workspace][id]' }),
   invalidUsername: (problem: string) => new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username')),
