@@ -16,7 +16,7 @@ import type { ServerProcess } from '../test/helpers/server-process.js';
 import { waitUntil } from '../test/helpers/wait-until.js';
 import { percentiles } from './measure.js';
 import { fmt } from './row-text.js';
-import type { Row } from './run.js';
+import type { Row } from './row.js';
 import type { Seeded } from './seed.js';
 
 export const LARGE_PLAN_SCENARIO = 'console: run page with a 5,000-change plan, first change shown and a change expanded';
