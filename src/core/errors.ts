@@ -215,6 +215,11 @@ export const Errors = {
   invalidBooleanFilter: (parameter: string) => new Unprocessable(`${parameter} must be true or false`, { parameter }),
   invalidAuditTrailSince: () =>
     new Unprocessable('since must be an ISO 8601 time with its zone, such as 2026-01-02T03:04:05.000Z', { parameter: 'since' }),
+  /** Teamstage's audit trail filters (docs/audit-trail.md): a type the trail never records, or an actor name no account could have. */
+  invalidAuditTrailType: (known: string) =>
+    new Unprocessable(`filter[type] must be one or more of ${known} (comma-separated)`, { parameter: 'filter[type]' }),
+  invalidAuditTrailActor: () =>
+    new Unprocessable('filter[actor] must be an actor name or id of at most 255 characters (a username, api-team_…, api-org_…, site-admin, or user-…)', { parameter: 'filter[actor]' }),
   invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),
   pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
   consoleNotBuilt: () => new NotFound('the web console is not built in this installation; run `npm run build`'),
