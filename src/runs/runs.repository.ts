@@ -13,6 +13,11 @@ import type { RunListFilter } from './run-list-filter.js';
 import { TERMINAL_RUN_STATUSES } from '../shared/run-statuses.js';
 
 export type RunRow = RunsTable;
+/**
+ * A run with its workspace's organization: the jobs a status change enqueues (the next run of the queue, a
+ * claim deadline) go in that organization's share of the work lane (jobs/job-lanes.ts).
+ */
+export type RunInOrganization = RunRow & { organizationName: string };
 /** A plan or apply as read with its run; the uploads it points at (plan JSON, log) are read piece by piece (phase-uploads.repository.ts). */
 export type PhaseRow = PhasesTable;
 /** What a write may change on a plan or apply, uploads included. */
@@ -210,7 +215,7 @@ export class RunsRepository {
   async runWithStages(
     runId: string,
     executor: Executor = this.db,
-  ): Promise<{ run: RunRow; stages: StageRow[]; workspace: WorkspaceNames; planHasChanges: boolean } | undefined> {
+  ): Promise<{ run: RunInOrganization; stages: StageRow[]; workspace: WorkspaceNames; planHasChanges: boolean } | undefined> {
     const { rows } = await this.runWithStagesQuery(executor, { id: runId });
     if (rows.length === 0) return undefined;
     const {
@@ -218,7 +223,7 @@ export class RunsRepository {
       plan_has_changes: planHasChanges, ...run
     } = rows[0]!;
     const stages = rows.flatMap((row) => (row.stage_id && row.stage_name && row.stage_status ? [{ id: row.stage_id, stage: row.stage_name, status: row.stage_status }] : []));
-    return { run, stages, workspace: { name, organizationName }, planHasChanges: Number(planHasChanges) === 1 };
+    return { run: { ...run, organizationName }, stages, workspace: { name, organizationName }, planHasChanges: Number(planHasChanges) === 1 };
   }
 
   /** The run's task stages in run order (id, stage, status), for the run state machine. */
