@@ -26,10 +26,11 @@ export interface NewJob {
   /** The lane that runs it (job-lanes.ts); `work` when omitted. */
   lane?: JobLane;
   /**
-   * The organization it works for: every lane shares its slots fairly between organizations (fair-claim.ts).
-   * Omitted: NO_ORGANIZATION.
+   * The organization it works for (its run's, its workspace's): every lane shares its slots fairly between
+   * organizations (fair-claim.ts). Required, so that no job is enqueued outside every share by oversight:
+   * work for no organization says NO_ORGANIZATION.
    */
-  organizationName?: string;
+  organizationName: string;
 }
 
 /**
@@ -82,7 +83,7 @@ export function jobRowValues(job: NewJob): JobRowValues {
     run_at: (job.runAt ?? new Date()).toISOString(),
     dedupe_key: job.dedupeKey ?? null,
     lane: job.lane ?? 'work',
-    organization_name: job.organizationName ?? NO_ORGANIZATION,
+    organization_name: job.organizationName,
   };
 }
 
