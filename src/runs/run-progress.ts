@@ -68,7 +68,7 @@ export function runSnapshot(run: RunRow, planHasChanges: boolean): RunSnapshot {
  * Every step is idempotent: it is decided from the database and committed with a compare-and-set, so
  * a job run twice after a crash, or by two nodes at once, moves the run exactly once. Progress is
  * resumed by whatever enqueues `run.advance` in the same transaction as its own change: run creation,
- * the apply action, and the task stage side when a stage settles (onTaskStageSettled). A crash in the
+ * the apply action, and the task stage side when a stage settles (stage-settlement.ts). A crash in the
  * middle of advance leaves its job unfinished, and the job queue runs it again when the lease expires.
  */
 export class RunProgress {
