@@ -20,7 +20,8 @@ import type { RunJobs } from './run-progress.js';
 import { transition, type RunEvent, type RunStatus } from './run-state-machine.js';
 import { runAdvanceJob } from './run-advance-job.js';
 import type { RunTransitions } from './run-transitions.js';
-import { UPLOAD_COLUMNS, type PhaseChanges, type PhaseRow, type PhaseUploadKind, type RunInOrganization, type RunsRepository } from './runs.repository.js';
+import { UPLOAD_COLUMNS, type PhaseChanges, type PhaseRow, type PhaseUploadKind, type RunsRepository } from './runs.repository.js';
+import type { RunInOrganization } from './run-in-organization.js';
 import { PHASE_TABLE as TABLE, phaseNotFound as notFound, type DrivablePhase, type PhaseKind, type VisiblePhase } from './phase-lookup.js';
 
 export type { PhaseKind };

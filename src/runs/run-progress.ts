@@ -8,7 +8,8 @@ import { nextStep, runFacts, type RunSnapshot, type StageSnapshot } from './run-
 import { isRunStatus, transition, type RunFacts, type RunStatus } from './run-state-machine.js';
 import type { PhaseCache, PhaseDetails, RunTransitions, TransitionCause } from './run-transitions.js';
 import { stageOfStatus } from './run-state-machine.js';
-import type { PhaseTable, RunInOrganization, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
+import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
+import type { RunInOrganization } from './run-in-organization.js';
 import type { TaskStagePort } from './task-stage-port.js';
 import { RUN_ADVANCE_JOB, runAdvanceJob } from './run-advance-job.js';
 import { QUEUE_NEXT_JOB, isQueueNextPayload, takesTurns } from './run-queue.js';

@@ -15,7 +15,8 @@ import type { RunRecorder } from '../record/run-record.repository.js';
 import { describeRunStatus } from './run-event-descriptions.js';
 import type { TaskStagePort } from './task-stage-port.js';
 import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
-import type { PhaseChanges, PhaseRow, PhaseTable, RunInOrganization, RunsRepository } from './runs.repository.js';
+import type { PhaseChanges, PhaseRow, PhaseTable, RunsRepository } from './runs.repository.js';
+import type { RunInOrganization } from './run-in-organization.js';
 
 /** What a phase's outcome writes on the plan or apply with the status change. */
 export type PhaseDetails = Pick<PhaseChanges, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'agent_report'> & {

@@ -5,6 +5,7 @@ import { newJobTableRows } from '../jobs/job-statements.js';
 import type { Dialect } from '../db/database.js';
 import { multiTableInsert, type TableRows } from '../db/multi-table-insert.js';
 import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
+import type { RunInOrganization } from './run-in-organization.js';
 import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
 import { TURNLESS_STATUSES } from './run-queue.js';
@@ -13,11 +14,6 @@ import type { RunListFilter } from './run-list-filter.js';
 import { TERMINAL_RUN_STATUSES } from '../shared/run-statuses.js';
 
 export type RunRow = RunsTable;
-/**
- * A run with its workspace's organization: the jobs a status change enqueues (the next run of the queue, a
- * claim deadline) go in that organization's share of the work lane (jobs/job-lanes.ts).
- */
-export type RunInOrganization = RunRow & { organizationName: string };
 /** A plan or apply as read with its run; the uploads it points at (plan JSON, log) are read piece by piece (phase-uploads.repository.ts). */
 export type PhaseRow = PhasesTable;
 /** What a write may change on a plan or apply, uploads included. */
