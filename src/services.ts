@@ -100,6 +100,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     handle,
     {
       concurrency: config.jobs.concurrency,
+      workPerOrganization: config.jobs.perOrganization,
       delivery: { concurrency: config.jobs.deliveryConcurrency, perOrganization: config.jobs.deliveryPerOrganization },
       policy: policyLane(config.policies.concurrency, config.policies.perOrganization),
       pollMs: config.jobs.pollSeconds * 1000,
@@ -190,7 +191,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     workspaceGate,
     workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags, agentPoolsService),
     workspaceTagsService: new WorkspaceTagsService(db, workspaceTags),
-    workspaceLockService: new WorkspaceLockService(db, handle.dialect, workspaces, (trx, workspaceId) => jobs.enqueue(trx, queueNextJob(workspaceId))),
+    workspaceLockService: new WorkspaceLockService(db, handle.dialect, workspaces, (trx, workspaceId, organizationName) => jobs.enqueue(trx, queueNextJob(workspaceId, organizationName))),
     remoteStateConsumersService: new RemoteStateConsumersService(new RemoteStateConsumersRepository(db)),
     teamAccessService: new TeamAccessService(new TeamWorkspacesRepository(db), teams, gate, workspaceGate, auditTrailRecorder),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces, auditTrailRecorder),

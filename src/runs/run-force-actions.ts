@@ -85,7 +85,7 @@ export class RunForceActions {
     actor: Actor,
     comment: string | null,
   ): Promise<boolean> {
-    if (!(await this.transitions.move(trx, run, to, {}, {}, { actor, comment }))) return false;
+    if (!(await this.transitions.move(trx, { ...run, organizationName: organization }, to, {}, {}, { actor, comment }))) return false;
     await this.auditTrail.record(trx, runDecided(organization, actor, { id: run.id, workspaceId: run.workspace_id, from: run.status, to }, action, comment));
     await this.progress.closeOpenStages(trx, run.id, to === 'discarded' ? 'discard' : 'cancel');
     return true;

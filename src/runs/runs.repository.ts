@@ -5,6 +5,7 @@ import { newJobTableRows } from '../jobs/job-statements.js';
 import type { Dialect } from '../db/database.js';
 import { multiTableInsert, type TableRows } from '../db/multi-table-insert.js';
 import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
+import type { RunInOrganization } from './run-in-organization.js';
 import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
 import { aheadInQueue } from './workspace-queue.repository.js';
@@ -210,7 +211,7 @@ export class RunsRepository {
   async runWithStages(
     runId: string,
     executor: Executor = this.db,
-  ): Promise<{ run: RunRow; stages: StageRow[]; workspace: WorkspaceNames; planHasChanges: boolean } | undefined> {
+  ): Promise<{ run: RunInOrganization; stages: StageRow[]; workspace: WorkspaceNames; planHasChanges: boolean } | undefined> {
     const { rows } = await this.runWithStagesQuery(executor, { id: runId });
     if (rows.length === 0) return undefined;
     const {
@@ -218,7 +219,7 @@ export class RunsRepository {
       plan_has_changes: planHasChanges, ...run
     } = rows[0]!;
     const stages = rows.flatMap((row) => (row.stage_id && row.stage_name && row.stage_status ? [{ id: row.stage_id, stage: row.stage_name, status: row.stage_status }] : []));
-    return { run, stages, workspace: { name, organizationName }, planHasChanges: Number(planHasChanges) === 1 };
+    return { run: { ...run, organizationName }, stages, workspace: { name, organizationName }, planHasChanges: Number(planHasChanges) === 1 };
   }
 
   /** The run's task stages in run order (id, stage, status), for the run state machine. */
