@@ -22,7 +22,7 @@ import { currentRequestId } from './request-scope.js';
  */
 export type AuditResourceType =
   | 'team' | 'organization_membership' | 'authentication_token' | 'task' | 'workspace_task' | 'run' | 'task_stage'
-  | 'team_workspace';
+  | 'team_workspace' | 'team_project';
 
 export interface AuditResource {
   id: string;
