@@ -11,9 +11,9 @@
  * variable sets) and `delete` (a workspace's deletion goes with its settings, as for `admin` workspace access).
  */
 import { FIXED_LEVELS, type CustomKeys, type WorkspaceGrant } from './workspace-access.js';
+import { PROJECT_ACCESS_LEVELS, type ProjectAccessLevel } from '../shared/project-access-levels.js';
 
-export const PROJECT_ACCESS_LEVELS = ['read', 'write', 'maintain', 'admin', 'custom'] as const;
-export type ProjectAccessLevel = (typeof PROJECT_ACCESS_LEVELS)[number];
+export { PROJECT_ACCESS_LEVELS, type ProjectAccessLevel };
 
 export const PROJECT_KEY_VALUES = {
   settings: ['read', 'update', 'delete'],

@@ -1,4 +1,7 @@
 import type { Resource } from '../api/jsonapi-types';
+import { FIXED_PROJECT_ACCESS_LEVELS, type ProjectAccessLevel } from '../../shared/project-access-levels.js';
+
+export { FIXED_PROJECT_ACCESS_LEVELS, type ProjectAccessLevel };
 
 /** Projects and team access to them as /api/v2 serializes them (projects and team-projects serializers). */
 export interface ProjectAttributes {
@@ -16,12 +19,8 @@ export interface TeamProjectAttributes {
   'workspace-access': Record<string, string | boolean>;
 }
 
-/** HCP's project access levels (custom is kept as it is; the console sets the fixed ones). */
-export const PROJECT_ACCESS_LEVELS = ['read', 'write', 'maintain', 'admin'] as const;
-export type ProjectAccessLevel = (typeof PROJECT_ACCESS_LEVELS)[number] | 'custom';
-
 /** What each fixed level gives, in the words HCP uses. */
-export const LEVEL_MEANING: Record<(typeof PROJECT_ACCESS_LEVELS)[number], string> = {
+export const LEVEL_MEANING: Record<Exclude<ProjectAccessLevel, 'custom'>, string> = {
   read: 'read its workspaces and runs',
   write: 'queue and apply runs in its workspaces',
   maintain: 'administer its workspaces and create new ones',

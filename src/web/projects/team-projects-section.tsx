@@ -10,7 +10,7 @@ import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import { relatedId } from '../workspaces/workspace-types';
-import { LEVEL_MEANING, PROJECT_ACCESS_LEVELS, type ProjectAccessLevel, type ProjectAttributes, type TeamProjectAttributes } from './project-types';
+import { LEVEL_MEANING, FIXED_PROJECT_ACCESS_LEVELS, type ProjectAccessLevel, type ProjectAttributes, type TeamProjectAttributes } from './project-types';
 
 /**
  * The team's access to projects (HCP's project team access): listed with the project; changed or removed where
@@ -82,7 +82,7 @@ export function TeamProjectsSection(props: { teamId: string; organization: strin
                       {manages(id) ? (
                         <select aria-label={`Access to ${name}`} value={grant.attributes.access} disabled={change.busy} onChange={(event) => setAccess(grant.id, (event.target as HTMLSelectElement).value)}>
                           {grant.attributes.access === 'custom' && <option value="custom">custom</option>}
-                          {PROJECT_ACCESS_LEVELS.map((option) => <option key={option} value={option}>{option}</option>)}
+                          {FIXED_PROJECT_ACCESS_LEVELS.map((option) => <option key={option} value={option}>{option}</option>)}
                         </select>
                       ) : (
                         grant.attributes.access
@@ -112,7 +112,7 @@ export function TeamProjectsSection(props: { teamId: string; organization: strin
           </select>
           <label for="team-project-level">Access</label>
           <select id="team-project-level" value={level} onChange={(event) => setLevel((event.target as HTMLSelectElement).value as ProjectAccessLevel)}>
-            {PROJECT_ACCESS_LEVELS.map((option) => <option key={option} value={option}>{`${option}: ${LEVEL_MEANING[option]}`}</option>)}
+            {FIXED_PROJECT_ACCESS_LEVELS.map((option) => <option key={option} value={option}>{`${option}: ${LEVEL_MEANING[option]}`}</option>)}
           </select>
           <SubmitButton busy={add.busy} busyLabel="Giving access…" incomplete={projectId === ''}>Give project access</SubmitButton>
           <ActionOutcome action={add} what="project access" />
