@@ -127,7 +127,9 @@ export class WorkspacesService {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
-    return { workspace: { ...row, tag_names: JSON.stringify(tagged.map((tag) => tag.name)) }, standing, runsCount: 0 };
+    // Its permissions for the caller count their access to its project too (a project's maintainers create workspaces).
+    const created = project && !allows(standing, 'workspace', 'manage', {}) ? (await this.workspaceGate.attach(found, row.id)).standing : standing;
+    return { workspace: { ...row, tag_names: JSON.stringify(tagged.map((tag) => tag.name)) }, standing: created, runsCount: 0 };
   }
 
   /** The lookup of a workspace named by id: it exists and the caller may read it. */

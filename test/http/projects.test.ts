@@ -265,7 +265,11 @@ for (const dialect of testDialects()) {
         answers.attach = attached.status;
         if (attached.status === 201) assertStatus(await api.delete(`/workspaces/${workspace.id}/tasks/${attached.body.data.id}`), 204);
         answers.settings = (await caller.api.patch(`/workspaces/${workspace.id}`, { data: { type: 'workspaces', attributes: { description: name } } })).status;
-        answers.create = (await createWorkspaceIn(org, project.id, caller.api)).status;
+        const created = await createWorkspaceIn(org, project.id, caller.api);
+        answers.create = created.status;
+        if (created.status === 201) {
+          assert.equal(created.body.data.attributes.permissions['can-update'], name === 'maintain' || name === 'admin', `${name}: its permissions count the project access`);
+        }
         answers.project = (await caller.api.patch(`/projects/${project.id}`, { data: { type: 'projects', attributes: { description: name } } })).status;
         const team = await createTeam(ctx, org, { visibility: 'organization' });
         answers.teams = (await caller.api.post('/team-projects', grantBody(team.id, project.id, { access: 'read' }))).status;
