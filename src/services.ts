@@ -42,6 +42,7 @@ import { PlanJsonChecker } from './runs/plan-json-checker.js';
 import { PhaseLogsService } from './runs/phase-logs.service.js';
 import { SigningKeysRepository } from './runs/signing-keys.repository.js';
 import { RunsService } from './runs/runs.service.js';
+import { RunForceActions } from './runs/run-force-actions.js';
 import { RunRecorder, RunRecordRepository } from './record/run-record.repository.js';
 import { RunRecordService } from './runs/run-record.service.js';
 import { AuditTrailRepository } from './record/audit-trail.repository.js';
@@ -219,6 +220,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     stageOverrides,
     taskAccessTokens,
     runsService,
+    runForceActions: new RunForceActions(db, runs, workspaces, runTransitions, runProgress, auditTrailRecorder),
     runWaits,
     taskStagesService,
     policyEngine,

@@ -190,6 +190,8 @@ export const ACCESS_TABLE = {
   },
   'configuration-version': {
     read: (s) => allowOrHide(canReadWorkspaces(s)),
+    /** HCP's archive: whoever may upload configurations (queue plans). */
+    archive: (s) => allowOrDeny(canUploadConfiguration(s), canReadWorkspaces(s), s.actsAsPerson ? Errors.queueRunsNeeded : Errors.notAPersonForRuns),
   },
   'run-task': {
     read: (s) => allowOrHide(canReadRunTasks(s)),

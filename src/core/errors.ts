@@ -223,6 +223,11 @@ export const Errors = {
   invalidBooleanFilter: (parameter: string) => new Unprocessable(`${parameter} must be true or false`, { parameter }),
   invalidAuditTrailSince: () =>
     new Unprocessable('since must be an ISO 8601 time with its zone, such as 2026-01-02T03:04:05.000Z', { parameter: 'since' }),
+  /** Teamstage's audit trail filters (docs/audit-trail.md): a type the trail never records, or an actor name no account could have. */
+  invalidAuditTrailType: (known: string) =>
+    new Unprocessable(`filter[type] must be one or more of ${known} (comma-separated)`, { parameter: 'filter[type]' }),
+  invalidAuditTrailActor: () =>
+    new Unprocessable('filter[actor] must be an actor name or id of at most 255 characters (a username, api-team_…, api-org_…, site-admin, or user-…)', { parameter: 'filter[actor]' }),
   invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),
   pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
   consoleNotBuilt: () => new NotFound('the web console is not built in this installation; run `npm run build`'),
@@ -238,6 +243,8 @@ export const Errors = {
   agentPoolNotAllowed: () =>
     new InvalidAttribute('/data/relationships/agent-pool', "the agent pool is not organization-scoped and does not list this workspace among its allowed workspaces"),
   agentPoolUnknown: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'agent pool not found in this organization'),
+  agentPoolInUse: (workspaces: number) =>
+    new Conflict(`the agent pool is used by ${workspaces} workspace${workspaces === 1 ? '' : 's'}: move ${workspaces === 1 ? 'it' : 'them'} to another pool or execution mode first`),
   agentPoolOnlyInAgentMode: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'an agent pool is set only with execution-mode agent'),
   /** A project's or a team project access's attribute (HCP's sentences where go-tfe looks for them). */
   invalidProjectAttribute: (attribute: string, detail: string) => new InvalidAttribute(`/data/attributes/${attribute}`, detail),
@@ -271,6 +278,8 @@ export const Errors = {
   invalidExecutionMode: (modes: readonly string[], pointer = '/data/attributes/execution-mode') =>
     new InvalidAttribute(pointer, `${pointer.split('/').at(-1)} must be one of ${modes.join(', ')}`),
   invalidArchive: (problem: string) => new Unprocessable(problem),
+  /** HCP's words (go-tfe matches "transition not allowed" and "because it is current"). */
+  configurationArchiveRefused: (why: string) => new Conflict(`transition not allowed: configuration could not be archived because ${why}`),
   configurationAlreadyUsed: () => new Conflict('a run was made from this configuration version: its archive can no longer be replaced'),
   runWorkspaceRequired: () => new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required'),
   noUploadedConfiguration: () =>

@@ -7,7 +7,7 @@ import { multiTableInsert, type TableRows } from '../db/multi-table-insert.js';
 import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
 import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
-import { TURNLESS_STATUSES } from './run-queue.js';
+import { aheadInQueue } from './workspace-queue.repository.js';
 import { containsText } from '../db/like.js';
 import type { RunListFilter } from './run-list-filter.js';
 import { TERMINAL_RUN_STATUSES } from '../shared/run-statuses.js';
@@ -303,25 +303,7 @@ export class RunsRepository {
     const row = await executor
       .selectFrom('runs as r')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('r.workspace_id', '=', run.workspace_id)
-      .where('r.id', '<>', run.id)
-      .where('r.plan_only', '=', 0)
-      .where((eb) =>
-        eb.or([
-          eb.and([
-            eb('r.status', '=', 'pending'),
-            eb.or([eb('r.created_at', '<', run.created_at), eb.and([eb('r.created_at', '=', run.created_at), eb('r.id', '<', run.id)])]),
-          ]),
-          eb.and([
-            eb('r.status', 'not in', [...TURNLESS_STATUSES]),
-            // `applied` holds the turn only while a post-apply stage is to come.
-            eb.or([
-              eb('r.status', '<>', 'applied'),
-              eb.exists(eb.selectFrom('task_stages as s').select('s.id').whereRef('s.run_id', '=', 'r.id').where('s.stage', '=', 'post_apply')),
-            ]),
-          ]),
-        ]),
-      )
+      .where((eb) => aheadInQueue(eb, run))
       .executeTakeFirstOrThrow();
     // A locked workspace (HCP's lock, issue 37) starts no run: the lock counts as one more ahead; unlocking wakes the queue.
     const workspace = await executor.selectFrom('workspaces').select('locked').where('id', '=', run.workspace_id).executeTakeFirst();

@@ -21,6 +21,7 @@ import { newRunRows } from './new-run-rows.js';
 import { runOptionsOf, type RunOptionAttributes } from './run-options.js';
 import type { RunListFilter } from './run-list-filter.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
+import { takeWorkspaceTurn } from '../workspaces/workspace-current-run.js';
 import { runCreator } from './run-creator.js';
 import { pendingRunsOf } from './workspace-queue.repository.js';
 import { actorOf, type Actor } from '../record/actor.js';
@@ -168,6 +169,9 @@ export class RunsService {
       { runId: rows.run.id, action: 'queued', description: describeRunStatus('pending', creator.actor), actor: creator.actor, at: rows.run.created_at },
     ]);
     await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id), eventTableRows(queued));
+    // HCP: on a locked workspace the run first in line is its current run, pending until the unlock (terraform's and
+    // tofu's `cloud` block read that to say "Waiting for the manually locked workspace to be unlocked").
+    if (Number(workspace.locked) === 1 && !planOnly && (await this.runs.runsAhead(executor, rows.run)) === 1) await takeWorkspaceTurn(executor, workspace.id, rows.run.id);
     const stages = rows.stages.map(({ id, run_id, stage, status }) => ({ id, run_id, stage, status }));
     const record = queued.events.map(({ id, run_id, comment_id }) => ({ id, run_id, comment_id }));
     return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages, record };

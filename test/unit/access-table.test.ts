@@ -113,6 +113,8 @@ const ROWS: Row[] = [
   row('workspace', 'upload-configuration', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('workspace', 'manage-team-access', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('configuration-version', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  // HCP's archive: whoever may upload configurations.
+  row('configuration-version', 'archive', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('run-task', 'read', {}, '', 'AAAAA AAAA AAAA AAA HHH'),
   row('run-task', 'manage', {}, '', 'AAAAA DDDD ADDD DDA HHH'),
   row('run', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
@@ -282,6 +284,7 @@ describe('the access table with team access to the workspace', () => {
     row('workspace', 'lock', {}, '', 'DDAA DDD A H A'),
     row('workspace', 'force-unlock', {}, '', 'DDDA DDD D H A'),
     row('configuration-version', 'read', {}, '', 'AAAA AAA A H A'),
+    row('configuration-version', 'archive', {}, '', 'DAAA DDA D H A'),
     row('run', 'read', {}, '', 'AAAA AAA A H A'),
     row('run', 'act', { action: 'apply' }, '', 'DDAA DDA D H A'),
     row('run', 'comment', {}, '', 'DAAA DDA D H A'),

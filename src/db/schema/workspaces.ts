@@ -76,7 +76,8 @@ export interface WorkspaceRemoteStateConsumersTable {
 export interface ConfigurationVersionsTable {
   id: string;
   workspace_id: string;
-  status: 'pending' | 'uploaded';
+  /** `archived` (issue 37): HCP's archive action freed its stored archive; the row stays. */
+  status: 'pending' | 'uploaded' | 'archived';
   /** JSON object of `<status>-at` timestamps. */
   status_timestamps: string;
   auto_queue_runs: Flag;

@@ -12,6 +12,7 @@ import { OrganizationAccessForm } from '../teams/organization-access-form';
 import { TeamMembersSection } from '../teams/team-members-section';
 import { TeamSettingsForm } from '../teams/team-settings-form';
 import { TeamTokensSection } from '../teams/team-tokens-section';
+import { TeamWorkspaceAccessSection } from '../teams/team-workspace-access-section';
 import { TeamProjectsSection } from '../projects/team-projects-section';
 import type { TeamAttributes } from '../teams/team-types';
 
@@ -49,6 +50,7 @@ export function TeamPage(props: { teamId: string }) {
       </p>
       <TeamSettingsForm team={data} onSaved={team.reload} />
       <OrganizationAccessForm team={data} onSaved={team.reload} />
+      <TeamWorkspaceAccessSection team={data} organization={organization} />
       <TeamMembersSection team={data} included={team.data.included ?? []} onChanged={team.reload} />
       <TeamProjectsSection teamId={data.id} organization={organization} />
       <TeamTokensSection team={data} />

@@ -10,6 +10,7 @@ import { useSession } from '../session/session-context';
 import { WorkspaceForm } from '../workspaces/workspace-form';
 import { WorkspaceRunsSection } from '../workspaces/workspace-runs-section';
 import { WorkspaceTasksSection } from '../workspaces/workspace-tasks-section';
+import { WorkspaceTeamAccessSection } from '../workspaces/workspace-team-access-section';
 import { relatedId, type Workspace, type WorkspaceAttributes } from '../workspaces/workspace-types';
 
 /** How a page names its workspace: by organization and name (HCP's paths), or by id (old links). */
@@ -76,6 +77,7 @@ export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
         </details>
       )}
       <WorkspaceTasksSection workspace={data} organization={organization} />
+      <WorkspaceTeamAccessSection workspace={data} organization={organization} />
     </>
   );
 }
