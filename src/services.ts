@@ -59,6 +59,13 @@ import { ConfigurationVersionsService } from './workspaces/configuration-version
 import { WorkspaceGate } from './access/workspace-gate.js';
 import { WorkspaceGrantsRepository } from './access/workspace-grants.repository.js';
 import { TeamAccessService } from './teamaccess/team-access.service.js';
+import { TeamProjectsService } from './teamaccess/team-projects.service.js';
+import { TeamProjectsRepository } from './teamaccess/team-projects.repository.js';
+import { ProjectGate } from './access/project-gate.js';
+import { ProjectGrantsRepository } from './access/project-grants.repository.js';
+import { ProjectsRepository } from './projects/projects.repository.js';
+import { ProjectsService } from './projects/projects.service.js';
+import { createDefaultProject } from './projects/default-project.js';
 import { TeamWorkspacesRepository } from './teamaccess/team-workspaces.repository.js';
 import { AgentPoolsService } from './agentpools/agent-pools.service.js';
 import { AgentPoolsRepository } from './agentpools/agent-pools.repository.js';
@@ -121,6 +128,9 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   // The caller's teams' access to one workspace (issue 36) is read by the workspace gate alone.
   const workspaceGate = new WorkspaceGate(workspaces, gate, new WorkspaceGrantsRepository(db));
   const workspaceTags = new WorkspaceTagsRepository(db);
+  // Projects (issue 36): the project gate attaches the caller's teams' access to one project.
+  const projects = new ProjectsRepository(db);
+  const projectGate = new ProjectGate(projects, gate, new ProjectGrantsRepository(db));
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);
   const policyEvaluations = new PolicyEvaluationsRepository(db);
@@ -181,7 +191,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     authenticator,
     tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
-    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder)],
+    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder), createDefaultProject()],
       (trx, organizationName, mode) => workspaces.followDefaultExecutionMode(trx, organizationName, mode)),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate, auditTrailRecorder),
     teamsService,
@@ -189,7 +199,9 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     tokensService,
     agentPoolsService,
     workspaceGate,
-    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags, agentPoolsService),
+    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags, agentPoolsService, { db, projects, gate: projectGate }),
+    projectsService: new ProjectsService(db, projects, projectGate, agentPoolsService),
+    teamProjectsService: new TeamProjectsService(new TeamProjectsRepository(db), teams, gate, projectGate, auditTrailRecorder),
     workspaceTagsService: new WorkspaceTagsService(db, workspaceTags),
     workspaceLockService: new WorkspaceLockService(db, handle.dialect, workspaces, (trx, workspaceId, organizationName) => jobs.enqueue(trx, queueNextJob(workspaceId, organizationName))),
     remoteStateConsumersService: new RemoteStateConsumersService(new RemoteStateConsumersRepository(db)),

@@ -4,7 +4,7 @@
  */
 export const AUDIT_RESOURCE_TYPES = [
   'team', 'organization_membership', 'authentication_token', 'task', 'workspace_task', 'run', 'task_stage',
-  'team_workspace',
+  'team_workspace', 'team_project',
 ] as const;
 
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];

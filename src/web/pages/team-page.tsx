@@ -13,6 +13,7 @@ import { TeamMembersSection } from '../teams/team-members-section';
 import { TeamSettingsForm } from '../teams/team-settings-form';
 import { TeamTokensSection } from '../teams/team-tokens-section';
 import { TeamWorkspaceAccessSection } from '../teams/team-workspace-access-section';
+import { TeamProjectsSection } from '../projects/team-projects-section';
 import type { TeamAttributes } from '../teams/team-types';
 
 /** One team: settings, organization access, members and tokens, each offered only when `permissions` allow. */
@@ -51,6 +52,7 @@ export function TeamPage(props: { teamId: string }) {
       <OrganizationAccessForm team={data} onSaved={team.reload} />
       <TeamWorkspaceAccessSection team={data} organization={organization} />
       <TeamMembersSection team={data} included={team.data.included ?? []} onChanged={team.reload} />
+      <TeamProjectsSection teamId={data.id} organization={organization} />
       <TeamTokensSection team={data} />
       <DeleteTeamSection team={data} organization={organization} />
     </>

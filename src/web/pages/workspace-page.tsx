@@ -53,6 +53,12 @@ export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
       <WorkspaceRunsSection workspace={data} />
       <h2>Settings</h2>
       <dl class="facts">
+        {relatedId(data, 'project') && (
+          <>
+            <dt>Project</dt>
+            <dd><a href={href(paths.project(organization, relatedId(data, 'project')!))}>View the project</a></dd>
+          </>
+        )}
         <dt>Description</dt>
         <dd>{data.attributes.description || <span class="muted">none</span>}</dd>
         <dt>Apply</dt>
