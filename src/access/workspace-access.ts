@@ -10,21 +10,10 @@
  * `permissions`), so the tfe provider reads back what it wrote.
  */
 
-export const WORKSPACE_ACCESS_LEVELS = ['read', 'plan', 'write', 'admin', 'custom'] as const;
-export type WorkspaceAccessLevel = (typeof WORKSPACE_ACCESS_LEVELS)[number];
+import { CUSTOM_DEFAULTS, CUSTOM_KEY_VALUES, FLAG_KEYS, WORKSPACE_ACCESS_LEVELS, type CustomKeys, type FlagKey, type RankedKey, type WorkspaceAccessLevel } from '../shared/workspace-access-keys.js';
 
-/** Each custom key's values, weakest first (the order decides which of two grants is the stronger). */
-export const CUSTOM_KEY_VALUES = {
-  runs: ['read', 'plan', 'apply'],
-  variables: ['none', 'read', 'write'],
-  'state-versions': ['none', 'read-outputs', 'read', 'write'],
-  'sentinel-mocks': ['none', 'read'],
-} as const;
-export type RankedKey = keyof typeof CUSTOM_KEY_VALUES;
-export const FLAG_KEYS = ['workspace-locking', 'run-tasks', 'policy-overrides'] as const;
-export type FlagKey = (typeof FLAG_KEYS)[number];
-
-export type CustomKeys = { [K in RankedKey]: (typeof CUSTOM_KEY_VALUES)[K][number] } & { [K in FlagKey]: boolean };
+// The levels and keys are shared with the console (src/shared/workspace-access-keys.ts); what they grant is here.
+export { CUSTOM_DEFAULTS, CUSTOM_KEY_VALUES, FLAG_KEYS, WORKSPACE_ACCESS_LEVELS, type CustomKeys, type FlagKey, type RankedKey, type WorkspaceAccessLevel };
 
 /** A team's access to a workspace as stored and shown: the level and every key it grants. */
 export interface WorkspaceGrant extends CustomKeys {
@@ -42,10 +31,6 @@ export const FIXED_LEVELS: Record<Exclude<WorkspaceAccessLevel, 'custom'>, Custo
   admin: { runs: 'apply', variables: 'write', 'state-versions': 'write', 'sentinel-mocks': 'read', 'workspace-locking': true, 'run-tasks': true, 'policy-overrides': true },
 };
 
-/** What `custom` grants for a key not sent: the least (HCP's defaults). */
-export const CUSTOM_DEFAULTS: CustomKeys = {
-  runs: 'read', variables: 'none', 'state-versions': 'none', 'sentinel-mocks': 'none', 'workspace-locking': false, 'run-tasks': false, 'policy-overrides': false,
-};
 
 /** What one caller holds on one workspace through all their teams: the strongest value of each key, and admin. */
 export interface EffectiveWorkspaceAccess extends CustomKeys {

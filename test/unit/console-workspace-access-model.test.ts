@@ -1,18 +1,24 @@
 /**
- * The console's words for team access to a workspace (src/web/teams/workspace-access-model.ts) name exactly the
- * server's levels, custom keys and values (src/access/workspace-access.ts), in the server's order (weakest first),
- * so a level or key added on the server fails here until the console offers it too; and what a form sends.
+ * The console's words for team access to a workspace (src/web/teams/workspace-access-model.ts): it offers the
+ * shared levels, keys and values (src/shared/workspace-access-keys.ts, which the server decides with) in their
+ * order, weakest first, each with words (a `Record` over them, so a new one does not compile without); and what a
+ * form sends.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CUSTOM_DEFAULTS as SERVER_DEFAULTS, CUSTOM_KEY_VALUES, FLAG_KEYS as SERVER_FLAGS, WORKSPACE_ACCESS_LEVELS } from '../../src/access/workspace-access.js';
+import { FIXED_LEVELS } from '../../src/access/workspace-access.js';
 import {
   ACCESS_LEVELS, accessWords, attributesOf, choiceOf, CUSTOM_DEFAULTS, FLAG_KEYS, RANKED_KEYS, type TeamWorkspaceAttributes,
 } from '../../src/web/teams/workspace-access-model.js';
 import { organizationReach } from '../../src/web/workspaces/organization-reach.js';
 
-test('levels, keys, values and defaults are the server\'s', () => {
+test('levels, keys, values and defaults are the server\'s, in its order, each with words', () => {
   assert.deepEqual(ACCESS_LEVELS.map((level) => level.value), [...WORKSPACE_ACCESS_LEVELS]);
+  for (const level of ACCESS_LEVELS) assert.ok(level.label && level.hint, level.value);
+  for (const { key, values } of RANKED_KEYS) for (const [value, words] of values) assert.ok(words, `${key}=${value} has words`);
+  // Every fixed level the server grants is one the console names.
+  assert.deepEqual(Object.keys(FIXED_LEVELS), ACCESS_LEVELS.filter((level) => level.value !== 'custom').map((level) => level.value));
   assert.deepEqual(
     Object.fromEntries(RANKED_KEYS.map(({ key, values }) => [key, values.map(([value]) => value)])),
     Object.fromEntries(Object.entries(CUSTOM_KEY_VALUES).map(([key, values]) => [key, [...values]])),

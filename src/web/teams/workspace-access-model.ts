@@ -1,38 +1,49 @@
 /**
  * A team's access to one workspace (`/api/v2/team-workspaces`, HCP's team access) in words: the levels, the
- * custom keys and their values. The server's lists are src/access/workspace-access.ts, which the console may not
- * import (web imports only src/shared); test/unit/console-workspace-access-model.test.ts fails when these and
- * the server's differ, so a new level or key cannot be missed here. The server stays the judge of what a
- * combination means and whether it is allowed.
+ * custom keys and their values come from src/shared/workspace-access-keys.ts, the server's own lists; each is
+ * named here by a `Record` over them, so a level, key or value added there does not compile until it has words
+ * here. The server stays the judge of what a combination means and whether it is allowed.
  */
+import {
+  CUSTOM_DEFAULTS as SHARED_DEFAULTS, CUSTOM_KEY_VALUES, FLAG_KEYS as SHARED_FLAG_KEYS, WORKSPACE_ACCESS_LEVELS,
+  type CustomKeys, type FlagKey, type RankedKey, type WorkspaceAccessLevel,
+} from '../../shared/workspace-access-keys.js';
 
-export type AccessLevel = 'read' | 'plan' | 'write' | 'admin' | 'custom';
+export type AccessLevel = WorkspaceAccessLevel;
+export type { FlagKey, RankedKey };
 
-export const ACCESS_LEVELS: readonly { value: AccessLevel; label: string; hint: string }[] = [
-  { value: 'read', label: 'Read', hint: 'See the workspace and its runs.' },
-  { value: 'plan', label: 'Plan', hint: 'Read, and queue plans.' },
-  { value: 'write', label: 'Write', hint: 'Plan, and apply, discard and cancel runs.' },
-  { value: 'admin', label: 'Admin', hint: 'Write, and change its settings, team access and run tasks; override its stages.' },
-  { value: 'custom', label: 'Custom', hint: 'Choose each permission below.' },
-];
+const LEVEL_WORDS: Record<AccessLevel, { label: string; hint: string }> = {
+  read: { label: 'Read', hint: 'See the workspace and its runs.' },
+  plan: { label: 'Plan', hint: 'Read, and queue plans.' },
+  write: { label: 'Write', hint: 'Plan, and apply, discard and cancel runs.' },
+  admin: { label: 'Admin', hint: 'Write, and change its settings, team access and run tasks; override its stages.' },
+  custom: { label: 'Custom', hint: 'Choose each permission below.' },
+};
 
-/** The custom keys with several values, weakest first. */
-export const RANKED_KEYS = [
-  { key: 'runs', label: 'Runs', values: [['read', 'Read'], ['plan', 'Queue plans'], ['apply', 'Apply']] },
-  { key: 'variables', label: 'Variables', values: [['none', 'None'], ['read', 'Read'], ['write', 'Write']] },
-  { key: 'state-versions', label: 'State versions', values: [['none', 'None'], ['read-outputs', 'Read outputs'], ['read', 'Read'], ['write', 'Write']] },
-  { key: 'sentinel-mocks', label: 'Sentinel mocks', values: [['none', 'None'], ['read', 'Read']] },
-] as const;
+export const ACCESS_LEVELS: readonly { value: AccessLevel; label: string; hint: string }[] = WORKSPACE_ACCESS_LEVELS.map((value) => ({ value, ...LEVEL_WORDS[value] }));
+
+const RANKED_WORDS: { [K in RankedKey]: { label: string; values: Record<(typeof CUSTOM_KEY_VALUES)[K][number], string> } } = {
+  runs: { label: 'Runs', values: { read: 'Read', plan: 'Queue plans', apply: 'Apply' } },
+  variables: { label: 'Variables', values: { none: 'None', read: 'Read', write: 'Write' } },
+  'state-versions': { label: 'State versions', values: { none: 'None', 'read-outputs': 'Read outputs', read: 'Read', write: 'Write' } },
+  'sentinel-mocks': { label: 'Sentinel mocks', values: { none: 'None', read: 'Read' } },
+};
+
+/** The custom keys with several values, weakest first, each value with its words. */
+export const RANKED_KEYS = (Object.keys(CUSTOM_KEY_VALUES) as RankedKey[]).map((key) => ({
+  key,
+  label: RANKED_WORDS[key].label,
+  values: CUSTOM_KEY_VALUES[key].map((value) => [value, (RANKED_WORDS[key].values as Record<string, string>)[value]!] as const),
+}));
+
+const FLAG_WORDS: Record<FlagKey, string> = {
+  'workspace-locking': 'Lock and unlock the workspace',
+  'run-tasks': 'Manage run tasks (attach them; override a stage they hold)',
+  'policy-overrides': 'Override a stage held by policies',
+};
 
 /** The custom keys that are on or off. */
-export const FLAG_KEYS = [
-  { key: 'workspace-locking', label: 'Lock and unlock the workspace' },
-  { key: 'run-tasks', label: 'Manage run tasks (attach them; override a stage they hold)' },
-  { key: 'policy-overrides', label: 'Override a stage held by policies' },
-] as const;
-
-export type RankedKey = (typeof RANKED_KEYS)[number]['key'];
-export type FlagKey = (typeof FLAG_KEYS)[number]['key'];
+export const FLAG_KEYS = SHARED_FLAG_KEYS.map((key) => ({ key, label: FLAG_WORDS[key] }));
 
 /** A `team-workspaces` resource's attributes: the level and every key it grants. */
 export type TeamWorkspaceAttributes = { access: AccessLevel } & Record<RankedKey, string> & Record<FlagKey, boolean>;
@@ -44,10 +55,7 @@ export interface AccessChoice {
 }
 
 /** HCP's defaults for `custom`: the least of each key. */
-export const CUSTOM_DEFAULTS: AccessChoice['custom'] = {
-  runs: 'read', variables: 'none', 'state-versions': 'none', 'sentinel-mocks': 'none',
-  'workspace-locking': false, 'run-tasks': false, 'policy-overrides': false,
-};
+export const CUSTOM_DEFAULTS: AccessChoice['custom'] = { ...SHARED_DEFAULTS };
 
 export function choiceOf(attributes: TeamWorkspaceAttributes | undefined): AccessChoice {
   if (!attributes) return { access: 'read', custom: { ...CUSTOM_DEFAULTS } };
