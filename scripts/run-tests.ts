@@ -6,7 +6,8 @@
  * clients (test/realclients: go-tfe's own tests and tofu, built by scripts/build-real-clients.sh), one file at a time.
  * HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL).
  * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. `--system` runs only test/system; `--fast`
- * everything but test/system. Other arguments are test files to run instead of all.
+ * everything but test/system. Other arguments are test files to run instead of all. At the end it prints
+ * where the time went: each ring's wall time and slowest files (scripts/test-file-times.mjs).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
