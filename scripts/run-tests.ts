@@ -6,10 +6,12 @@
  * clients (test/realclients: go-tfe's own tests and tofu, built by scripts/build-real-clients.sh), one file at a time.
  * HTTP tests run each case on SQLite and on that PostgreSQL (TEAMSTAGE_TEST_PG_URL).
  * Set TEAMSTAGE_TEST_DIALECTS=sqlite to skip PostgreSQL. `--system` runs only test/system; `--fast`
- * everything but test/system. Other arguments are test files to run instead of all.
+ * everything but test/system. Other arguments are test files to run instead of all. At the end it prints
+ * where the time went: each ring's wall time and slowest files (scripts/test-file-times.mjs).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../test/helpers/postgres-server.js';
 import { realClientsDir } from '../test/helpers/real-clients.js';
@@ -22,15 +24,62 @@ function testFiles(dir: string): string[] {
   });
 }
 
-function runNodeTests(files: string[], concurrency: number, env: NodeJS.ProcessEnv): Promise<number> {
+interface FileTime {
+  file: string;
+  wallMs: number;
+  testsMs: number;
+  exitWaitMs: number;
+  failed: boolean;
+}
+
+/** Each file's wall time, per ring, recorded by scripts/test-file-times.mjs (one JSON line per file). */
+const fileTimes: { ring: string; ringMs: number; files: FileTime[] }[] = [];
+
+function runNodeTests(ring: string, files: string[], concurrency: number, env: NodeJS.ProcessEnv): Promise<number> {
   if (files.length === 0) return Promise.resolve(0);
+  const timesFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-file-times-')), 'times.jsonl');
+  const started = Date.now();
   return new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
-      stdio: 'inherit',
-      env,
+    const child = spawn(
+      process.execPath,
+      [
+        '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
+        // The usual report (spec on a terminal, TAP in CI's log), and each file's wall time beside it.
+        `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
+        '--test-reporter=./scripts/test-file-times.mjs', `--test-reporter-destination=${timesFile}`,
+        ...files,
+      ],
+      { stdio: 'inherit', env },
+    );
+    child.on('exit', (code, signal) => {
+      const lines = fs.existsSync(timesFile) ? fs.readFileSync(timesFile, 'utf8').split('\n').filter(Boolean) : [];
+      fileTimes.push({ ring, ringMs: Date.now() - started, files: lines.map((line) => JSON.parse(line) as FileTime) });
+      fs.rmSync(path.dirname(timesFile), { recursive: true, force: true });
+      resolve(code ?? (signal ? 1 : 0));
     });
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
+}
+
+/**
+ * Where the run's time went: each ring's wall time and its slowest files. "outside tests" is a file's wall time
+ * less its top-level tests' (module loading, and a process that lingers on an open handle after its last test);
+ * files whose process outlived its last test by more than 3 s are named (a timer, server or connection left open).
+ * TEAMSTAGE_TEST_SLOWEST sets how many files per ring are listed (10 by default).
+ */
+function printFileTimes(): void {
+  const shown = Number(process.env.TEAMSTAGE_TEST_SLOWEST ?? 10);
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`.padStart(9);
+  console.log('\n# where the time went (wall time per ring; per file: wall, outside its tests)');
+  const lingering = fileTimes.flatMap(({ files }) => files.filter((file) => file.exitWaitMs > 3000));
+  for (const { ring, ringMs, files } of fileTimes) {
+    const sum = files.reduce((total, file) => total + file.wallMs, 0);
+    const outside = files.reduce((total, file) => total + Math.max(0, file.wallMs - file.testsMs), 0);
+    console.log(`# ${ring}: ${seconds(ringMs)} wall, ${files.length} files, ${seconds(sum)} of file time (${seconds(outside)} outside tests)`);
+    for (const file of [...files].sort((a, b) => b.wallMs - a.wallMs).slice(0, shown)) {
+      console.log(`#   ${seconds(file.wallMs)} ${seconds(Math.max(0, file.wallMs - file.testsMs))}  ${file.file}${file.failed ? ' (failed)' : ''}`);
+    }
+  }
+  for (const file of lingering) console.log(`# ${file.file}: its process ended ${seconds(file.exitWaitMs).trim()} after its last test (a handle left open?)`);
 }
 
 /**
@@ -97,13 +146,14 @@ async function main(): Promise<number> {
       TEAMSTAGE_TEST_PG_URL: postgres?.adminUrl ?? '',
       TEAMSTAGE_OPA_PATH: process.env.TEAMSTAGE_OPA_PATH || path.join(clientsBin, 'opa'),
     };
-    const fastCode = await runNodeTests(fast, 2, env);
+    const fastCode = await runNodeTests('unit and HTTP', fast, 2, env);
     await clientsBuilt;
-    const processCode = await runNodeTests(processes, 2, env);
+    const processCode = await runNodeTests('process', processes, 2, env);
     // System tests load the machine themselves: one file at a time, so their figures mean something.
-    const systemCode = await runNodeTests(system, 1, env);
+    const systemCode = await runNodeTests('system, browser, real clients', system, 1, env);
     return fastCode || processCode || systemCode;
   } finally {
+    printFileTimes();
     await postgres?.stop();
   }
 }

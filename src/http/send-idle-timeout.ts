@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -15,8 +16,10 @@ export function limitSendIdle(app: FastifyInstance, seconds: number): void {
   const ms = seconds * 1000;
   app.addHook('onSend', async (request, reply, payload) => {
     const response = reply.raw;
-    // app.inject's responses have no socket: nothing to time out.
-    if (!response.socket || typeof response.setTimeout !== 'function') return payload;
+    // app.inject's responses have no real socket (light-my-request gives them a stand-in, and its setTimeout is
+    // a plain timer that is never cleared): nothing to time out, and such a timer would keep a test process
+    // alive for `seconds` after its last request.
+    if (!(response.socket instanceof net.Socket)) return payload;
     response.setTimeout(ms, () => {
       request.log.warn({ sendIdleTimeoutSeconds: seconds, url: request.url }, 'the client took none of the answer in time; the connection is cut');
       response.destroy();

@@ -10,6 +10,7 @@ import { joinAndMigrate } from '../../src/db/migrate.js';
 import { ensureSiteToken } from '../../src/identity/site-token.js';
 import { TokensRepository } from '../../src/identity/tokens.repository.js';
 import type { Services } from '../../src/services.js';
+import { copyMigratedSqlite, createMigratedPostgresStatement } from './migrated-template.js';
 import { MockTaskService } from './mock-task-service.js';
 
 /** The dialects this run covers: SQLite always, PostgreSQL when `npm test` started one. */
@@ -26,10 +27,24 @@ export interface DatabaseOptions {
 }
 
 /** A fresh, empty database URL: a temp SQLite file, or a new database on the throwaway server. */
-export async function freshDatabaseUrl(dialect: Dialect, options: DatabaseOptions = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+export function freshDatabaseUrl(dialect: Dialect, options: DatabaseOptions = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+  return newDatabase(dialect, options, false);
+}
+
+/**
+ * A fresh database already at the latest schema: a copy of one the migrations made (migrated-template.ts),
+ * which is what running them gives, without running them again for every test app.
+ */
+export function migratedDatabaseUrl(dialect: Dialect, options: DatabaseOptions = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+  return newDatabase(dialect, options, true);
+}
+
+async function newDatabase(dialect: Dialect, options: DatabaseOptions, migrated: boolean): Promise<{ url: string; drop: () => Promise<void> }> {
   if (dialect === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-test-'));
-    return { url: `sqlite:${path.join(dir, 'db.sqlite')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    const file = path.join(dir, 'db.sqlite');
+    if (migrated) await copyMigratedSqlite(file);
+    return { url: `sqlite:${file}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
   }
   const adminUrl = process.env.TEAMSTAGE_TEST_PG_URL;
   if (!adminUrl) throw new Error('TEAMSTAGE_TEST_PG_URL is not set; run tests through `npm test`');
@@ -38,8 +53,11 @@ export async function freshDatabaseUrl(dialect: Dialect, options: DatabaseOption
   await admin.connect();
   const locale = options.postgresIcuLocale;
   if (locale !== undefined && !/^[A-Za-z0-9-]+$/.test(locale)) throw new Error(`bad ICU locale ${locale}`);
+  // An ICU locale needs template0, so that database is migrated by the test app itself.
   await admin.query(
-    locale ? `create database ${name} template template0 locale_provider icu icu_locale '${locale}' locale 'C.UTF-8'` : `create database ${name}`,
+    locale
+      ? `create database ${name} template template0 locale_provider icu icu_locale '${locale}' locale 'C.UTF-8'`
+      : migrated ? await createMigratedPostgresStatement(adminUrl, name) : `create database ${name}`,
   );
   await admin.end();
   const url = adminUrl.replace(/\/[^/]*$/, `/${name}`);
@@ -81,7 +99,7 @@ export const SIMULATED_PLAN_CHANGES: Readonly<Record<string, string>> = { TEAMST
 
 /** The whole application over a fresh database, with a known site token and no rate limits unless asked. */
 export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
-  const database = await freshDatabaseUrl(dialect, options);
+  const database = await migratedDatabaseUrl(dialect, options);
   const siteToken = `site-${randomBytes(24).toString('hex')}`;
   const config = loadConfig({
     DATABASE_URL: database.url,

@@ -12,6 +12,7 @@ import { createOrganization, type TestOrganization } from '../helpers/fixtures.j
 import { createRun, createRunnableWorkspace, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { startListeningApp } from '../helpers/task-stage-scenario.js';
 import { testDialects, type TestContext } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 for (const dialect of testDialects()) {
   describe(`waiting reads of a workspace's runs (${dialect})`, { timeout: 120_000 }, () => {
@@ -34,7 +35,7 @@ for (const dialect of testDialects()) {
       assert.match(token, /^[\w-]{16}$/);
 
       const waiting = api.get(`/workspaces/${workspace.id}/runs?wait=8&wait-token=${token}`).then((answer) => ({ answer, at: performance.now() }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitUntil(() => ctx.services.runWaits.waiting === 1, 10_000, 'the list read never started waiting');
       assert.equal(ctx.services.runWaits.waiting, 1, 'the list read is waiting');
       const second = await createRun(api, workspace.id, { message: 'second' });
       const createdAt = performance.now();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { buildApp, type App } from '../../src/app.js';
+import type { Services } from '../../src/services.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { ApiClient } from '../helpers/api-client.js';
 import { ApiClient as Client } from '../helpers/api-client.js';
@@ -54,7 +55,9 @@ for (const dialect of testDialects()) {
       const token = await tokenOf(api, runId);
       const started = performance.now();
       const waiting = api.get(`/runs/${runId}?wait=5&wait-token=${token}`).then((answer) => ({ answer, at: performance.now() }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitUntil(() => ctx.services.runWaits.waiting === 1, 10_000, 'the read never started waiting');
+      // Held 300 ms with nothing changed (the time is the mechanism here): an answer before the change would show.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 300 - (performance.now() - started))));
       assert.equal(ctx.services.runWaits.waiting, 1, 'the read is waiting');
       const claimed = await api.post(`/plans/${planId}/actions/claim`);
       assert.equal(claimed.status, 200, claimed.text);
@@ -140,7 +143,7 @@ for (const dialect of testDialects()) {
       assert.equal(shown.body.data.attributes.status, 'pending');
       assert.equal(shown.body.data.attributes['position-in-queue'], 1);
       const waiting = api.get(`/runs/${second.data.id}?wait=5&wait-token=${shown.body.meta['wait-token']}`).then((answer) => ({ answer, at: performance.now() }));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitUntil(() => ctx.services.runWaits.waiting === 1, 10_000, 'the read never started waiting');
       const canceled = await api.post(`/runs/${first.data.id}/actions/cancel`, {});
       assert.equal(canceled.status, 202, canceled.text);
       const changedAt = performance.now();
@@ -155,13 +158,14 @@ for (const dialect of testDialects()) {
         const handle: DatabaseHandle = openDatabase(ctx.config.databaseUrl);
         let other: App | undefined;
         try {
-          ({ app: other } = await buildApp({ config: { ...ctx.config, jobs: { ...ctx.config.jobs, enabled: false } }, handle, logger: false }));
+          let otherServices: Services;
+          ({ app: other, services: otherServices } = await buildApp({ config: { ...ctx.config, jobs: { ...ctx.config.jobs, enabled: false } }, handle, logger: false }));
           const otherApi = new Client(other, org.owner.token);
           const token = await tokenOf(otherApi, runId);
           // Let the other node's LISTEN connection come up before anything changes.
           await new Promise((resolve) => setTimeout(resolve, 300));
           const waiting = otherApi.get(`/runs/${runId}?wait=5&wait-token=${token}`).then((answer) => ({ answer, at: performance.now() }));
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await waitUntil(() => otherServices.runWaits.waiting === 1, 10_000, "the other node's read never started waiting");
           assert.equal((await api.post(`/plans/${planId}/actions/claim`)).status, 200);
           const changedAt = performance.now();
           const { answer, at } = await waiting;

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase, POSTGRES_BACKGROUND_CONNECTIONS, type DatabaseHandle } from '../../src/db/database.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 describe('background work on PostgreSQL', { skip: !testDialects().includes('postgres') }, () => {
   let handle: DatabaseHandle;
@@ -34,8 +35,9 @@ describe('background work on PostgreSQL', { skip: !testDialects().includes('post
       });
       return { release, held };
     });
-    // Give the holder its lock before the requests queue on it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The holder has its lock before the requests queue on it.
+    const lockHeld = async () => (await sql<{ held: number }>`select count(*)::int as held from pg_locks where locktype = 'advisory' and objid = 42 and granted`.execute(handle.db)).rows[0]!.held === 1;
+    await waitUntil(lockHeld, 10_000, 'the holder never took its advisory lock');
     const waiting = Array.from({ length: count }, () => sql`select pg_advisory_lock_shared(42), pg_advisory_unlock_shared(42)`.execute(handle.db));
     return { release: async () => (lockHolder.release(), await lockHolder.held, await Promise.all(waiting)) };
   }

@@ -76,6 +76,8 @@ describe('plan JSON check in a worker thread', () => {
     assert.deepEqual(answers[1], { ok: false, problem: { kind: 'too-deep', limit: 128 } });
     assert.equal(problemKind(answers[2]), 'invalid');
     assert.deepEqual(answers[3], answers[0]);
+    // Its idle workers would otherwise keep the test process alive until they retire.
+    await checker.close();
   });
 
   it('a check that arrives as an idle worker ends is answered (by another worker)', async () => {
@@ -110,5 +112,6 @@ describe('plan JSON check in a worker thread', () => {
     assert.equal(problemKind(answer), 'ok');
     assert.ok(performance.now() - started > 100, 'the check took long enough to measure the loop beside it');
     assert.ok(longestTurn < 100, `the event loop stalled ${Math.round(longestTurn)} ms during the check`);
+    await checker.close();
   });
 });
