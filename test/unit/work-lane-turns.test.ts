@@ -53,7 +53,8 @@ for (const dialect of testDialects()) {
           finish.shift()!(); // one job of the backlog ends: one slot frees
           await waitUntil(() => started.length === SLOTS + 1, 5000, 'the freed slot was not taken');
           assert.equal(started[SLOTS], 'late', `the freed slot went to ${started[SLOTS]}, not to the job enqueued behind the backlog`);
-          assert.deepEqual(started.slice(0, SLOTS), ['a0', 'a1'], 'the backlog in time order');
+          // Which two of the backlog went first is not the point (enqueued in one statement, they share a due time).
+          assert.ok(started.slice(0, SLOTS).every((name) => /^a\d+$/.test(name)), `the backlog filled the lane first: ${started.join(', ')}`);
         } finally {
           for (const release of finish.splice(0)) release();
           // The rest of the backlog ends at once.
