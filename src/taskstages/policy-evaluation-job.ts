@@ -9,7 +9,7 @@ import { nowIso } from '../core/clock.js';
 import type { Jobs } from '../jobs/jobs.js';
 import type { PolicyEngine, RegoVersion } from '../policies/opa-engine.js';
 import type { ApplicableSet, PoliciesRepository } from '../policies/policies.repository.js';
-import { addCounts, countResults, judgeEvaluation, policyOutcome, SENTINEL_UNAVAILABLE, type PolicyLevel, type SetOutcome } from '../policies/policy-outcomes.js';
+import { addCounts, countResults, judgeEvaluation, policyOutcome, SENTINEL_UNAVAILABLE, type SetOutcome } from '../policies/policy-outcomes.js';
 import type { RunsRepository } from '../runs/runs.repository.js';
 import type { PhaseUploadsRepository } from '../runs/phase-uploads.repository.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
@@ -91,7 +91,7 @@ export class PolicyEvaluationJob {
       for (const { set, policies } of sets) {
         const outcomes = [];
         for (const policy of policies) {
-          const level = policy.enforcement_level as PolicyLevel;
+          const level = policy.enforcement_level;
           const described = { name: policy.name, description: policy.description, query: policy.query, level };
           // Sentinel policies are kept but never run: errored, and their level decides (policy-outcomes.ts).
           if (policy.kind === 'sentinel') outcomes.push(policyOutcome(described, { ok: false, reason: SENTINEL_UNAVAILABLE }));
