@@ -62,10 +62,10 @@ export class PoliciesService {
     this.requireWrite(context, 'policy');
     const name = input.name ?? '';
     const problem = policyNameProblem(name);
-    if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+    if (problem) throw Errors.invalidName(`${ATTR}/name`, problem);
     const kind = policyKindOf(input.kind);
     // A Sentinel policy has no query (HCP's API takes none for it); it is stored, and errored at evaluation.
-    if (kind === 'opa' && (!input.query || input.query.trim() === '')) throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'an OPA policy needs its query (e.g. data.terraform.deny)');
+    if (kind === 'opa' && (!input.query || input.query.trim() === '')) throw Errors.policyQueryRequired();
     const level = enforcementLevelOf(input, true, kind)!;
     const now = nowIso();
     const row = {
@@ -76,7 +76,7 @@ export class PoliciesService {
       const inserted = await this.policies.insertPolicyWithin(row, this.limits.policiesPerOrganization);
       if (!inserted) throw Errors.policiesPerOrganizationReached(this.limits.policiesPerOrganization);
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return { ...row, uploaded: false, policy_set_count: 0 } as PolicySummary;
@@ -100,7 +100,7 @@ export class PoliciesService {
   async updatePolicy(found: Found<PolicySummary>, input: PolicyInput): Promise<PolicySummary> {
     this.requireWrite(found.context, 'policy');
     const kind = found.row.kind as PolicyKind;
-    if (kind === 'opa' && input.query !== undefined && input.query.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'the query cannot be empty');
+    if (kind === 'opa' && input.query !== undefined && input.query.trim() === '') throw Errors.policyQueryEmpty();
     const level = enforcementLevelOf(input, false, kind);
     const changes = {
       ...(input.description !== undefined ? { description: input.description } : {}),
@@ -157,7 +157,7 @@ export class PoliciesService {
     this.requireWrite(context, 'policy-set');
     const name = input.name ?? '';
     const problem = policyNameProblem(name);
-    if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+    if (problem) throw Errors.invalidName(`${ATTR}/name`, problem);
     const kind = policyKindOf(input.kind);
     await this.checkRelations(context, relations, kind);
     const now = nowIso();
@@ -168,7 +168,7 @@ export class PoliciesService {
     try {
       await this.policies.insertSet(set, relations);
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return { set, relations: (await this.policies.relationsOf([set.id])).get(set.id)! };
@@ -189,7 +189,7 @@ export class PoliciesService {
     this.requireWrite(found.context, 'policy-set');
     if (input.name !== undefined) {
       const problem = policyNameProblem(input.name);
-      if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+      if (problem) throw Errors.invalidName(`${ATTR}/name`, problem);
     }
     const changes = {
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -201,7 +201,7 @@ export class PoliciesService {
     try {
       await this.policies.updateSet(found.row.id, changes);
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return { set: { ...found.row, ...changes }, relations: (await this.policies.relationsOf([found.row.id])).get(found.row.id)! };
@@ -232,13 +232,13 @@ export class PoliciesService {
     const policyIds = relations.policyIds ?? [];
     const known = await this.policies.policyKindsIn(org, policyIds);
     const unknownPolicy = policyIds.find((id) => !known.has(id));
-    if (unknownPolicy) throw Errors.invalidPolicyAttribute('/data/relationships/policies', `policy ${unknownPolicy} not found`);
+    if (unknownPolicy) throw Errors.policySetPolicyNotFound(unknownPolicy);
     const otherKind = policyIds.find((id) => known.get(id) !== kind);
-    if (otherKind) throw Errors.invalidPolicyAttribute('/data/relationships/policies', `policy ${otherKind} is of kind ${known.get(otherKind)}; a ${kind} policy set takes only ${kind} policies`);
+    if (otherKind) throw Errors.policySetPolicyOfOtherKind(otherKind, String(known.get(otherKind)), kind);
     const workspaceIds = [...(relations.workspaceIds ?? []), ...(relations.excludedWorkspaceIds ?? [])];
     const knownWorkspaces = await this.policies.workspaceIdsIn(org, workspaceIds);
     const unknownWorkspace = workspaceIds.find((id) => !knownWorkspaces.has(id));
-    if (unknownWorkspace) throw Errors.invalidPolicyAttribute('/data/relationships/workspaces', `workspace ${unknownWorkspace} not found`);
+    if (unknownWorkspace) throw Errors.policySetWorkspaceNotFound(unknownWorkspace);
   }
 
   /** For what belongs to a policy set (its parameters): the set's write verdict. */

@@ -24,7 +24,7 @@ const LEVELS: Record<PolicyKind, readonly PolicyLevel[]> = {
 /** The kind an input names (missing: HCP's default), or a 422 for one HCP does not have. */
 export function policyKindOf(kind: string | undefined): PolicyKind {
   const value = kind ?? DEFAULT_POLICY_KIND;
-  if (value !== 'opa' && value !== 'sentinel') throw Errors.invalidPolicyAttribute('/data/attributes/kind', `the kind is opa or sentinel, not ${JSON.stringify(value)}`);
+  if (value !== 'opa' && value !== 'sentinel') throw Errors.unknownPolicyKind(value);
   return value;
 }
 
@@ -37,17 +37,16 @@ export function enforcementLevelOf(input: PolicyInput, required: boolean, kind: 
   const direct = input['enforcement-level'];
   const viaEnforce = input.enforce?.[0]?.mode ?? undefined;
   if (direct !== undefined && input.enforce !== undefined) {
-    throw Errors.invalidPolicyAttribute('/data/attributes/enforce', 'give enforcement-level or enforce, not both');
+    throw Errors.policyEnforcementGivenTwice();
   }
   const level = direct ?? viaEnforce;
   if (level === undefined || level === null) {
-    if (required) throw Errors.invalidPolicyAttribute('/data/attributes/enforcement-level', `the enforcement level is required: ${LEVELS[kind].join(', ')}`);
+    if (required) throw Errors.policyEnforcementLevelRequired(LEVELS[kind]);
     return undefined;
   }
   if (!isLevelOf(kind, level)) {
     const pointer = direct !== undefined ? '/data/attributes/enforcement-level' : '/data/attributes/enforce/0/mode';
-    const name = kind === 'opa' ? 'an OPA' : 'a Sentinel';
-    throw Errors.invalidPolicyAttribute(pointer, `${name} policy's enforcement level is ${LEVELS[kind].join(' or ')}, not ${JSON.stringify(level)}`);
+    throw Errors.invalidPolicyEnforcementLevel(pointer, kind, LEVELS[kind], level);
   }
   return level;
 }

@@ -17,7 +17,6 @@ export interface PolicySetParameterInput {
   sensitive?: boolean;
 }
 
-const ATTR = '/data/attributes';
 
 /**
  * HCP's policy set parameters (`/policy-sets/:id/parameters`, type `vars`, category `policy-set`): key/value
@@ -45,8 +44,8 @@ export class PolicySetParametersService {
 
   async create(found: Found<PolicySetRow>, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
     this.policies.requireSetWrite(found.context);
-    if (!input.key || input.key.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/key`, 'the key is required');
-    if (input.category !== 'policy-set') throw Errors.invalidPolicyAttribute(`${ATTR}/category`, 'the category of a policy set parameter is policy-set');
+    if (!input.key || input.key.trim() === '') throw Errors.policySetParameterKeyRequired();
+    if (input.category !== 'policy-set') throw Errors.policySetParameterCategory();
     const now = nowIso();
     const row: PolicySetParameterRow = {
       id: newId('var'), policy_set_id: found.row.id, key: input.key, value: input.value ?? '', sensitive: input.sensitive ? 1 : 0, created_at: now, updated_at: now,
@@ -57,8 +56,8 @@ export class PolicySetParametersService {
 
   async update(found: Found<PolicySetRow>, parameter: PolicySetParameterRow, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
     this.policies.requireSetWrite(found.context);
-    if (input.key !== undefined && input.key.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/key`, 'the key cannot be empty');
-    if (input.sensitive === false && parameter.sensitive === 1) throw Errors.invalidPolicyAttribute(`${ATTR}/sensitive`, 'a sensitive parameter cannot be made non-sensitive');
+    if (input.key !== undefined && input.key.trim() === '') throw Errors.policySetParameterKeyEmpty();
+    if (input.sensitive === false && parameter.sensitive === 1) throw Errors.policySetParameterStaysSensitive();
     const changes = {
       ...(input.key !== undefined ? { key: input.key } : {}),
       ...(input.value !== undefined ? { value: input.value } : {}),
@@ -78,7 +77,7 @@ export class PolicySetParametersService {
     try {
       await statement();
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.invalidPolicyAttribute(`${ATTR}/key`, 'Key has already been taken');
+      if (isUniqueViolation(error)) throw Errors.policySetParameterKeyTaken();
       throw error;
     }
   }
