@@ -17,6 +17,7 @@ import type { OrganizationContext, OrganizationGate } from '../access/organizati
 import { checkEmail } from '../identity/email.js';
 import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
 import { membershipChanged } from './membership-audit.js';
+import { provenVisible, provenWritable, type Writable } from '../access/lookup-proofs.js';
 
 export type { MembershipView };
 
@@ -73,14 +74,14 @@ export class MembershipsService {
   }
 
   /** The `invitation` lookup: a membership the caller may accept (their own). */
-  async invitation(principal: Principal, membershipId: string): Promise<MembershipRow> {
+  async invitation(principal: Principal, membershipId: string): Promise<Writable<MembershipRow>> {
     const membership = await this.memberships.findById(membershipId);
     if (!membership) throw Errors.membershipNotFound();
     requirePersonalAccess(principal, 'accept-invitation', membership.user_id);
-    return membership;
+    return provenWritable(provenVisible(membership));
   }
 
-  async accept(principal: Principal, membership: MembershipRow): Promise<MembershipView> {
+  async accept(principal: Principal, membership: Writable<MembershipRow>): Promise<MembershipView> {
     if (membership.status !== 'active') {
       await this.auditTrail.transaction(async (trx) => {
         await this.memberships.activate(membership.id, trx);

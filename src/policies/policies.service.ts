@@ -8,6 +8,7 @@ import type { Principal } from '../core/principal.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { PolicyEngine } from './opa-engine.js';
 import { enforcementLevelOf, policyKindOf, policyNameProblem, type PolicyInput, type PolicyKind } from './policy-input.js';
+import { provenVisible, provenWritable, type Visible, type Writable } from '../access/lookup-proofs.js';
 import type { PoliciesRepository, PolicySetRelations, PolicySetRow, PolicySummary } from './policies.repository.js';
 
 /** A thing found for the caller before its request body is read (404 first), with the caller's context. */
@@ -83,21 +84,21 @@ export class PoliciesService {
   }
 
   /** The policy, for a caller who may see it (any member of its organization); else 404. */
-  async visiblePolicy(principal: Principal, policyId: string): Promise<Found<PolicySummary>> {
+  async visiblePolicy(principal: Principal, policyId: string): Promise<Visible<Found<PolicySummary>>> {
     const row = await this.policies.findPolicy(policyId);
     if (!row) throw Errors.policyNotFound();
     const context = await this.gate.enterFor(principal, row.organization_name, 'policy', 'read', { policiesEntitled: true });
-    return { row, context };
+    return provenVisible({ row, context });
   }
 
   /** visiblePolicy, and the caller may change it (403 otherwise); for routes that check before the body is read. */
-  async writablePolicy(principal: Principal, policyId: string): Promise<Found<PolicySummary>> {
+  async writablePolicy(principal: Principal, policyId: string): Promise<Writable<Found<PolicySummary>>> {
     const found = await this.visiblePolicy(principal, policyId);
     this.requireWrite(found.context, 'policy');
-    return found;
+    return provenWritable(found);
   }
 
-  async updatePolicy(found: Found<PolicySummary>, input: PolicyInput): Promise<PolicySummary> {
+  async updatePolicy(found: Visible<Found<PolicySummary>>, input: PolicyInput): Promise<PolicySummary> {
     this.requireWrite(found.context, 'policy');
     const kind = found.row.kind as PolicyKind;
     if (kind === 'opa' && input.query !== undefined && input.query.trim() === '') throw Errors.policyQueryEmpty();
@@ -112,7 +113,7 @@ export class PoliciesService {
     return { ...found.row, ...changes };
   }
 
-  async deletePolicy(found: Found<PolicySummary>): Promise<void> {
+  async deletePolicy(found: Visible<Found<PolicySummary>>): Promise<void> {
     this.requireWrite(found.context, 'policy');
     await this.policies.deletePolicy(found.row.id);
   }
@@ -123,7 +124,7 @@ export class PoliciesService {
    * is refused, each with its own error. A Sentinel policy's text is stored as it is (kept, downloadable, never
    * run: Teamstage has no Sentinel), within the same size limit.
    */
-  async upload(found: Found<PolicySummary>, rego: string): Promise<void> {
+  async upload(found: Writable<Found<PolicySummary>>, rego: string): Promise<void> {
     this.requireWrite(found.context, 'policy');
     if (Buffer.byteLength(rego) > this.limits.maxBytes) throw Errors.policyTooLarge(this.limits.maxBytes);
     if (found.row.kind === 'sentinel') {
@@ -139,7 +140,7 @@ export class PoliciesService {
     await this.policies.updatePolicy(found.row.id, { rego, rego_version: checked.regoVersion, updated_at: nowIso() });
   }
 
-  async download(found: Found<PolicySummary>): Promise<string> {
+  async download(found: Visible<Found<PolicySummary>>): Promise<string> {
     const rego = await this.policies.regoOf(found.row.id);
     if (rego === null || rego === undefined) throw Errors.policyNotUploaded();
     return rego;
@@ -174,18 +175,18 @@ export class PoliciesService {
     return { set, relations: (await this.policies.relationsOf([set.id])).get(set.id)! };
   }
 
-  async visibleSet(principal: Principal, setId: string): Promise<Found<PolicySetRow>> {
+  async visibleSet(principal: Principal, setId: string): Promise<Visible<Found<PolicySetRow>>> {
     const row = await this.policies.findSet(setId);
     if (!row) throw Errors.policySetNotFound();
     const context = await this.gate.enterFor(principal, row.organization_name, 'policy-set', 'read', { policiesEntitled: true });
-    return { row, context };
+    return provenVisible({ row, context });
   }
 
-  async showSet({ row }: Found<PolicySetRow>): Promise<PolicySetView> {
+  async showSet({ row }: Visible<Found<PolicySetRow>>): Promise<PolicySetView> {
     return { set: row, relations: (await this.policies.relationsOf([row.id])).get(row.id)! };
   }
 
-  async updateSet(found: Found<PolicySetRow>, input: PolicySetInput): Promise<PolicySetView> {
+  async updateSet(found: Visible<Found<PolicySetRow>>, input: PolicySetInput): Promise<PolicySetView> {
     this.requireWrite(found.context, 'policy-set');
     if (input.name !== undefined) {
       const problem = policyNameProblem(input.name);
@@ -207,13 +208,13 @@ export class PoliciesService {
     return { set: { ...found.row, ...changes }, relations: (await this.policies.relationsOf([found.row.id])).get(found.row.id)! };
   }
 
-  async deleteSet(found: Found<PolicySetRow>): Promise<void> {
+  async deleteSet(found: Visible<Found<PolicySetRow>>): Promise<void> {
     this.requireWrite(found.context, 'policy-set');
     await this.policies.deleteSet(found.row.id);
   }
 
   /** The relationship endpoints: add or remove policies, workspaces or workspace exclusions. */
-  async changeRelations(found: Found<PolicySetRow>, change: 'add' | 'remove', relations: Partial<PolicySetRelations>): Promise<void> {
+  async changeRelations(found: Visible<Found<PolicySetRow>>, change: 'add' | 'remove', relations: Partial<PolicySetRelations>): Promise<void> {
     this.requireWrite(found.context, 'policy-set');
     if (change === 'add') {
       await this.checkRelations(found.context, relations, found.row.kind as PolicyKind);

@@ -5,6 +5,7 @@ import { newId } from '../core/ids.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database, PolicySetParametersTable } from '../db/schema.js';
+import type { Visible } from '../access/lookup-proofs.js';
 import type { Found, PoliciesService } from './policies.service.js';
 import type { PolicySetRow } from './policies.repository.js';
 
@@ -30,19 +31,19 @@ export class PolicySetParametersService {
     private readonly policies: PoliciesService,
   ) {}
 
-  async list({ row }: Found<PolicySetRow>, page: PageRequest): Promise<Page<PolicySetParameterRow>> {
+  async list({ row }: Visible<Found<PolicySetRow>>, page: PageRequest): Promise<Page<PolicySetParameterRow>> {
     const rows = await this.db.selectFrom('policy_set_parameters').selectAll().where('policy_set_id', '=', row.id).orderBy('key').execute();
     return pageOf(page, rows.slice(page.offset, page.offset + page.size), rows.length);
   }
 
   /** The parameter of this set, or 404 (a parameter of another set is not found here). */
-  async find({ row }: Found<PolicySetRow>, parameterId: string): Promise<PolicySetParameterRow> {
+  async find({ row }: Visible<Found<PolicySetRow>>, parameterId: string): Promise<PolicySetParameterRow> {
     const parameter = await this.db.selectFrom('policy_set_parameters').selectAll().where('id', '=', parameterId).where('policy_set_id', '=', row.id).executeTakeFirst();
     if (!parameter) throw Errors.policySetParameterNotFound();
     return parameter;
   }
 
-  async create(found: Found<PolicySetRow>, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
+  async create(found: Visible<Found<PolicySetRow>>, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
     this.policies.requireSetWrite(found.context);
     if (!input.key || input.key.trim() === '') throw Errors.policySetParameterKeyRequired();
     if (input.category !== 'policy-set') throw Errors.policySetParameterCategory();
@@ -54,7 +55,7 @@ export class PolicySetParametersService {
     return row;
   }
 
-  async update(found: Found<PolicySetRow>, parameter: PolicySetParameterRow, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
+  async update(found: Visible<Found<PolicySetRow>>, parameter: PolicySetParameterRow, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
     this.policies.requireSetWrite(found.context);
     if (input.key !== undefined && input.key.trim() === '') throw Errors.policySetParameterKeyEmpty();
     if (input.sensitive === false && parameter.sensitive === 1) throw Errors.policySetParameterStaysSensitive();
@@ -68,7 +69,7 @@ export class PolicySetParametersService {
     return { ...parameter, ...changes };
   }
 
-  async delete(found: Found<PolicySetRow>, parameter: PolicySetParameterRow): Promise<void> {
+  async delete(found: Visible<Found<PolicySetRow>>, parameter: PolicySetParameterRow): Promise<void> {
     this.policies.requireSetWrite(found.context);
     await this.db.deleteFrom('policy_set_parameters').where('id', '=', parameter.id).execute();
   }
