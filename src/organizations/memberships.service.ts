@@ -1,4 +1,5 @@
 import { nowIso } from '../core/clock.js';
+import { provenVisible, provenWritable, type Writable } from '../access/lookup-proofs.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { MembershipStatus } from '../db/schema.js';
 import { Errors } from '../core/errors.js';
@@ -17,7 +18,6 @@ import type { OrganizationContext, OrganizationGate } from '../access/organizati
 import { checkEmail } from '../identity/email.js';
 import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
 import { membershipChanged } from './membership-audit.js';
-import { provenVisible, provenWritable, type Writable } from '../access/lookup-proofs.js';
 
 export type { MembershipView };
 
