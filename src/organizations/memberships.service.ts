@@ -81,7 +81,7 @@ export class MembershipsService {
     return provenWritable(provenVisible(membership));
   }
 
-  async accept(principal: Principal, membership: Writable<MembershipRow>): Promise<MembershipView> {
+  async accept(principal: Principal, membership: MembershipRow): Promise<MembershipView> {
     if (membership.status !== 'active') {
       await this.auditTrail.transaction(async (trx) => {
         await this.memberships.activate(membership.id, trx);
