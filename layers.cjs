@@ -11,7 +11,7 @@
  */
 
 /** The domains, in their order: each may import the ones before it, never one after it. `record` (run events and comments) comes first: every domain writes to it. */
-const DOMAINS = ['record', 'identity', 'organizations', 'teams', 'workspaces', 'teamaccess', 'agentpools', 'runtasks', 'policies', 'runs', 'taskstages', 'delivery'];
+const DOMAINS = ['record', 'identity', 'organizations', 'teams', 'projects', 'workspaces', 'teamaccess', 'agentpools', 'runtasks', 'policies', 'runs', 'taskstages', 'delivery'];
 
 /** @type {Array<Array<{ name: string, paths: string[] }>>} */
 const LEVELS = [

@@ -11,7 +11,7 @@ import type { ServerProcess } from '../test/helpers/server-process.js';
 import { startBaselineProcess } from './baseline-process.js';
 import { percentiles } from './measure.js';
 import { fmt } from './row-text.js';
-import type { Row } from './run.js';
+import type { Row } from './row.js';
 
 export const CONSOLE_SCENARIO = 'console: navigation start → sign-in form interactive, cold cache';
 

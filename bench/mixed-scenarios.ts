@@ -20,7 +20,7 @@ import { listTailTemplate } from './limit/team-list-document.js';
 import { counted, cpuPerRequest, median, nothingSpent, type CpuPerRequest, type LoadResult, type Spent } from './measure.js';
 import { mixedLoad, type MixedLoadOptions } from './mixed-load.js';
 import { cpuText, fmt, ms, ratiosText } from './row-text.js';
-import type { Row } from './run.js';
+import type { Row } from './row.js';
 import { seedOrganization, seedTeamQueries, type Seeded } from './seed.js';
 
 export interface MixedSettings {

@@ -1,6 +1,6 @@
 import type { Dialect } from '../src/db/database.js';
 import type { ServerProcess } from '../test/helpers/server-process.js';
-import type { Row } from './run.js';
+import type { Row } from './row.js';
 import type { Seeded } from './seed.js';
 
 export interface ScenarioContext {

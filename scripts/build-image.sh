@@ -65,6 +65,8 @@ cp dist/bundle/*.mjs "$app/dist/bundle/"
 cp -R dist/web "$app/dist/web"
 cp dist/build-info.json "$app/dist/"
 cp package.json "$app/"
+# The exec probe the podman pod example uses (container/probe.mjs): podman 4.3 has no httpGet probe without curl.
+cp container/probe.mjs "$app/probe.mjs"
 stage_module() { # name, then the paths inside it to copy
   local name=$1; shift
   mkdir -p "$app/node_modules/$name"

@@ -19,6 +19,8 @@ const files = [
   'test/browser/console-structured-plan.test.ts',
   'test/browser/console-workspace-runs.test.ts',
   'test/browser/console-designer-pass.test.ts',
+  'test/browser/console-workspace-access.test.ts',
+  'test/browser/console-review.test.ts',
 ];
 // The policy-held run needs the real OPA: the one scripts/build-real-clients.sh builds, unless one is named.
 const builtOpa = path.join(process.env.TEAMSTAGE_REALCLIENTS_DIR ?? path.join(os.homedir(), '.cache', 'teamstage-realclients'), 'bin', 'opa');

@@ -134,6 +134,8 @@ export interface Config {
     pollSeconds: number;
     /** Database-only jobs (run progress, settling, overrides, timeouts) one node handles at once. */
     concurrency: number;
+    /** Of those, at most this many for one organization; claimed in turn across organizations either way (issue 34). */
+    perOrganization: number;
     /** Run task deliveries one node has in flight at once; they wait on remote services, so never in the slots above. */
     deliveryConcurrency: number;
     /** Of those, at most this many for one organization, so no organization's slow endpoints hold every slot. */
@@ -191,6 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // node:http refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (http.headersTimeoutSeconds > http.requestTimeoutSeconds) {
     throw new ConfigError('TEAMSTAGE_HTTP_HEADERS_TIMEOUT must not be longer than TEAMSTAGE_HTTP_REQUEST_TIMEOUT');
+  }
+  const jobConcurrency = Math.max(1, Math.floor(positiveNumber('TEAMSTAGE_JOB_CONCURRENCY', env.TEAMSTAGE_JOB_CONCURRENCY, 32)));
+  // Every slot by default: a tenant alone runs at full speed; turn-taking alone keeps others from waiting on it.
+  const jobPerOrganization = wholeCount('TEAMSTAGE_JOB_PER_ORGANIZATION', env.TEAMSTAGE_JOB_PER_ORGANIZATION, jobConcurrency);
+  if (jobPerOrganization < 1 || jobPerOrganization > jobConcurrency) {
+    throw new ConfigError(`TEAMSTAGE_JOB_PER_ORGANIZATION (${jobPerOrganization}) must be between 1 and TEAMSTAGE_JOB_CONCURRENCY (${jobConcurrency})`);
   }
   const deliveryConcurrency = wholeCount('TEAMSTAGE_DELIVERY_CONCURRENCY', env.TEAMSTAGE_DELIVERY_CONCURRENCY, 128);
   const deliveryPerOrganization = wholeCount('TEAMSTAGE_DELIVERY_PER_ORGANIZATION', env.TEAMSTAGE_DELIVERY_PER_ORGANIZATION, Math.max(1, Math.floor(deliveryConcurrency / 4)));
@@ -274,7 +282,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobs: {
       leaseSeconds: positiveNumber('TEAMSTAGE_JOB_LEASE', env.TEAMSTAGE_JOB_LEASE, 30),
       pollSeconds: positiveNumber('TEAMSTAGE_JOB_POLL', env.TEAMSTAGE_JOB_POLL, 1),
-      concurrency: Math.max(1, Math.floor(positiveNumber('TEAMSTAGE_JOB_CONCURRENCY', env.TEAMSTAGE_JOB_CONCURRENCY, 32))),
+      concurrency: jobConcurrency,
+      perOrganization: jobPerOrganization,
       deliveryConcurrency,
       deliveryPerOrganization,
       enabled: env.TEAMSTAGE_JOBS !== 'off',

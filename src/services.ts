@@ -42,6 +42,7 @@ import { PlanJsonChecker } from './runs/plan-json-checker.js';
 import { PhaseLogsService } from './runs/phase-logs.service.js';
 import { SigningKeysRepository } from './runs/signing-keys.repository.js';
 import { RunsService } from './runs/runs.service.js';
+import { RunForceActions } from './runs/run-force-actions.js';
 import { RunRecorder, RunRecordRepository } from './record/run-record.repository.js';
 import { RunRecordService } from './runs/run-record.service.js';
 import { AuditTrailRepository } from './record/audit-trail.repository.js';
@@ -58,6 +59,13 @@ import { ConfigurationVersionsService } from './workspaces/configuration-version
 import { WorkspaceGate } from './access/workspace-gate.js';
 import { WorkspaceGrantsRepository } from './access/workspace-grants.repository.js';
 import { TeamAccessService } from './teamaccess/team-access.service.js';
+import { TeamProjectsService } from './teamaccess/team-projects.service.js';
+import { TeamProjectsRepository } from './teamaccess/team-projects.repository.js';
+import { ProjectGate } from './access/project-gate.js';
+import { ProjectGrantsRepository } from './access/project-grants.repository.js';
+import { ProjectsRepository } from './projects/projects.repository.js';
+import { ProjectsService } from './projects/projects.service.js';
+import { createDefaultProject } from './projects/default-project.js';
 import { TeamWorkspacesRepository } from './teamaccess/team-workspaces.repository.js';
 import { AgentPoolsService } from './agentpools/agent-pools.service.js';
 import { AgentPoolsRepository } from './agentpools/agent-pools.repository.js';
@@ -99,6 +107,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     handle,
     {
       concurrency: config.jobs.concurrency,
+      workPerOrganization: config.jobs.perOrganization,
       delivery: { concurrency: config.jobs.deliveryConcurrency, perOrganization: config.jobs.deliveryPerOrganization },
       policy: policyLane(config.policies.concurrency, config.policies.perOrganization),
       pollMs: config.jobs.pollSeconds * 1000,
@@ -119,6 +128,9 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   // The caller's teams' access to one workspace (issue 36) is read by the workspace gate alone.
   const workspaceGate = new WorkspaceGate(workspaces, gate, new WorkspaceGrantsRepository(db));
   const workspaceTags = new WorkspaceTagsRepository(db);
+  // Projects (issue 36): the project gate attaches the caller's teams' access to one project.
+  const projects = new ProjectsRepository(db);
+  const projectGate = new ProjectGate(projects, gate, new ProjectGrantsRepository(db));
   // The task stage side (src/taskstages, src/delivery): stages, results, delivery, callbacks, overrides.
   const taskStages = new TaskStagesRepository(db, handle.dialect);
   const policyEvaluations = new PolicyEvaluationsRepository(db);
@@ -179,7 +191,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     authenticator,
     tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
-    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder)],
+    organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder), createDefaultProject()],
       (trx, organizationName, mode) => workspaces.followDefaultExecutionMode(trx, organizationName, mode)),
     membershipsService: new MembershipsService(memberships, users, new MembershipTeams(teams, teamsService), gate, auditTrailRecorder),
     teamsService,
@@ -187,9 +199,11 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     tokensService,
     agentPoolsService,
     workspaceGate,
-    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags, agentPoolsService),
+    workspacesService: new WorkspacesService(workspaces, gate, workspaceGate, db, workspaceTags, agentPoolsService, { db, projects, gate: projectGate }),
+    projectsService: new ProjectsService(db, projects, projectGate, agentPoolsService),
+    teamProjectsService: new TeamProjectsService(new TeamProjectsRepository(db), teams, gate, projectGate, auditTrailRecorder),
     workspaceTagsService: new WorkspaceTagsService(db, workspaceTags),
-    workspaceLockService: new WorkspaceLockService(db, handle.dialect, workspaces, (trx, workspaceId) => jobs.enqueue(trx, queueNextJob(workspaceId))),
+    workspaceLockService: new WorkspaceLockService(db, handle.dialect, workspaces, (trx, workspaceId, organizationName) => jobs.enqueue(trx, queueNextJob(workspaceId, organizationName))),
     remoteStateConsumersService: new RemoteStateConsumersService(new RemoteStateConsumersRepository(db)),
     teamAccessService: new TeamAccessService(new TeamWorkspacesRepository(db), teams, gate, workspaceGate, auditTrailRecorder),
     tasksService: new TasksService(db, tasks, gate, new TaskVerifier(config.baseUrl, config.tasks.requestTimeoutSeconds, taskDestinations, log), workspaces, auditTrailRecorder),
@@ -207,6 +221,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     stageOverrides,
     taskAccessTokens,
     runsService,
+    runForceActions: new RunForceActions(db, runs, workspaces, runTransitions, runProgress, auditTrailRecorder),
     runWaits,
     taskStagesService,
     policyEngine,

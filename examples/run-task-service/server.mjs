@@ -5,6 +5,7 @@
 // also as half of a replace) or creates a resource of a denied type, with one outcome per offending
 // resource address; `passed` otherwise. Plain Node (>= 18), no dependencies. See README.md next to this file.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 
@@ -260,7 +261,9 @@ export function createServer(options = config) {
   return server;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a program (not imported by a test): compared by real path, since node resolves symlinks in
+// import.meta.url but not in argv (a checkout reached through a symlink would otherwise never listen).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const server = createServer();
   server.listen(config.port, config.host, () => {
     log('run task service listening', {

@@ -9,6 +9,9 @@ import {
   canAdministerWorkspace, canApplyRuns, canAttachRunTasks, canLockWorkspace, canManageRunTasks, canManageWorkspaces, canQueueRuns, canReadRunTasks, canReadWorkspaces,
   canUploadConfiguration,
 } from './workspace-permissions.js';
+import {
+  canCreateWorkspaceIn, canDeleteProject, canManageProjects, canManageProjectTeamAccess, canMoveWorkspacesOf, canReadProject, canUpdateProject,
+} from './project-permissions.js';
 import { allow, allowOrDeny, allowOrHide, deny, hide, type Verdict } from './verdict.js';
 
 /**
@@ -52,6 +55,10 @@ export interface ThingFacts {
   'agent-pool': Record<string, never>;
   /** A team's access to a workspace (standing carries the workspace): the team, as team rows decide who sees it. */
   'team-workspace': { team: TeamFacts };
+  /** A project (standing carries the caller's access to it: `standing.project`, project-gate.ts). */
+  project: Record<string, never>;
+  /** A team's access to a project (standing carries the project): the team, as team rows decide who sees it. */
+  'team-project': { team: TeamFacts };
 }
 export type Thing = keyof ThingFacts;
 
@@ -77,6 +84,8 @@ export const HIDDEN_AS: { [T in Thing]: (facts: ThingFacts[T]) => ApiError } = {
   'policy-set-outcome': () => Errors.policySetOutcomeNotFound(),
   'team-workspace': () => Errors.teamAccessNotFound(),
   'agent-pool': () => Errors.agentPoolNotFound(),
+  project: () => Errors.projectNotFound(),
+  'team-project': () => Errors.teamProjectAccessNotFound(),
 };
 
 /** Writing policies and policy sets: members see them; only owners and `manage-policies` change them, if the edition has them. */
@@ -118,6 +127,8 @@ export const ACCESS_TABLE = {
     'create-workspace': (s) => allowOrDeny(canManageWorkspaces(s), canReadWorkspaces(s), Errors.createWorkspacesNeeded),
     /** HCP: owners and `manage-agent-pools` make agent pools; other members are refused (403). */
     'create-agent-pool': (s) => allowOrDeny(canManageAgentPools(s), s.isMember, Errors.manageAgentPoolsNeeded),
+    /** HCP: owners and `manage-projects` make projects; other members are refused (403). */
+    'create-project': (s) => allowOrDeny(canManageProjects(s), s.isMember, Errors.manageProjectsNeeded),
   },
   membership: {
     read: () => allow,
@@ -179,6 +190,8 @@ export const ACCESS_TABLE = {
   },
   'configuration-version': {
     read: (s) => allowOrHide(canReadWorkspaces(s)),
+    /** HCP's archive: whoever may upload configurations (queue plans). */
+    archive: (s) => allowOrDeny(canUploadConfiguration(s), canReadWorkspaces(s), s.actsAsPerson ? Errors.queueRunsNeeded : Errors.notAPersonForRuns),
   },
   'run-task': {
     read: (s) => allowOrHide(canReadRunTasks(s)),
@@ -245,6 +258,26 @@ export const ACCESS_TABLE = {
     read: (s, facts) => allowOrHide(canReadWorkspaces(s) && canSeeTeam(s, facts.team)),
     manage: (s, facts) =>
       allowOrDeny(canAdministerWorkspace(s), canReadWorkspaces(s) && canSeeTeam(s, facts.team), Errors.manageTeamAccessNeeded),
+  },
+  /**
+   * Projects (project-permissions.ts): the organization's `manage-projects` / `read-projects`, or the caller's
+   * teams' access to this project. A project the caller cannot read is 404; a refused action on one it reads, 403.
+   */
+  project: {
+    read: (s) => allowOrHide(canReadProject(s)),
+    update: (s) => allowOrDeny(canUpdateProject(s), canReadProject(s), Errors.updateProjectNeeded),
+    delete: (s) => allowOrDeny(canDeleteProject(s), canReadProject(s), Errors.deleteProjectNeeded),
+    'manage-team-access': (s) => allowOrDeny(canManageProjectTeamAccess(s), canReadProject(s), Errors.manageProjectTeamAccessNeeded),
+    /** A workspace created in it: `manage-workspaces`, or the project's `create` (maintain, admin). */
+    'create-workspace': (s) => allowOrDeny(canCreateWorkspaceIn(s), canReadProject(s), Errors.createWorkspacesInProjectNeeded),
+    /** A workspace moved out of or into it: `manage-workspaces`, or the project's `move` (admin). */
+    'move-workspace': (s) => allowOrDeny(canMoveWorkspacesOf(s), canReadProject(s), Errors.moveWorkspacesNeeded),
+  },
+  /** HCP: members see the access of the teams they can see on projects they can read; `teams: manage` and `manage-projects` change it. */
+  'team-project': {
+    read: (s, facts) => allowOrHide(canReadProject(s) && canSeeTeam(s, facts.team)),
+    manage: (s, facts) =>
+      allowOrDeny(canManageProjectTeamAccess(s), canReadProject(s) && canSeeTeam(s, facts.team), Errors.manageProjectTeamAccessNeeded),
   },
 } satisfies { [T in Thing]: Record<string, Rule<ThingFacts[T]>> };
 

@@ -1,6 +1,7 @@
 import type { Principal } from '../core/principal.js';
 import { fullAccess, noAccess, unionAccess, type OrganizationAccess } from './organization-access.js';
 import type { EffectiveWorkspaceAccess } from './workspace-access.js';
+import type { EffectiveProjectAccess } from './project-access.js';
 
 /**
  * The caller's standing in one workspace, beside their standing in its organization: what their teams'
@@ -9,6 +10,12 @@ import type { EffectiveWorkspaceAccess } from './workspace-access.js';
 export interface WorkspaceLayer {
   id: string;
   grant: EffectiveWorkspaceAccess | undefined;
+}
+
+/** The caller's standing in one project: what their teams' access to it grants (undefined: none). Attached by project-gate.ts. */
+export interface ProjectLayer {
+  id: string;
+  grant: EffectiveProjectAccess | undefined;
 }
 
 /**
@@ -38,6 +45,8 @@ export interface OrganizationStanding {
    * only organization-level rights count (workspace-permissions.ts), so a missing layer refuses, never grants.
    */
   workspace?: WorkspaceLayer;
+  /** For a request about one project (the project, its team access, a workspace created in or moved to it). */
+  project?: ProjectLayer;
 }
 
 export interface CallerTeam {

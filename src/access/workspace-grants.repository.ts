@@ -2,13 +2,21 @@ import type { Kysely } from 'kysely';
 import { compiledOnce } from '../db/compiled-query.js';
 import type { Database } from '../db/schema.js';
 import { grantOfRow, type WorkspaceGrant } from './workspace-access.js';
+import { workspaceGrantOf } from './project-access.js';
+import { ProjectGrantsRepository } from './project-grants.repository.js';
 
 /**
- * Reads the caller's teams' access to workspaces (table `team_workspaces`, written by src/teamaccess/): what
- * the workspace gate attaches to a standing. Read only here, so every rule sees the same rows.
+ * Reads the caller's teams' access to workspaces: their own (table `team_workspaces`) and what their access to
+ * the workspace's project gives (table `team_projects`, project-access.ts's `workspaceGrantOf`), both written by
+ * src/teamaccess/. The workspace gate attaches their union to a standing (the strongest of each key wins, as in
+ * HCP), so this is the one place both kinds of team access meet. Read only here, so every rule sees the same rows.
  */
 export class WorkspaceGrantsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly projects: ProjectGrantsRepository;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.projects = new ProjectGrantsRepository(db);
+  }
 
   private readonly forWorkspace = compiledOnce((p: { workspaceId: string }) =>
     this.db
@@ -17,10 +25,12 @@ export class WorkspaceGrantsRepository {
       .where('workspace_id', '=', p.workspaceId),
   );
 
-  /** The grants on one workspace of the teams among `teamIds` (one statement). */
+  /** The grants on one workspace of the teams among `teamIds` (two statements: its own, its project's). */
   async grantsOn(workspaceId: string, teamIds: ReadonlySet<string>): Promise<WorkspaceGrant[]> {
     const { rows } = await this.forWorkspace(this.db, { workspaceId });
-    return rows.filter((row) => teamIds.has(row.team_id)).map(grantOfRow);
+    const own = rows.filter((row) => teamIds.has(row.team_id)).map(grantOfRow);
+    const inherited = (await this.projects.grantsOnProjectOf(workspaceId, teamIds)).map(workspaceGrantOf);
+    return [...own, ...inherited];
   }
 
   /** The agent pool a workspace names (an agent token of that pool drives its runs); undefined: none. */
@@ -40,6 +50,9 @@ export class WorkspaceGrantsRepository {
       .where('team_id', 'in', [...teamIds])
       .execute();
     for (const row of rows) byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), grantOfRow(row)]);
+    for (const [workspaceId, grants] of await this.projects.grantsOnProjectsIn(organizationName, teamIds)) {
+      byWorkspace.set(workspaceId, [...(byWorkspace.get(workspaceId) ?? []), ...grants.map(workspaceGrantOf)]);
+    }
     return byWorkspace;
   }
 }

@@ -58,8 +58,19 @@ export class AgentPoolsRepository {
     if (unique.length > 0) await trx.insertInto('agent_pool_allowed_workspaces').values(unique.map((workspace_id) => ({ agent_pool_id: id, workspace_id }))).execute();
   }
 
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('agent_pools').where('id', '=', id).execute();
+  /**
+   * Deletes the pool unless a workspace uses it, in one statement (so no workspace can be given the pool
+   * between a check and the delete). Answers how many workspaces held it back (0: deleted).
+   */
+  async deleteUnused(id: string): Promise<number> {
+    const deleted = await this.db
+      .deleteFrom('agent_pools')
+      .where('id', '=', id)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('workspaces').select('id').where('agent_pool_id', '=', id))))
+      .executeTakeFirst();
+    if (Number(deleted.numDeletedRows) > 0) return 0;
+    const using = await this.db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('count')).where('agent_pool_id', '=', id).executeTakeFirstOrThrow();
+    return Number(using.count);
   }
 
   /** The allowed workspaces of each pool. */

@@ -96,10 +96,14 @@ export class AgentPoolsService {
     return this.show({ pool: (await this.pools.findById(pool.id)) ?? pool, context });
   }
 
-  /** Its tokens go with it; its workspaces keep their mode and name no pool. */
+  /**
+   * Its tokens go with it. A pool that agent-mode workspaces name is refused (409): they would be left in
+   * agent mode with no pool, which HCP's API never shows and the `tfe` provider cannot plan.
+   */
   async delete(found: VisibleAgentPool): Promise<void> {
     requireAccess(found.context.standing, 'agent-pool', 'manage', {});
-    await this.pools.delete(found.pool.id);
+    const heldBy = await this.pools.deleteUnused(found.pool.id);
+    if (heldBy > 0) throw Errors.agentPoolInUse(heldBy);
   }
 
   async listTokens(found: VisibleAgentPool, page: PageRequest): Promise<Page<TokenRow>> {

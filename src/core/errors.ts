@@ -42,6 +42,8 @@ export const Errors = {
   policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
   teamAccessNotFound: () => new NotFound('team access not found'),
   agentPoolNotFound: () => new NotFound('agent pool not found'),
+  projectNotFound: () => new NotFound('project not found'),
+  teamProjectAccessNotFound: () => new NotFound('team project access not found'),
   /** What every token but an audit trail token finds at the organization audit trail (access-table.ts). */
   auditTrailNotFound: () => new NotFound("the organization audit trail is read with the organization's audit trail token (?token=audit-trails)"),
   policyNotUploaded: () => new NotFound('the policy has not been uploaded yet'),
@@ -64,6 +66,12 @@ export const Errors = {
   runActionNeedsQueueRight: (action: string) => new Forbidden(`only people who may queue runs can ${action} them`),
   runActionNeedsApplyAccess: (action: string) => new Forbidden(`to ${action} runs, your team access to the workspace needs runs: apply`),
   manageAgentPoolsNeeded: () => new Forbidden('managing agent pools needs the manage-agent-pools permission'),
+  manageProjectsNeeded: () => new Forbidden('creating projects needs the manage-projects permission'),
+  updateProjectNeeded: () => new Forbidden("changing the project needs its settings access 'update' or the manage-projects permission"),
+  deleteProjectNeeded: () => new Forbidden("deleting the project needs its settings access 'delete' or the manage-projects permission"),
+  manageProjectTeamAccessNeeded: () => new Forbidden("managing the project's team access needs its teams access 'manage' or the manage-projects permission"),
+  createWorkspacesInProjectNeeded: () => new Forbidden("creating workspaces in the project needs its workspace access 'create' or the manage-workspaces permission"),
+  moveWorkspacesNeeded: () => new Forbidden("moving workspaces between projects needs workspace access 'move' on both projects or the manage-workspaces permission"),
   manageTeamAccessNeeded: () => new Forbidden("managing the workspace's team access needs admin access to it or the manage-workspaces permission"),
   overrideNotAllowed: () => new Forbidden('you are not allowed to override this task stage'),
   overrideNeedsPeople: (required: number) =>
@@ -156,6 +164,11 @@ export const Errors = {
   invalidBooleanFilter: (parameter: string) => new Unprocessable(`${parameter} must be true or false`, { parameter }),
   invalidAuditTrailSince: () =>
     new Unprocessable('since must be an ISO 8601 time with its zone, such as 2026-01-02T03:04:05.000Z', { parameter: 'since' }),
+  /** Teamstage's audit trail filters (docs/audit-trail.md): a type the trail never records, or an actor name no account could have. */
+  invalidAuditTrailType: (known: string) =>
+    new Unprocessable(`filter[type] must be one or more of ${known} (comma-separated)`, { parameter: 'filter[type]' }),
+  invalidAuditTrailActor: () =>
+    new Unprocessable('filter[actor] must be an actor name or id of at most 255 characters (a username, api-team_…, api-org_…, site-admin, or user-…)', { parameter: 'filter[actor]' }),
   invalidRunWait: () => new Unprocessable('wait must be a number of seconds greater than 0', { parameter: 'wait' }),
   pipelineClientNotBuilt: () => new NotFound('the pipeline client is not built in this installation; run `npm run build`'),
   consoleNotBuilt: () => new NotFound('the web console is not built in this installation; run `npm run build`'),
@@ -171,7 +184,18 @@ export const Errors = {
   agentPoolNotAllowed: () =>
     new InvalidAttribute('/data/relationships/agent-pool', "the agent pool is not organization-scoped and does not list this workspace among its allowed workspaces"),
   agentPoolUnknown: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'agent pool not found in this organization'),
+  agentPoolInUse: (workspaces: number) =>
+    new Conflict(`the agent pool is used by ${workspaces} workspace${workspaces === 1 ? '' : 's'}: move ${workspaces === 1 ? 'it' : 'them'} to another pool or execution mode first`),
   agentPoolOnlyInAgentMode: () => new InvalidAttribute('/data/attributes/agent-pool-id', 'an agent pool is set only with execution-mode agent'),
+  /** A project's or a team project access's attribute (HCP's sentences where go-tfe looks for them). */
+  invalidProjectAttribute: (attribute: string, detail: string) => new InvalidAttribute(`/data/attributes/${attribute}`, detail),
+  projectHasWorkspaces: (count: number) => new Conflict(`the project contains ${count} workspace(s): move or delete them before deleting the project`),
+  defaultProjectCannotBeDeleted: () => new Conflict("the organization's default project cannot be deleted"),
+  projectUnknown: () => new InvalidAttribute('/data/relationships/project', 'project not found in this organization'),
+  invalidProjectAutoDestroyDuration: () =>
+    new InvalidAttribute('/data/attributes/auto-destroy-activity-duration', "Auto destroy activity duration has an incorrect format, we expect up to 4 numeric digits and 1 unit ('d' or 'h')"),
+  teamProjectAccessRelationshipMissing: (relationship: 'team' | 'project') => new InvalidAttribute(`/data/relationships/${relationship}`, `${relationship} is required`),
+  teamProjectAccessFilterMissing: () => new Unprocessable('filter[project][id] is required', { parameter: 'filter[project][id]' }),
   teamAccessFilterMissing: () => new Unprocessable('filter[workspace][id] or filter[team][id] is required', { parameter: 'filter[workspace][id]' }),
   invalidUsername: (problem: string) => new InvalidAttribute('/data/attributes/username', problem.replace(/^name/, 'username')),
   reservedUsername: (detail: string) => new InvalidAttribute('/data/attributes/username', detail),
@@ -195,6 +219,8 @@ export const Errors = {
   invalidExecutionMode: (modes: readonly string[], pointer = '/data/attributes/execution-mode') =>
     new InvalidAttribute(pointer, `${pointer.split('/').at(-1)} must be one of ${modes.join(', ')}`),
   invalidArchive: (problem: string) => new Unprocessable(problem),
+  /** HCP's words (go-tfe matches "transition not allowed" and "because it is current"). */
+  configurationArchiveRefused: (why: string) => new Conflict(`transition not allowed: configuration could not be archived because ${why}`),
   configurationAlreadyUsed: () => new Conflict('a run was made from this configuration version: its archive can no longer be replaced'),
   runWorkspaceRequired: () => new InvalidAttribute('/data/relationships/workspace', 'the workspace to run is required'),
   noUploadedConfiguration: () =>

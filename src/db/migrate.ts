@@ -23,6 +23,9 @@ import * as m019 from './migrations/019-policy-evaluations.js';
 import * as m021 from './migrations/021-run-change-notify.js';
 import * as m037 from './migrations/037-run-insert-notify.js';
 import * as m040 from './migrations/040-policy-set-parameters.js';
+import * as m045 from './migrations/045-projects.js';
+import * as m046 from './migrations/046-team-projects.js';
+import * as m048 from './migrations/048-membership-inviter.js';
 import * as m022 from './migrations/022-run-options.js';
 import * as m023 from './migrations/023-audit-trail.js';
 import * as m024 from './migrations/024-provisional-configuration.js';
@@ -72,6 +75,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '035-agent-pools': m035 as Migration,
   '037-run-insert-notify': m037 as Migration,
   '040-policy-set-parameters': m040 as Migration,
+  '045-projects': m045 as Migration,
+  '046-team-projects': m046 as Migration,
+  '048-membership-inviter': m048 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

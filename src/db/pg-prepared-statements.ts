@@ -8,6 +8,12 @@ function isStalePlan(error: unknown): boolean {
   return code === '0A000' && /cached plan must not change result type/.test(message ?? '');
 }
 
+/**
+ * A `*` that expands to a table's columns (`select *`, `"runs".*`, `returning *`), not `count(*)`. A text
+ * with one may be a false positive (a product `a * b`): it then only loses its name inside transactions.
+ */
+const STAR_PROJECTION = /(?<!\()\*/;
+
 const TRANSACTION_START = /^\s*(begin|start transaction)\b/i;
 const TRANSACTION_END = /^\s*(commit|rollback|end)\b/i;
 
@@ -18,9 +24,15 @@ const TRANSACTION_END = /^\s*(commit|rollback|end)\b/i;
  * repeat (values are parameters); `in (…)` lists of varying length make more texts, so only the first
  * `capacity` distinct texts get a name, which bounds the prepared statements per connection.
  *
- * After another node's migration changes a table, a prepared `select *` of it fails once per connection;
- * the text then gets a new name (prepared afresh everywhere), and outside a transaction the query is
- * simply sent again.
+ * After another node's migration adds a column, a prepared statement whose `*` expands to that table's
+ * columns fails once per connection ("cached plan must not change result type": the row type changed).
+ * Outside a transaction the text then gets a new name (prepared afresh everywhere) and the query is simply
+ * sent again. Inside one the error has already aborted the transaction and no retry is safe (the code around
+ * it acted on earlier answers), so such texts are never named there: unnamed, PostgreSQL expands the `*`
+ * anew each time. Explicit column lists are named everywhere: migrations only add (docs/operations.md,
+ * "Upgrades"), so their result type never changes. This is what lets this release be the previous one in a
+ * rolling upgrade without a 5xx (test/system/rolling-upgrade.test.ts). Retrying whole transactions was the
+ * other choice; it would need every transaction's callback to be safe to run twice, which nothing checks.
  */
 export class PreparedStatements {
   private readonly names = new Map<string, string>();
@@ -30,7 +42,7 @@ export class PreparedStatements {
 
   async query(client: pg.PoolClient, text: string, values: unknown[], inTransaction: boolean): Promise<pg.QueryResult> {
     try {
-      return await client.query(this.config(text, values));
+      return await client.query(this.config(text, values, inTransaction));
     } catch (error) {
       if (!isStalePlan(error)) throw error;
       this.generation += 1;
@@ -40,7 +52,8 @@ export class PreparedStatements {
     }
   }
 
-  config(text: string, values: unknown[]): pg.QueryConfig {
+  config(text: string, values: unknown[], inTransaction = false): pg.QueryConfig {
+    if (inTransaction && STAR_PROJECTION.test(text)) return { text, values };
     let name = this.names.get(text);
     if (name === undefined && this.names.size < this.capacity) {
       name = this.nameOf(text);

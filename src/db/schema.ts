@@ -20,6 +20,7 @@ import type { DeliveryAttemptsTable, TaskResultAccessTokensTable } from './schem
 import type { PoliciesTable, PolicySetsTable, PolicySetParametersTable, PolicySetPoliciesTable, PolicySetWorkspacesTable, PolicyEvaluationsTable, PolicySetOutcomesTable } from './schema/policies.js';
 import type { TeamWorkspacesTable } from './schema/teamaccess.js';
 import type { AgentPoolsTable, AgentPoolAllowedWorkspacesTable } from './schema/agentpools.js';
+import type { ProjectsTable, TeamProjectsTable } from './schema/projects.js';
 
 /** The run stages that can trigger run tasks; their order is in core/stage-order.ts. */
 export type { TaskStageName };
@@ -37,6 +38,7 @@ export type * from './schema/delivery.js';
 export type * from './schema/policies.js';
 export type * from './schema/teamaccess.js';
 export type * from './schema/agentpools.js';
+export type * from './schema/projects.js';
 
 export interface Database {
   comments: CommentsTable;
@@ -79,4 +81,6 @@ export interface Database {
   team_workspaces: TeamWorkspacesTable;
   agent_pools: AgentPoolsTable;
   agent_pool_allowed_workspaces: AgentPoolAllowedWorkspacesTable;
+  projects: ProjectsTable;
+  team_projects: TeamProjectsTable;
 }

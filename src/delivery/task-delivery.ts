@@ -131,25 +131,25 @@ export class TaskDelivery {
         'run task request failed',
       );
     }
-    await this.recordAnswer(attemptId, resultId, { ...record, durationMs });
+    await this.recordAnswer(attemptId, context, { ...record, durationMs });
     if (record.outcome !== 'accepted') await this.afterAttempt(context, attempt, record);
   }
 
   /** The attempt's end and, when accepted, the fresh callback deadline (markDelivered), atomically. */
-  private async recordAnswer(attemptId: string, resultId: string, end: AttemptEnd): Promise<void> {
+  private async recordAnswer(attemptId: string, { resultId, organizationName }: DeliveryContext, end: AttemptEnd): Promise<void> {
     if (end.outcome !== 'accepted') {
       await this.repository.finishAttempt(attemptId, end);
       return;
     }
     const now = nowIso();
-    await this.repository.finishAcceptedAttempt(attemptId, end, { resultId, now, timeoutJob: this.runner.callbackTimeoutJob(resultId, now) }, (trx) =>
-      this.runner.markDelivered(trx, resultId),
+    await this.repository.finishAcceptedAttempt(attemptId, end, { resultId, now, timeoutJob: this.runner.callbackTimeoutJob(resultId, now, organizationName) }, (trx) =>
+      this.runner.markDelivered(trx, resultId, organizationName),
     );
   }
 
   private async afterAttempt(context: DeliveryContext, attempt: number, record: AttemptRecord): Promise<void> {
     if (record.outcome === 'accepted') {
-      await this.db.transaction().execute((trx) => this.runner.markDelivered(trx, context.resultId));
+      await this.db.transaction().execute((trx) => this.runner.markDelivered(trx, context.resultId, context.organizationName));
       return;
     }
     if (attempt < this.maxAttempts) {
@@ -183,7 +183,7 @@ export class TaskDelivery {
     // Declined: either final (nothing to do) or refreshed since this job was planned; make sure a job covers the new deadline.
     const status = await this.repository.resultStatus(resultId);
     const context = status && !isFinalResultStatus(status) ? await this.repository.context(resultId) : undefined;
-    if (context && !due(context.resultUpdatedAt)) await this.runner.scheduleCallbackTimeout(this.db, resultId, context.resultUpdatedAt);
+    if (context && !due(context.resultUpdatedAt)) await this.runner.scheduleCallbackTimeout(this.db, resultId, context.resultUpdatedAt, context.organizationName);
   }
 
   async maxDuration(resultId: string): Promise<void> {

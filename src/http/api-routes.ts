@@ -13,6 +13,7 @@ import { tasksRoutes } from './routes/tasks.routes.js';
 import { workspaceTasksRoutes } from './routes/workspace-tasks.routes.js';
 import { teamAccessRoutes } from './routes/team-access.routes.js';
 import { agentPoolsRoutes } from './routes/agent-pools.routes.js';
+import { projectsRoutes } from './routes/projects.routes.js';
 import type { Services } from '../services.js';
 import { teamMembersRoutes } from './routes/team-members.routes.js';
 import { teamsRoutes } from './routes/teams.routes.js';
@@ -46,6 +47,7 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await workspaceTasksRoutes(api, services);
   await teamAccessRoutes(api, services);
   await agentPoolsRoutes(api, services);
+  await projectsRoutes(api, services);
   await configurationVersionsRoutes(api, services);
   await runsRoutes(api, services);
   await runRecordRoutes(api, services);

@@ -20,7 +20,7 @@ export interface LookupRequest {
 export function createLookups(services: Services) {
   const { gate, teamsService, tokensService, membershipsService, organizationsService, workspacesService, tasksService } = services;
   const { workspaceTasksService, configurationVersionsService, runsService, phaseLookup, taskStagesService, taskCallbacks, runRecordService } = services;
-  const { policiesService, teamAccessService, agentPoolsService } = services;
+  const { policiesService, teamAccessService, agentPoolsService, projectsService, teamProjectsService } = services;
   return {
     organization: (request) => gate.enter(request.caller(), request.param('organization_name')),
     'subscribed-organization': (request) => organizationsService.forSiteAdmin(request.caller(), request.param('organization_name')),
@@ -34,6 +34,8 @@ export function createLookups(services: Services) {
       workspacesService.visibleByName(request.caller(), request.param('organization_name'), request.param('workspace_name')),
     'agent-pool': (request) => agentPoolsService.visible(request.caller(), request.param('agent_pool_id')),
     'team-access': (request) => teamAccessService.visible(request.caller(), request.param('team_access_id')),
+    project: (request) => projectsService.visible(request.caller(), request.param('project_id')),
+    'team-project-access': (request) => teamProjectsService.visible(request.caller(), request.param('team_project_access_id')),
     task: (request) => tasksService.visibleTask(request.caller(), request.param('task_id')),
     'workspace-task': (request) =>
       workspaceTasksService.visible(request.caller(), request.param('workspace_id'), request.param('workspace_task_id')),

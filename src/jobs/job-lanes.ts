@@ -3,7 +3,9 @@
  * another kind of work:
  *
  * - `work`: jobs that only touch the database (run progress, settling, overrides, timeouts). They finish
- *   in milliseconds, so a few slots keep up with any load, and nothing in them waits on the network.
+ *   in milliseconds, so a few slots keep up with any load, and nothing in them waits on the network. They
+ *   are claimed in turn across organizations too (jobs.ts `workLane`): a tenant that queues hundreds of runs
+ *   makes another's run wait for one job to finish, not for its backlog.
  * - `delivery`: jobs that wait on a remote service, for up to the request timeout per attempt. Their
  *   slots cost a socket, not a core, so there are more of them, and each organization may hold only a
  *   share of them (`perOrganization`), claimed in turn across organizations (fair-claim.ts): a tenant

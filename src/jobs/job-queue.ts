@@ -25,16 +25,27 @@ export interface NewJob {
   replace?: boolean;
   /** The lane that runs it (job-lanes.ts); `work` when omitted. */
   lane?: JobLane;
-  /** The organization it works for: a lane with shares (delivery) shares its slots fairly between them. */
-  organizationName?: string;
+  /**
+   * The organization it works for (its run's, its workspace's): every lane shares its slots fairly between
+   * organizations (fair-claim.ts). Required, so that no job is enqueued outside every share by oversight:
+   * work for no organization says NO_ORGANIZATION.
+   */
+  organizationName: string;
 }
+
+/**
+ * The organization name of a job that works for no organization in particular (maintenance), and of the jobs a
+ * node of an earlier release enqueued without one (a rolling upgrade). It is claimed as one more organization,
+ * in turn with the others, so such jobs neither starve nor jump the queue.
+ */
+export const NO_ORGANIZATION = '';
 
 export interface ClaimedJob {
   id: string;
   kind: string;
   payload: unknown;
   attempts: number;
-  /** '' when the job works for no organization in particular. */
+  /** NO_ORGANIZATION when the job works for no organization in particular. */
   organizationName: string;
   /** Why its last attempt failed; null when none failed (a second attempt without one was taken over). */
   lastError: string | null;
@@ -72,7 +83,7 @@ export function jobRowValues(job: NewJob): JobRowValues {
     run_at: (job.runAt ?? new Date()).toISOString(),
     dedupe_key: job.dedupeKey ?? null,
     lane: job.lane ?? 'work',
-    organization_name: job.organizationName ?? '',
+    organization_name: job.organizationName,
   };
 }
 

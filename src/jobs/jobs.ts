@@ -9,6 +9,8 @@ import { listenForJobs } from './pg-wakeup.js';
 export interface JobsOptions {
   /** Slots of the work lane (database-only jobs: run progress, settling, overrides, timeouts). */
   concurrency: number;
+  /** Of those, at most this many for one organization (workLane); all of them when omitted. */
+  workPerOrganization?: number;
   /** The delivery lane (jobs that wait on run task services); DEFAULT_DELIVERY_LANE when omitted. */
   delivery?: LaneLimits;
   /** The policy lane (evaluations with OPA); DEFAULT_POLICY_LANE when omitted. */
@@ -20,6 +22,16 @@ export interface JobsOptions {
 
 /** The delivery lane when not configured (config.ts documents the same defaults). */
 export const DEFAULT_DELIVERY_LANE: LaneLimits = { concurrency: 128, perOrganization: 32 };
+
+/**
+ * The work lane: `concurrency` slots, at most `perOrganization` of them for one organization, claimed in turn
+ * across organizations (fair-claim.ts). By default an organization may take every slot, so a tenant alone
+ * runs at full speed; another organization's job still goes before the next of its backlog as soon as a slot
+ * frees, so it waits for one work job (milliseconds), however many the other has queued (issue 34).
+ */
+export function workLane(concurrency: number, perOrganization: number = concurrency): LaneLimits {
+  return { concurrency, perOrganization: Math.max(1, Math.min(perOrganization, concurrency)) };
+}
 
 /**
  * The policy lane for a node with `slots` OPA processes, `perOrganization` of them per organization: room for
@@ -46,7 +58,7 @@ export class Jobs {
   ) {
     this.queue = new JobQueue(handle.db, handle.dialect, (due) => this.worker.wake(due));
     this.worker = new JobWorker(this.queue, {
-      lanes: { work: { concurrency: options.concurrency }, delivery: options.delivery ?? DEFAULT_DELIVERY_LANE, policy: options.policy ?? policyLane(2, 1) },
+      lanes: { work: workLane(options.concurrency, options.workPerOrganization), delivery: options.delivery ?? DEFAULT_DELIVERY_LANE, policy: options.policy ?? policyLane(2, 1) },
       pollMs: options.pollMs,
       leaseMs: options.leaseMs,
       log,

@@ -11,6 +11,7 @@ const MEMBERSHIP_COLUMNS = [
   'organization_memberships.user_id',
   'organization_memberships.status',
   'organization_memberships.created_at',
+  'organization_memberships.invited_by_user_id',
 ] as const;
 
 export interface MembershipListFilter {

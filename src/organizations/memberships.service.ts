@@ -18,6 +18,7 @@ import type { OrganizationContext, OrganizationGate } from '../access/organizati
 import { checkEmail } from '../identity/email.js';
 import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
 import { membershipChanged } from './membership-audit.js';
+import { actorOf } from '../record/actor.js';
 
 export type { MembershipView };
 
@@ -56,7 +57,15 @@ export class MembershipsService {
       }
     }
     const user = (await this.users.findByEmail(email)) ?? (await this.createInvitedUser(email));
-    const row: MembershipRow = { id: newId('ou'), organization_name: organization.name, user_id: user.id, status: 'invited', created_at: nowIso() };
+    const row: MembershipRow = {
+      id: newId('ou'),
+      organization_name: organization.name,
+      user_id: user.id,
+      status: 'invited',
+      created_at: nowIso(),
+      // Who invited: the user behind the token (a team token's service account too); none for a token that is no user.
+      invited_by_user_id: actorOf(standing.principal).userId,
+    };
     try {
       // The membership, its teams and its audit trail entry: one transaction.
       await this.auditTrail.transaction(async (trx) => {
@@ -79,6 +88,19 @@ export class MembershipsService {
     if (!membership) throw Errors.membershipNotFound();
     requirePersonalAccess(principal, 'accept-invitation', membership.user_id);
     return provenWritable(provenVisible(membership));
+  }
+
+  /**
+   * The invitation as its invited person reads it (`GET /organization-memberships/:id/invitation`, Teamstage's):
+   * the organization and who invited them, before they are a member who may read the organization. Their own
+   * membership only (the `invitation` lookup); no teams (they see them once they accept), nothing they may change.
+   */
+  async invitationView(membership: MembershipRow): Promise<MembershipView & { inviter: UserRow | undefined }> {
+    const [user, inviter] = await Promise.all([
+      this.users.findById(membership.user_id),
+      membership.invited_by_user_id ? this.users.findById(membership.invited_by_user_id) : undefined,
+    ]);
+    return { membership, user, inviter, teamIds: [], permissions: { 'can-destroy': false } };
   }
 
   async accept(principal: Principal, membership: MembershipRow): Promise<MembershipView> {

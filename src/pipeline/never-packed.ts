@@ -14,10 +14,15 @@ import path from 'node:path';
  * - what a job writes for Teamstage: terraform's JSON output (`show -json` of a plan or a state: its first
  *   keys are `format_version` and `terraform_version`) and logs (`*.log`, also terraform's `crash.log` and a
  *   `TF_LOG_PATH` file, which can hold secrets);
- * - the client itself: the running script, `teamstage-pipeline.mjs` as the server serves it, and any copy of it.
+ * - the client itself: the running script, `teamstage-pipeline.mjs` as the server serves it, and any copy of it;
+ * - CLI credentials: `.terraformrc`, `terraform.rc` and `credentials.tfrc.json` hold API tokens (a pipeline
+ *   that points `TF_CLI_CONFIG_FILE` or `HOME` at its working directory leaves them there).
  */
 
-export type NeverPackedReason = 'state' | 'saved plan' | "terraform's JSON output" | 'log' | 'the pipeline client';
+export type NeverPackedReason = 'state' | 'saved plan' | "terraform's JSON output" | 'log' | 'the pipeline client' | 'CLI credentials';
+
+/** terraform's and tofu's CLI configuration files, which hold `credentials` blocks (tokens). */
+const CLI_CREDENTIAL_FILES = new Set(['.terraformrc', 'terraform.rc', 'credentials.tfrc.json']);
 
 /** What reading a file's start tells: enough to see a zip archive or a terraform JSON document. */
 const SNIFF_BYTES = 1024;
@@ -35,6 +40,7 @@ export function neverPackedByName(relativePath: string, isDirectory: boolean): N
   if (name.endsWith('.tfplan')) return 'saved plan';
   if (name.endsWith('.log')) return 'log';
   if (name === 'teamstage-pipeline.mjs') return 'the pipeline client';
+  if (CLI_CREDENTIAL_FILES.has(name)) return 'CLI credentials';
   return undefined;
 }
 

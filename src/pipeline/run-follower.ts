@@ -31,6 +31,21 @@ export async function readRun(client: TeamstageClient, runId: string, wait?: { t
 }
 
 /**
+ * Why a pending run may not start: its workspace is locked (HCP's lock, a gate's freeze switch), said with who holds
+ * the lock, or undefined when it is not locked.
+ */
+export async function workspaceLock(client: TeamstageClient, workspaceId: string | undefined): Promise<string | undefined> {
+  if (!workspaceId) return undefined;
+  const workspace = (await client.get(`/workspaces/${encodeURIComponent(workspaceId)}`)).json.data;
+  if (workspace?.attributes?.locked !== true) return undefined;
+  const holder = workspace.relationships?.['locked-by']?.data;
+  const by = holder?.id ? ` by ${LOCK_HOLDERS[holder.type] ?? holder.type} ${holder.id}` : '';
+  return `workspace ${workspace.attributes.name ?? workspaceId} is locked${by}`;
+}
+
+const LOCK_HOLDERS: Record<string, string> = { users: 'user', teams: 'team', organizations: 'organization', runs: 'run' };
+
+/**
  * Polls the run, printing each new status and each stage verdict, until `decide` ends the command.
  * Failures and overrides are decided here for every command: a failed run exits 1, a stage awaiting
  * an override exits 3 (after `overrideWaitMs`, for pipelines that would rather hold the job open
@@ -63,6 +78,8 @@ export async function follow(
     if (run.status === 'pending' && run.positionInQueue !== lastQueuePosition && run.positionInQueue !== undefined) {
       const ahead = run.positionInQueue === 0 ? 'next' : `${run.positionInQueue} run${run.positionInQueue === 1 ? '' : 's'} ahead`;
       out.info(`run ${run.id}: waiting for its turn, ${ahead} in the workspace's queue`);
+      const lock = await workspaceLock(client, run.workspaceId);
+      if (lock) out.info(`run ${run.id}: no run starts while ${lock}; it starts once the workspace is unlocked`);
     }
     lastQueuePosition = run.positionInQueue;
     await reporter.report(run.stages);

@@ -25,8 +25,9 @@ export interface RunSnapshot {
   stages: StageSnapshot[];
   /** The included plan's attributes (counts), when the server sent them. */
   plan: Record<string, any> | undefined;
-  /** A pending run: how many runs of its workspace are ahead of it. */
+  /** A pending run: how many runs of its workspace are ahead of it (a locked workspace counts as one). */
   positionInQueue: number | undefined;
+  workspaceId: string | undefined;
   /** `meta.wait-token`: names this state, for the next waiting read. */
   waitToken: string | undefined;
 }
@@ -108,6 +109,7 @@ export function snapshotOf(document: any): RunSnapshot {
     stages,
     plan: plan?.attributes,
     positionInQueue: typeof attributes['position-in-queue'] === 'number' ? attributes['position-in-queue'] : undefined,
+    workspaceId: data.relationships?.workspace?.data?.id,
     waitToken: typeof document.meta?.['wait-token'] === 'string' ? document.meta['wait-token'] : undefined,
   };
 }

@@ -3,11 +3,13 @@ import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { AnyPrincipal, AuditTrailPrincipal } from '../core/principal.js';
 import type { AuditTrailRecord, AuditTrailRepository } from './audit-trail.repository.js';
 import { parseSince } from './audit-trail-since.js';
+import { parseAuditTrailFilters } from './audit-trail-filters.js';
 
 /**
  * Reading the organization audit trail (`GET /organization/audit-trail`): the access table decides who may
  * (only an audit trail token, `read-audit-trail`), the token says which organization. Oldest first, so a page
- * once full never changes as the trail grows; `since` keeps entries after that time.
+ * once full never changes as the trail grows; `since` keeps entries after that time, `filter[actor]` and
+ * `filter[type]` (Teamstage's, audit-trail-filters.ts) those of one actor and of some resource types.
  */
 export class AuditTrailService {
   constructor(private readonly trail: AuditTrailRepository) {}
@@ -19,9 +21,10 @@ export class AuditTrailService {
     return (reader as AuditTrailPrincipal).organizationName;
   }
 
-  async list(organizationName: string, options: { since?: string; page: PageRequest }): Promise<Page<AuditTrailRecord>> {
+  async list(organizationName: string, options: { since?: string; actor?: string; type?: string; page: PageRequest }): Promise<Page<AuditTrailRecord>> {
     const since = parseSince(options.since);
-    const { rows, total } = await this.trail.page(organizationName, since, options.page.offset, options.page.size);
+    const filters = parseAuditTrailFilters({ actor: options.actor, type: options.type });
+    const { rows, total } = await this.trail.page(organizationName, since, filters, options.page.offset, options.page.size);
     return pageOf(options.page, rows, total);
   }
 }

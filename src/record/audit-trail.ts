@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditTrailTable } from '../db/schema.js';
 import { nowIso } from '../core/clock.js';
 import type { Actor } from './actor.js';
+import type { AuditResourceType } from '../shared/audit-resource-types.js';
 import { currentRequestId } from './request-scope.js';
 
 /**
@@ -20,9 +21,8 @@ import { currentRequestId } from './request-scope.js';
  *
  * `meta` never holds a secret: no token, no HMAC key (only whether one was set or changed).
  */
-export type AuditResourceType =
-  | 'team' | 'organization_membership' | 'authentication_token' | 'task' | 'workspace_task' | 'run' | 'task_stage'
-  | 'team_workspace';
+/** One list (src/shared), so the trail's `filter[type]` and the console's filter know exactly the types it records. */
+export { AUDIT_RESOURCE_TYPES, type AuditResourceType } from '../shared/audit-resource-types.js';
 
 export interface AuditResource {
   id: string;

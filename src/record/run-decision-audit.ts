@@ -10,7 +10,8 @@ export function runDecided(
   organizationName: string,
   actor: Actor,
   run: { id: string; workspaceId: string; from: string; to: string },
-  action: 'apply' | 'discard' | 'cancel',
+  /** force-cancel and force-execute: the run was moved by that action (force-execute discards or cancels the runs ahead). */
+  action: 'apply' | 'discard' | 'cancel' | 'force-cancel' | 'force-execute',
   comment: string | null,
 ): AuditEntry {
   return {

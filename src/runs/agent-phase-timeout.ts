@@ -43,8 +43,8 @@ export interface AgentClaimTimeoutPayload {
   status: RunStatus;
 }
 
-export function agentClaimTimeoutJob(payload: AgentClaimTimeoutPayload, deadline: Date): NewJob {
-  return { kind: AGENT_CLAIM_TIMEOUT_JOB, payload, runAt: deadline, dedupeKey: `${AGENT_CLAIM_TIMEOUT_JOB}:${payload.runId}:${payload.status}` };
+export function agentClaimTimeoutJob(payload: AgentClaimTimeoutPayload, deadline: Date, organizationName: string): NewJob {
+  return { kind: AGENT_CLAIM_TIMEOUT_JOB, payload, runAt: deadline, dedupeKey: `${AGENT_CLAIM_TIMEOUT_JOB}:${payload.runId}:${payload.status}`, organizationName };
 }
 
 export function isAgentClaimTimeoutPayload(value: unknown): value is AgentClaimTimeoutPayload {

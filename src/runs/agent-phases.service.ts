@@ -21,6 +21,7 @@ import { transition, type RunEvent, type RunStatus } from './run-state-machine.j
 import { runAdvanceJob } from './run-advance-job.js';
 import type { RunTransitions } from './run-transitions.js';
 import { UPLOAD_COLUMNS, type PhaseChanges, type PhaseRow, type PhaseUploadKind, type RunsRepository } from './runs.repository.js';
+import type { RunInOrganization } from './run-in-organization.js';
 import { PHASE_TABLE as TABLE, phaseNotFound as notFound, type DrivablePhase, type PhaseKind, type VisiblePhase } from './phase-lookup.js';
 
 export type { PhaseKind };
@@ -196,7 +197,7 @@ export class AgentPhasesService {
         const cause = { actor, ...(report.status === 'errored' ? { reason: `the pipeline reported the ${kind} errored: ${report.message}` } : {}) };
         if (!(await this.transitions.move(trx, found.run, to, { [TABLE[kind]]: { agent_report: stored, ...reportedCounts(kind, report, log) } }, {}, cause))) return false;
         if (report.status === 'errored') this.log.warn({ runId: run.id, phase: kind, message: report.message }, `the pipeline reported the ${kind} errored`);
-        await this.advanceLater(trx, run.id);
+        await this.advanceLater(trx, found.run);
         return true;
       });
       if (done) return this.current(kind, id);
@@ -263,8 +264,8 @@ export class AgentPhasesService {
   }
 
   /** Run progress goes on from the new status (the post-plan or post-apply stage, confirmation, the end). */
-  private async advanceLater(executor: Executor, runId: string): Promise<void> {
-    await this.jobs.enqueue(executor, runAdvanceJob(runId));
+  private async advanceLater(executor: Executor, run: RunInOrganization): Promise<void> {
+    await this.jobs.enqueue(executor, runAdvanceJob(run.id, run.organizationName));
   }
 
   /** Why an upload was refused: the phase is not (or no longer) claimed and unreported. */

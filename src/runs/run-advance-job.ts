@@ -8,6 +8,7 @@ import type { NewJob } from '../jobs/job-queue.js';
  */
 export const RUN_ADVANCE_JOB = 'run.advance';
 
-export function runAdvanceJob(runId: string): NewJob {
-  return { kind: RUN_ADVANCE_JOB, payload: { runId } };
+/** In the work lane, in the share of the run's organization (jobs/job-lanes.ts). */
+export function runAdvanceJob(runId: string, organizationName: string): NewJob {
+  return { kind: RUN_ADVANCE_JOB, payload: { runId }, organizationName };
 }

@@ -9,6 +9,7 @@ import { isRunStatus, transition, type RunFacts, type RunStatus } from './run-st
 import type { PhaseCache, PhaseDetails, RunTransitions, TransitionCause } from './run-transitions.js';
 import { stageOfStatus } from './run-state-machine.js';
 import type { PhaseTable, RunRow, RunsRepository, WorkspaceNames } from './runs.repository.js';
+import type { RunInOrganization } from './run-in-organization.js';
 import type { TaskStagePort } from './task-stage-port.js';
 import { RUN_ADVANCE_JOB, runAdvanceJob } from './run-advance-job.js';
 import { QUEUE_NEXT_JOB, isQueueNextPayload, takesTurns } from './run-queue.js';
@@ -23,7 +24,7 @@ export interface RunJobs {
 /** A plan or apply to run next, with what was read before it (see RunProgress.execute). */
 interface Execution {
   phase: 'plan' | 'apply';
-  run: RunRow;
+  run: RunInOrganization;
   planHasChanges: boolean;
   workspace: WorkspaceNames;
   stages: StageSnapshot[];
@@ -68,7 +69,7 @@ export function runSnapshot(run: RunRow, planHasChanges: boolean): RunSnapshot {
  * Every step is idempotent: it is decided from the database and committed with a compare-and-set, so
  * a job run twice after a crash, or by two nodes at once, moves the run exactly once. Progress is
  * resumed by whatever enqueues `run.advance` in the same transaction as its own change: run creation,
- * the apply action, and the task stage side when a stage settles (onTaskStageSettled). A crash in the
+ * the apply action, and the task stage side when a stage settles (stage-settlement.ts). A crash in the
  * middle of advance leaves its job unfinished, and the job queue runs it again when the lease expires.
  */
 export class RunProgress {
@@ -95,22 +96,17 @@ export class RunProgress {
     });
   }
 
-  /** Schedules `advance(runId)`; pass the transaction of the change that makes progress possible. */
-  async enqueueAdvance(executor: Executor, runId: string): Promise<void> {
-    await this.jobs.enqueue(executor, this.advanceJob(runId));
+  /**
+   * Schedules `advance(runId)`, in the share of the run's organization; pass the transaction of the change
+   * that makes progress possible.
+   */
+  async enqueueAdvance(executor: Executor, runId: string, organizationName: string): Promise<void> {
+    await this.jobs.enqueue(executor, this.advanceJob(runId, organizationName));
   }
 
   /** The job of `advance(runId)`, for a statement that inserts it with its own change (a new run on PostgreSQL). */
-  advanceJob(runId: string): NewJob {
-    return runAdvanceJob(runId);
-  }
-
-  /**
-   * Called by the task stage side when a stage became passed, failed, errored, unreachable, canceled or
-   * awaiting_override (also after an override passed it). Pass the transaction that changed the stage.
-   */
-  async onTaskStageSettled(runId: string, executor: Executor = this.db): Promise<void> {
-    await this.enqueueAdvance(executor, runId);
+  advanceJob(runId: string, organizationName: string): NewJob {
+    return runAdvanceJob(runId, organizationName);
   }
 
   /** Cancel and discard close the run's open stages in the transaction that ends the run. */
@@ -127,7 +123,9 @@ export class RunProgress {
       if (budget <= 0) break;
       batch = batch.execute ? await this.execute(batch.execute, budget) : await this.steps(runId, budget);
     }
-    await this.enqueueAdvance(this.db, runId);
+    // Its budget spent (a long walk, rare): the rest in a job of its own, in its organization's turn.
+    const found = await this.runs.runWithStages(runId);
+    if (found) await this.enqueueAdvance(this.db, runId, found.run.organizationName);
   }
 
   /** One step. 'moved' also when another worker moved the run first: the next step re-reads it. */
@@ -164,7 +162,7 @@ export class RunProgress {
    */
   private async walk(
     trx: Executor,
-    run: RunRow,
+    run: RunInOrganization,
     planHasChanges: boolean,
     workspace: WorkspaceNames,
     stages: StageSnapshot[],

@@ -13,8 +13,9 @@ import { TERMINAL_STATUSES, type RunStatus } from './run-state-machine.js';
  */
 export const QUEUE_NEXT_JOB = 'run.queue-next';
 
-export function queueNextJob(workspaceId: string): NewJob {
-  return { kind: QUEUE_NEXT_JOB, payload: { workspaceId } };
+/** In the share of the workspace's organization (jobs/job-lanes.ts). */
+export function queueNextJob(workspaceId: string, organizationName: string): NewJob {
+  return { kind: QUEUE_NEXT_JOB, payload: { workspaceId }, organizationName };
 }
 
 export function isQueueNextPayload(value: unknown): value is { workspaceId: string } {

@@ -15,7 +15,8 @@ import type { RunRecorder } from '../record/run-record.repository.js';
 import { describeRunStatus } from './run-event-descriptions.js';
 import type { TaskStagePort } from './task-stage-port.js';
 import type { ConfigurationVersionsRepository } from '../workspaces/configuration-versions.repository.js';
-import type { PhaseChanges, PhaseRow, PhaseTable, RunRow, RunsRepository } from './runs.repository.js';
+import type { PhaseChanges, PhaseRow, PhaseTable, RunsRepository } from './runs.repository.js';
+import type { RunInOrganization } from './run-in-organization.js';
 
 /** What a phase's outcome writes on the plan or apply with the status change. */
 export type PhaseDetails = Pick<PhaseChanges, 'has_changes' | 'resource_additions' | 'resource_changes' | 'resource_destructions' | 'resource_imports' | 'agent_report'> & {
@@ -66,12 +67,12 @@ export class RunTransitions {
    */
   async move(
     executor: Executor,
-    run: RunRow,
+    run: RunInOrganization,
     to: RunStatus,
     details: Partial<Record<PhaseTable, PhaseDetails>> = {},
     phases: PhaseCache = {},
     cause: TransitionCause = {},
-  ): Promise<RunRow | undefined> {
+  ): Promise<RunInOrganization | undefined> {
     return this.moveThrough(executor, run, [to], details, phases, cause);
   }
 
@@ -83,12 +84,12 @@ export class RunTransitions {
    */
   async moveThrough(
     executor: Executor,
-    run: RunRow,
+    run: RunInOrganization,
     path: readonly RunStatus[],
     details: Partial<Record<PhaseTable, PhaseDetails>> = {},
     phases: PhaseCache = {},
     cause: TransitionCause = {},
-  ): Promise<RunRow | undefined> {
+  ): Promise<RunInOrganization | undefined> {
     const to = path[path.length - 1];
     if (!to) return run;
     const now = nowIso();
@@ -114,10 +115,10 @@ export class RunTransitions {
     // A run leaving `pending` for work takes its workspace's turn: the workspace's current-run names it.
     if (takesTurns(run) && run.status === 'pending' && !TURNLESS_STATUSES.includes(to)) await takeWorkspaceTurn(executor, run.workspace_id, run.id);
     // The run may have given its workspace's turn back: wake the next one, after this commits (run-queue.ts).
-    if (takesTurns(run) && mayReleaseTurn(to)) await this.jobs.enqueue(executor, queueNextJob(run.workspace_id));
+    if (takesTurns(run) && mayReleaseTurn(to)) await this.jobs.enqueue(executor, queueNextJob(run.workspace_id, run.organizationName));
     // A phase a pipeline must claim: the run errors if none does in time, rather than hold the workspace forever.
     if (this.claimTimeoutSeconds !== undefined && AWAITS_CLAIM[to] && executionModeOf(run.execution_mode) === 'agent') {
-      await this.jobs.enqueue(executor, agentClaimTimeoutJob({ runId: run.id, status: to }, new Date(Date.now() + this.claimTimeoutSeconds * 1000)));
+      await this.jobs.enqueue(executor, agentClaimTimeoutJob({ runId: run.id, status: to }, new Date(Date.now() + this.claimTimeoutSeconds * 1000), run.organizationName));
     }
     // Most stage steps (`post_plan_running`, `post_plan_completed`, …) leave the phases alone: no read.
     if (!path.some(mayMovePhases) && !details.plans && !details.applies) return moved;

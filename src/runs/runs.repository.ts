@@ -5,9 +5,10 @@ import { newJobTableRows } from '../jobs/job-statements.js';
 import type { Dialect } from '../db/database.js';
 import { multiTableInsert, type TableRows } from '../db/multi-table-insert.js';
 import type { Database, PhasesTable, RunsTable, TaskStagesTable } from '../db/schema.js';
+import type { RunInOrganization } from './run-in-organization.js';
 import type { NewRunRows } from './new-run-rows.js';
 import type { NewRunStagesWriter } from './new-run-stages.js';
-import { TURNLESS_STATUSES } from './run-queue.js';
+import { aheadInQueue } from './workspace-queue.repository.js';
 import { containsText } from '../db/like.js';
 import type { RunListFilter } from './run-list-filter.js';
 import { TERMINAL_RUN_STATUSES, type RunStatus } from '../shared/run-statuses.js';
@@ -210,7 +211,7 @@ export class RunsRepository {
   async runWithStages(
     runId: string,
     executor: Executor = this.db,
-  ): Promise<{ run: RunRow; stages: StageRow[]; workspace: WorkspaceNames; planHasChanges: boolean } | undefined> {
+  ): Promise<{ run: RunInOrganization; stages: StageRow[]; workspace: WorkspaceNames; planHasChanges: boolean } | undefined> {
     const { rows } = await this.runWithStagesQuery(executor, { id: runId });
     if (rows.length === 0) return undefined;
     const {
@@ -218,7 +219,7 @@ export class RunsRepository {
       plan_has_changes: planHasChanges, ...run
     } = rows[0]!;
     const stages = rows.flatMap((row) => (row.stage_id && row.stage_name && row.stage_status ? [{ id: row.stage_id, stage: row.stage_name, status: row.stage_status }] : []));
-    return { run, stages, workspace: { name, organizationName }, planHasChanges: Number(planHasChanges) === 1 };
+    return { run: { ...run, organizationName }, stages, workspace: { name, organizationName }, planHasChanges: Number(planHasChanges) === 1 };
   }
 
   /** The run's task stages in run order (id, stage, status), for the run state machine. */
@@ -303,25 +304,7 @@ export class RunsRepository {
     const row = await executor
       .selectFrom('runs as r')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('r.workspace_id', '=', run.workspace_id)
-      .where('r.id', '<>', run.id)
-      .where('r.plan_only', '=', 0)
-      .where((eb) =>
-        eb.or([
-          eb.and([
-            eb('r.status', '=', 'pending'),
-            eb.or([eb('r.created_at', '<', run.created_at), eb.and([eb('r.created_at', '=', run.created_at), eb('r.id', '<', run.id)])]),
-          ]),
-          eb.and([
-            eb('r.status', 'not in', [...TURNLESS_STATUSES]),
-            // `applied` holds the turn only while a post-apply stage is to come.
-            eb.or([
-              eb('r.status', '<>', 'applied'),
-              eb.exists(eb.selectFrom('task_stages as s').select('s.id').whereRef('s.run_id', '=', 'r.id').where('s.stage', '=', 'post_apply')),
-            ]),
-          ]),
-        ]),
-      )
+      .where((eb) => aheadInQueue(eb, run))
       .executeTakeFirstOrThrow();
     // A locked workspace (HCP's lock, issue 37) starts no run: the lock counts as one more ahead; unlocking wakes the queue.
     const workspace = await executor.selectFrom('workspaces').select('locked').where('id', '=', run.workspace_id).executeTakeFirst();

@@ -21,6 +21,7 @@ import { newRunRows } from './new-run-rows.js';
 import { runOptionsOf, type RunOptionAttributes } from './run-options.js';
 import type { RunListFilter } from './run-list-filter.js';
 import { executionModeOf } from '../workspaces/execution-mode.js';
+import { takeWorkspaceTurn } from '../workspaces/workspace-current-run.js';
 import { runCreator } from './run-creator.js';
 import { pendingRunsOf } from './workspace-queue.repository.js';
 import { actorOf, type Actor } from '../record/actor.js';
@@ -167,7 +168,10 @@ export class RunsService {
     const queued = runEventRows([
       { runId: rows.run.id, action: 'queued', description: describeRunStatus('pending', creator.actor), actor: creator.actor, at: rows.run.created_at },
     ]);
-    await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id), eventTableRows(queued));
+    await this.runs.insertNewRun(executor, rows, this.progress.advanceJob(rows.run.id, workspace.organization_name), eventTableRows(queued));
+    // HCP: on a locked workspace the run first in line is its current run, pending until the unlock (terraform's and
+    // tofu's `cloud` block read that to say "Waiting for the manually locked workspace to be unlocked").
+    if (Number(workspace.locked) === 1 && !planOnly && (await this.runs.runsAhead(executor, rows.run)) === 1) await takeWorkspaceTurn(executor, workspace.id, rows.run.id);
     const stages = rows.stages.map(({ id, run_id, stage, status }) => ({ id, run_id, stage, status }));
     const record = queued.events.map(({ id, run_id, comment_id }) => ({ id, run_id, comment_id }));
     return { run: rows.run, plans: [rows.plan], applies: [rows.apply], stages, record };
@@ -216,12 +220,12 @@ export class RunsService {
           const why = action === 'apply' && run.plan_only === 1 ? 'a plan-only run cannot be applied' : `the run is ${run.status}`;
           throw Errors.runActionRefused(verb, why);
         }
-        if (!(await this.transitions.move(trx, run, to, {}, {}, { actor, comment }))) return false;
+        if (!(await this.transitions.move(trx, { ...run, organizationName: context.organization.name }, to, {}, {}, { actor, comment }))) return false;
         // The decision on the organization's audit trail too, beside its run event.
         await this.auditTrail.record(trx, runDecided(context.organization.name, actor, { id: run.id, workspaceId: run.workspace_id, from: run.status, to }, action, comment));
         // HCP's confirmed-by: the user who applied it (a team token acts as its service account).
         if (action === 'apply') await this.runs.setConfirmedBy(trx, run.id, runCreator(context.standing.principal).userId);
-        if (action === 'apply') await this.progress.enqueueAdvance(trx, run.id);
+        if (action === 'apply') await this.progress.enqueueAdvance(trx, run.id, context.organization.name);
         else await this.progress.closeOpenStages(trx, run.id, action);
         return true;
       });

@@ -9,7 +9,7 @@ import { JOB_KINDS } from './stage-job-kinds.js';
 import { resultMember } from './stage-settlement-rule.js';
 import type { StageMemberSource, StageSettlement } from './stage-settlement.js';
 import { OPEN_RESULT_STATUSES, isFinalResultStatus, type EnforcementLevel, type ResultStatus } from './stage-status.js';
-import type { OutcomeRow, TaskResultRow, TaskStagesRepository } from './task-stages.repository.js';
+import type { OutcomeRow, ResultInOrganization, TaskResultRow, TaskStagesRepository } from './task-stages.repository.js';
 
 /** What a finishing call did, with the result as it wrote it ('changed') or found it ('final'). */
 export type Finished = { outcome: 'changed' | 'final'; result: TaskResultRow } | { outcome: 'missing'; result?: undefined };
@@ -113,7 +113,7 @@ export class ResultReports {
       };
       if (!(await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, changes))) return { outcome: 'final', result: fresh };
       if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
-      await this.scheduleCallbackTimeout(trx, resultId, now);
+      await this.scheduleCallbackTimeout(trx, resultId, now, fresh.organization_name);
       return { outcome: 'changed', result: { ...fresh, ...changes } };
     });
   }
@@ -125,19 +125,22 @@ export class ResultReports {
    * callback timeout, writes only if updated_at is still what it judged (finishResult's guard).
    * PostgreSQL does the same writes in delivery's single statement (DeliveryRepository.finishAcceptedAttempt).
    */
-  async markDelivered(trx: Executor, resultId: string): Promise<void> {
+  async markDelivered(trx: Executor, resultId: string, organizationName: string): Promise<void> {
     const now = nowIso();
     if (await this.stages.updateResult(trx, resultId, OPEN_RESULT_STATUSES, { updated_at: now })) {
-      await this.scheduleCallbackTimeout(trx, resultId, now);
+      await this.scheduleCallbackTimeout(trx, resultId, now, organizationName);
     }
   }
 
-  async scheduleCallbackTimeout(executor: Executor, resultId: string, from: string): Promise<void> {
-    await this.jobs.enqueue(executor, this.callbackTimeoutJob(resultId, from));
+  async scheduleCallbackTimeout(executor: Executor, resultId: string, from: string, organizationName: string): Promise<void> {
+    await this.jobs.enqueue(executor, this.callbackTimeoutJob(resultId, from, organizationName));
   }
 
-  /** The job that errors the result unless it hears from the task within the callback timeout of `from`. */
-  callbackTimeoutJob(resultId: string, from: string): NewJob {
+  /**
+   * The job that errors the result unless it hears from the task within the callback timeout of `from`, in
+   * the share of the run's organization (jobs/job-lanes.ts).
+   */
+  callbackTimeoutJob(resultId: string, from: string, organizationName: string): NewJob {
     return {
       kind: JOB_KINDS.callbackTimeout,
       payload: { resultId },
@@ -145,12 +148,13 @@ export class ResultReports {
       // One deadline job per result, moved by every refresh (a chatty task does not pile up rows).
       dedupeKey: `${JOB_KINDS.callbackTimeout}:${resultId}`,
       replace: true,
+      organizationName,
     };
   }
 
   /** The result, read after taking its stage's row lock (PostgreSQL), so status checks and writes are serialized. */
-  private async lockedResult(executor: Executor, resultId: string): Promise<TaskResultRow | undefined> {
+  private async lockedResult(executor: Executor, resultId: string): Promise<ResultInOrganization | undefined> {
     await this.stages.lockStageOfResult(executor, resultId);
-    return this.stages.findResult(resultId, executor);
+    return this.stages.findResultInOrganization(resultId, executor);
   }
 }

@@ -43,7 +43,7 @@ export class StageLifecycle {
       executor,
       results.flatMap((result) => [
         deliveryJob(result.id, 1, organizationName),
-        { kind: JOB_KINDS.maxDuration, payload: { resultId: result.id }, runAt: maxDurationAt, dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}` },
+        { kind: JOB_KINDS.maxDuration, payload: { resultId: result.id }, runAt: maxDurationAt, dedupeKey: `${JOB_KINDS.maxDuration}:${result.id}`, organizationName },
       ]),
     );
     // The stage's policy evaluation runs as a job: a node that dies mid-evaluation leaves it to another.
@@ -62,7 +62,7 @@ export class StageLifecycle {
     }
     // Nothing to wait for; settle from a job rather than re-entering run progress from inside it.
     if (results.length === 0 && evaluations.length === 0) {
-      await this.jobs.enqueue(executor, { kind: JOB_KINDS.settle, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.settle}:${stage.id}` });
+      await this.jobs.enqueue(executor, { kind: JOB_KINDS.settle, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.settle}:${stage.id}`, organizationName });
     }
     return true;
   }

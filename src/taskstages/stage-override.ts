@@ -12,7 +12,7 @@ import { stageWords } from '../runs/run-event-descriptions.js';
 import { decideOverride, type ApproverStanding, type OverrideCaller, type OverrideDecision, type OverrideStageFacts } from '../shared/override-rule.js';
 import { overrideFactsOf, type ApproverLookup } from './override-facts.js';
 import type { PolicyEvaluationsRepository } from './policy-evaluations.repository.js';
-import type { TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
+import type { StageInOrganization, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 import { JOB_KINDS } from './stage-job-kinds.js';
 import { runAdvanceJob } from '../runs/run-advance-job.js';
 
@@ -98,13 +98,13 @@ export class StageOverrides {
       });
       if (!passed) return;
       await this.recorder.record(trx, { runId: stage.run_id, action: 'task_stage_passed', description: `The ${stageWords(stage.stage)} task stage passed after its override`, at: now });
-      await this.jobs.enqueue(trx, runAdvanceJob(stage.run_id));
+      await this.jobs.enqueue(trx, runAdvanceJob(stage.run_id, stage.organization_name));
     });
   }
 
   private async approve(
     trx: Executor,
-    stage: TaskStageRow,
+    stage: StageInOrganization,
     decision: OverrideDecision & { kind: 'approved' },
     caller: OverrideCaller,
     actor: Actor,
@@ -139,7 +139,7 @@ export class StageOverrides {
         updated_at: now,
       });
     }
-    await this.jobs.enqueue(trx, { kind: JOB_KINDS.completeOverride, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.completeOverride}:${stage.id}` });
+    await this.jobs.enqueue(trx, { kind: JOB_KINDS.completeOverride, payload: { stageId: stage.id }, dedupeKey: `${JOB_KINDS.completeOverride}:${stage.id}`, organizationName: stage.organization_name });
     return { decision, stage: { ...stage, ...changes } };
   }
 }

@@ -9,7 +9,7 @@ import type { RunRecorder } from '../record/run-record.repository.js';
 import { stageWords } from '../runs/run-event-descriptions.js';
 import { JOB_KINDS } from './stage-job-kinds.js';
 import { settledStatus, type MemberFacts, type MemberKind } from './stage-settlement-rule.js';
-import type { TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
+import type { StageInOrganization, TaskStagesRepository } from './task-stages.repository.js';
 
 /**
  * The port a kind of thing that holds a stage registers with settlement: its members' facts, read under the
@@ -49,7 +49,7 @@ export class StageSettlement {
   }
 
   /** With the stage locked and `stage` read after the lock: settles it once every member is final. */
-  async settleLocked(executor: Executor, stage: TaskStageRow): Promise<void> {
+  async settleLocked(executor: Executor, stage: StageInOrganization): Promise<void> {
     if (stage.status !== 'running') return;
     const kinds = Object.values(this.sources);
     const read = await Promise.all(kinds.map((source) => source.membersOf(executor, stage.id)));
@@ -73,11 +73,14 @@ export class StageSettlement {
       description: `The ${stageWords(stage.stage)} task stage ${derived === 'awaiting_override' ? 'awaits an override' : derived}: ${words}`,
       at: now,
     });
-    await this.runCanMoveOn(executor, stage.run_id);
+    await this.runCanMoveOn(executor, stage.run_id, stage.organization_name);
   }
 
-  /** A stage settled: the run's next step, as the runs domain's job, in the transaction that settled it. */
-  async runCanMoveOn(executor: Executor, runId: string): Promise<void> {
-    await this.jobs.enqueue(executor, runAdvanceJob(runId));
+  /**
+   * A stage settled: the run's next step, as the runs domain's job, in the transaction that settled it and in
+   * the share of the run's organization.
+   */
+  async runCanMoveOn(executor: Executor, runId: string, organizationName: string): Promise<void> {
+    await this.jobs.enqueue(executor, runAdvanceJob(runId, organizationName));
   }
 }

@@ -83,14 +83,14 @@ export class TaskStageRunner implements TaskStagePort {
   markRunning(resultId: string, report?: ResultReport): Promise<Finished> {
     return this.results.markRunning(resultId, report);
   }
-  markDelivered(trx: Executor, resultId: string): Promise<void> {
-    return this.results.markDelivered(trx, resultId);
+  markDelivered(trx: Executor, resultId: string, organizationName: string): Promise<void> {
+    return this.results.markDelivered(trx, resultId, organizationName);
   }
-  scheduleCallbackTimeout(executor: Executor, resultId: string, from: string): Promise<void> {
-    return this.results.scheduleCallbackTimeout(executor, resultId, from);
+  scheduleCallbackTimeout(executor: Executor, resultId: string, from: string, organizationName: string): Promise<void> {
+    return this.results.scheduleCallbackTimeout(executor, resultId, from, organizationName);
   }
-  callbackTimeoutJob(resultId: string, from: string): NewJob {
-    return this.results.callbackTimeoutJob(resultId, from);
+  callbackTimeoutJob(resultId: string, from: string, organizationName: string): NewJob {
+    return this.results.callbackTimeoutJob(resultId, from, organizationName);
   }
 
   // Policy evaluations.

@@ -8,6 +8,13 @@ import type { ResultStatus, StageStatus } from '../shared/task-stage-statuses.js
 
 export type TaskStageRow = TaskStagesTable;
 export type TaskResultRow = TaskResultsTable;
+/**
+ * A stage or result as read under its lock, with the organization of its run's workspace, read in the same
+ * statement: the jobs its writes enqueue (the run's next step, a callback deadline) go in that organization's
+ * share of the work lane (jobs/job-lanes.ts).
+ */
+export type StageInOrganization = TaskStageRow & { organization_name: string };
+export type ResultInOrganization = TaskResultRow & { organization_name: string };
 export type OutcomeRow = TaskResultOutcomesTable;
 /** What the override rule needs of a stage's run beyond the stage (override-facts.ts). */
 export interface RunApprovalSettings {
@@ -21,6 +28,16 @@ export type OverrideRow = TaskStageOverridesTable;
 
 /** Names one task stage inside a statement on `task_stages`: by its id, or as the stage of a result. */
 type StageSelector = (eb: ExpressionBuilder<Database, 'task_stages'>) => Expression<string>;
+
+/** The organization of the run a stage belongs to, as a column of a statement on `task_stages`. */
+const stageOrganization = (eb: ExpressionBuilder<Database, 'task_stages'>) =>
+  eb.selectFrom('runs').innerJoin('workspaces', 'workspaces.id', 'runs.workspace_id').select('workspaces.organization_name')
+    .whereRef('runs.id', '=', 'task_stages.run_id').$asScalar().$notNull().as('organization_name');
+
+/** The same for a result, on `task_results`. */
+const resultOrganization = (eb: ExpressionBuilder<Database, 'task_results'>) =>
+  eb.selectFrom('runs').innerJoin('workspaces', 'workspaces.id', 'runs.workspace_id').select('workspaces.organization_name')
+    .whereRef('runs.id', '=', 'task_results.run_id').$asScalar().$notNull().as('organization_name');
 
 const stageWithId = (stageId: string): StageSelector => (eb) => eb.val(stageId);
 
@@ -57,9 +74,15 @@ export class TaskStagesRepository {
   private readonly stageById = compiledOnce((p: { id: string }) => this.db.selectFrom('task_stages').selectAll().where('id', '=', p.id));
   /** SQLite's lockedStageOfResult: it takes no lock (see locksRows), so a read. */
   private readonly stageOfResultById = compiledOnce((p: { id: string }) =>
-    this.db.selectFrom('task_stages').selectAll().where('id', '=', stageOfResult(p.id)),
+    this.db.selectFrom('task_stages').selectAll().select(stageOrganization).where('id', '=', stageOfResult(p.id)),
+  );
+  private readonly stageInOrganizationById = compiledOnce((p: { id: string }) =>
+    this.db.selectFrom('task_stages').selectAll().select(stageOrganization).where('id', '=', p.id),
   );
   private readonly resultById = compiledOnce((p: { id: string }) => this.db.selectFrom('task_results').selectAll().where('id', '=', p.id));
+  private readonly resultInOrganizationById = compiledOnce((p: { id: string }) =>
+    this.db.selectFrom('task_results').selectAll().select(resultOrganization).where('id', '=', p.id),
+  );
   private readonly overrideOfStage = compiledOnce((p: { stageId: string }) =>
     this.db.selectFrom('task_stage_overrides').selectAll().where('task_stage_id', '=', p.stageId),
   );
@@ -76,9 +99,9 @@ export class TaskStagesRepository {
   /** The stage lock's statement (see lockingWrite), naming the stage by id or by one of its results. */
   private readonly lockingWrites = {
     byId: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageWithId(p.id))),
-    byIdReturning: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageWithId(p.id)).returningAll()),
+    byIdReturning: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageWithId(p.id)).returningAll().returning(stageOrganization)),
     ofResult: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageOfResult(p.id))),
-    ofResultReturning: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageOfResult(p.id)).returningAll()),
+    ofResultReturning: compiledOnce((p: { id: string }) => this.lockingWrite(this.db, stageOfResult(p.id)).returningAll().returning(stageOrganization)),
   };
   /** Shape: the statuses a conditional write starts from (and, for results, the columns it sets). */
   private readonly stageWrite = compiledPerShape(
@@ -109,6 +132,11 @@ export class TaskStagesRepository {
 
   async findResult(id: string, executor: Executor = this.db): Promise<TaskResultRow | undefined> {
     return (await this.resultById(executor, { id })).rows[0];
+  }
+
+  /** findResult with its run's organization, in the same statement. */
+  async findResultInOrganization(id: string, executor: Executor = this.db): Promise<ResultInOrganization | undefined> {
+    return (await this.resultInOrganizationById(executor, { id })).rows[0];
   }
 
   async placeOfRun(runId: string): Promise<RunPlace | undefined> {
@@ -164,13 +192,13 @@ export class TaskStagesRepository {
    * read in the same statement would answer the version of the statement's snapshot). SQLite needs no
    * lock (see locksRows) and reads the row.
    */
-  async lockedStage(executor: Executor, stageId: string): Promise<TaskStageRow | undefined> {
-    if (!this.locksRows) return this.findStage(stageId, executor);
+  async lockedStage(executor: Executor, stageId: string): Promise<StageInOrganization | undefined> {
+    if (!this.locksRows) return (await this.stageInOrganizationById(executor, { id: stageId })).rows[0];
     return (await this.lockingWrites.byIdReturning(executor, { id: stageId })).rows[0];
   }
 
   /** lockedStage for the stage of a result. */
-  async lockedStageOfResult(executor: Executor, resultId: string): Promise<TaskStageRow | undefined> {
+  async lockedStageOfResult(executor: Executor, resultId: string): Promise<StageInOrganization | undefined> {
     if (!this.locksRows) return (await this.stageOfResultById(executor, { id: resultId })).rows[0];
     return (await this.lockingWrites.ofResultReturning(executor, { id: resultId })).rows[0];
   }

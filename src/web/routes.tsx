@@ -10,6 +10,8 @@ import { RunPage } from './pages/run-page';
 import { RunTasksPage } from './pages/run-tasks-page';
 import { WorkspacePage } from './pages/workspace-page';
 import { WorkspacesListPage } from './pages/workspaces-list-page';
+import { ProjectPage } from './projects/project-page';
+import { ProjectsListPage } from './projects/projects-list-page';
 
 /**
  * Every page of the console: a path pattern (under /app) and the component that renders it (given the
@@ -35,6 +37,8 @@ export const ROUTES: Route[] = [
   { pattern: '/:org/workspaces', page: ({ params }) => <WorkspacesListPage organization={params.org!} /> },
   { pattern: '/:org/workspaces/:name', page: ({ params }) => <WorkspacePage lookup={{ organization: params.org!, name: params.name! }} /> },
   { pattern: '/:org/workspaces/:ws/runs/:id', page: ({ params }) => <RunPage runId={params.id!} /> },
+  { pattern: '/:org/projects', page: ({ params }) => <ProjectsListPage organization={params.org!} /> },
+  { pattern: '/:org/projects/:id', page: ({ params }) => <ProjectPage organization={params.org!} projectId={params.id!} /> },
   { pattern: '/:org/tasks', page: ({ params }) => <RunTasksPage organization={params.org!} /> },
   { pattern: '/:org/audit-trail', page: ({ params }) => <AuditTrailPage organization={params.org!} /> },
   // The forms `run_app_url` and `workspace_app_url` had before they took HCP's: links already sent still open.
@@ -49,6 +53,7 @@ export const ROUTES: Route[] = [
 export const ORG_NAV: { label: string; pattern: string; permission?: string }[] = [
   { label: 'Teams', pattern: '/:org/teams' },
   { label: 'People', pattern: '/:org/people' },
+  { label: 'Projects', pattern: '/:org/projects' },
   { label: 'Workspaces', pattern: '/:org/workspaces' },
   { label: 'Run tasks', pattern: '/:org/tasks' },
   { label: 'Policies', pattern: '/:org/policies' },

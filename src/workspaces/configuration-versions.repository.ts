@@ -1,3 +1,4 @@
+import { TERMINAL_RUN_STATUSES } from '../shared/run-statuses.js';
 import type { Kysely } from 'kysely';
 import type { Executor } from '../jobs/job-queue.js';
 import type { ConfigurationVersionsTable, Database } from '../db/schema.js';
@@ -66,6 +67,32 @@ export class ConfigurationVersionsRepository {
       .where('id', '=', id)
       .where('status', '=', 'uploaded')
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('runs').select('runs.id').where('runs.configuration_version_id', '=', id))))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Archives an uploaded version no unfinished run uses, in one statement (no run can start from it in between):
+   * `archived`, its stored archive deleted by the caller in the same transaction. True when archived.
+   */
+  async markArchived(executor: Executor, id: string, statusTimestamps: string, now: string): Promise<boolean> {
+    const result = await executor
+      .updateTable('configuration_versions')
+      .set({ status: 'archived', status_timestamps: statusTimestamps, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'uploaded')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs as r')
+              .select('r.id')
+              .where('r.configuration_version_id', '=', id)
+              .where('r.status', 'not in', [...TERMINAL_RUN_STATUSES])
+              // `applied` is finished unless a post-apply stage (which may download the configuration) is to come.
+              .where((eb) => eb.or([eb('r.status', '<>', 'applied'), eb.exists(eb.selectFrom('task_stages as s').select('s.id').whereRef('s.run_id', '=', 'r.id').where('s.stage', '=', 'post_apply'))])),
+          ),
+        ),
+      )
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

@@ -147,6 +147,27 @@ export class ConfigurationVersionsService {
     });
   }
 
+  /**
+   * HCP's archive: frees the stored archive of an uploaded version that is not the workspace's current one and that
+   * no unfinished run uses; the row stays, `archived`. 409 with HCP's words otherwise.
+   */
+  async archive(principal: Principal, found: ConfigurationVersionRow): Promise<void> {
+    const { workspace, context } = await this.workspaceGate.enter(principal, found.workspace_id, 'configuration-version');
+    requireAccess(context.standing, 'configuration-version', 'archive', {});
+    await this.db.transaction().execute(async (trx) => {
+      const row = await this.versions.findById(found.id, trx);
+      if (!row) throw Errors.configurationVersionNotFound();
+      if (row.status !== 'uploaded') throw Errors.configurationArchiveRefused(`it is ${row.status}`);
+      const latest = await this.versions.latestUploaded(trx, row.workspace_id);
+      if (latest?.id === row.id || workspace.current_configuration_version_id === row.id) throw Errors.configurationArchiveRefused('it is current');
+      const now = nowIso();
+      if (!(await this.versions.markArchived(trx, row.id, withTimestamps(row.status_timestamps, ['archived'], now), now))) {
+        throw Errors.configurationArchiveRefused('a run that is not finished uses it');
+      }
+      await this.versions.deleteArchiveChunks(trx, row.id);
+    });
+  }
+
   /** The archive, for a reader's API token or a run task's access token of a run built from it. */
   async download(token: string | undefined, id: string): Promise<{ size: number; chunks: AsyncIterable<Buffer> }> {
     const row = await this.versions.findById(id);

@@ -40,7 +40,7 @@ export class RemoteStateConsumersRepository {
   }
 
   /** The consumers, as workspaces, oldest addition first. */
-  async list(workspaceId: string, columns: readonly string[], offset: number, limit: number): Promise<{ rows: WorkspaceRow[]; total: number }> {
+  async list(workspaceId: string, columns: readonly unknown[], offset: number, limit: number): Promise<{ rows: WorkspaceRow[]; total: number }> {
     const base = this.db
       .selectFrom('workspace_remote_state_consumers')
       .innerJoin('workspaces', 'workspaces.id', 'workspace_remote_state_consumers.consumer_id')

@@ -23,7 +23,7 @@ const HOLDER_NAMES: Record<string, string> = { users: 'User', teams: 'Team', run
  * Called in the transaction that unlocks a workspace: the runs layer wakes the run that waited for it
  * (runs sit above workspaces, so services.ts plugs this in).
  */
-export type WorkspaceUnlockedHook = (trx: Transaction<Database>, workspaceId: string) => Promise<void>;
+export type WorkspaceUnlockedHook = (trx: Transaction<Database>, workspaceId: string, organizationName: string) => Promise<void>;
 
 /**
  * HCP's workspace lock (`actions/lock`, `unlock`, `force-unlock`): a gate's freeze switch. While a workspace is
@@ -57,7 +57,7 @@ export class WorkspaceLockService {
         throw Errors.workspaceLockedByOther(`${HOLDER_NAMES[locked.locked_by_kind ?? ''] ?? 'User'} ${locked.locked_by_id ?? ''}`.trim());
       }
       await this.workspaces.update(found.workspace.id, { locked: 0, locked_by_kind: null, locked_by_id: null, updated_at: nowIso() }, trx);
-      await this.onUnlocked(trx, found.workspace.id);
+      await this.onUnlocked(trx, found.workspace.id, found.workspace.organization_name);
     });
   }
 

@@ -19,6 +19,8 @@ export const COLUMNS = [
   'workspaces.locked_by_kind', 'workspaces.locked_by_id',
   'workspaces.agent_pool_id',
   'workspaces.prevent_self_approval',
+  // Its project: null only for one an older node created during a rolling upgrade, which is in the default project.
+  sql<string | null>`coalesce(workspaces.project_id, (select p.id from projects p where p.default_of = workspaces.organization_name))`.as('project_id'),
 ] as const;
 
 export class WorkspacesRepository {
@@ -68,6 +70,9 @@ export class WorkspacesRepository {
     if (filter.ids) {
       if (filter.ids.length === 0) return { rows: [], total: 0 };
       query = query.where('workspaces.id', 'in', [...filter.ids]);
+    }
+    if (filter.projectId) {
+      query = query.where(sql<SqlBool>`coalesce(workspaces.project_id, (select p.id from projects p where p.default_of = workspaces.organization_name)) = ${filter.projectId}`);
     }
     if (filter.search) query = query.where((eb) => containsText(eb.ref('workspaces.name_lower'), filter.search!.toLowerCase()));
     if (filter.wildcardName) query = query.where(wildcardMatch(filter.wildcardName.toLowerCase()));
@@ -123,6 +128,8 @@ export interface WorkspaceListFilter {
   /** filter[current-run][status]: any of. */
   currentRunStatuses?: string[];
   sort?: { by: 'name' | 'current-run.created-at'; descending: boolean };
+  /** filter[project][id]: the workspaces of one project. */
+  projectId?: string;
   /** Only these (a caller who reads some workspaces through team access alone); none when empty. */
   ids?: readonly string[];
 }

@@ -19,6 +19,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { agentPoolAfter, type AgentPoolChecker } from './workspace-agent-pool.js';
 import type { ExecutionMode } from './execution-mode.js';
+import { projectForNewWorkspace, requireMove, type WorkspaceProjects } from './workspace-project.js';
 
 /** A workspace and the caller's standing in its organization (for its permissions). */
 export interface WorkspaceView {
@@ -72,11 +73,14 @@ export class WorkspacesService {
     private readonly db: Kysely<Database>,
     private readonly tags: WorkspaceTagsRepository,
     private readonly agentPools?: AgentPoolChecker,
+    private readonly projects?: WorkspaceProjects,
   ) {}
 
-  async create(found: OrganizationContext, input: WorkspaceAttributesInput, tagsRelationship?: TagsRelationship): Promise<WorkspaceView> {
+  /** `projectId`: HCP's `project` relationship; without it the workspace lands in the default project. */
+  async create(found: OrganizationContext, input: WorkspaceAttributesInput, tagsRelationship?: TagsRelationship, projectId?: string): Promise<WorkspaceView> {
     const { organization, standing } = found;
-    requireAccess(standing, 'organization', 'create-workspace', { name: organization.name });
+    const project = this.projects ? await projectForNewWorkspace(this.projects, found, projectId) : undefined;
+    if (!this.projects) requireAccess(standing, 'organization', 'create-workspace', { name: organization.name });
     const problem = nameProblem(input.name);
     if (problem) throw Errors.invalidName('/data/attributes/name', problem);
     const execution = decideExecution(input, organization.default_execution_mode ?? 'remote', true)!;
@@ -108,6 +112,7 @@ export class WorkspacesService {
       current_configuration_version_id: null,
       current_run_id: null,
       agent_pool_id: agentPoolId,
+      project_id: project ?? null,
       ...settingsOnCreate({ ...input, 'tag-names': [] }),
     };
     let tagged: TagRow[] = [];
@@ -122,7 +127,9 @@ export class WorkspacesService {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
-    return { workspace: { ...row, tag_names: JSON.stringify(tagged.map((tag) => tag.name)) }, standing, runsCount: 0 };
+    // Its permissions for the caller count their access to its project too (a project's maintainers create workspaces).
+    const created = project && !allows(standing, 'workspace', 'manage', {}) ? (await this.workspaceGate.attach(found, row.id)).standing : standing;
+    return { workspace: { ...row, tag_names: JSON.stringify(tagged.map((tag) => tag.name)) }, standing: created, runsCount: 0 };
   }
 
   /** The lookup of a workspace named by id: it exists and the caller may read it. */
@@ -174,9 +181,11 @@ export class WorkspacesService {
   }
 
   /** Runs already created keep the execution mode they were created in. */
-  async update(found: WorkspaceContext, input: WorkspaceUpdateInput, tagsRelationship?: TagsRelationship): Promise<WorkspaceView> {
+  /** `projectId`: HCP's `project` relationship, which moves the workspace to that project. */
+  async update(found: WorkspaceContext, input: WorkspaceUpdateInput, tagsRelationship?: TagsRelationship, projectId?: string): Promise<WorkspaceView> {
     const { workspace, context } = found;
     requireAccess(context.standing, 'workspace', 'manage', {});
+    const moving = projectId !== undefined && projectId !== workspace.project_id;
     const { 'tag-names': _names, ...settings } = input;
     const changes: Parameters<WorkspacesRepository['update']>[1] = settingsChanges(settings);
     const references = tagReferences(input, tagsRelationship);
@@ -204,6 +213,10 @@ export class WorkspacesService {
     if (input['auto-apply'] !== undefined) changes.auto_apply = input['auto-apply'] ? 1 : 0;
     if (input.description !== undefined) changes.description = input.description;
     if (input['working-directory'] !== undefined) changes.working_directory = input['working-directory'] ?? '';
+    if (moving && this.projects) {
+      await requireMove(this.projects, context, workspace.project_id!, projectId);
+      changes.project_id = projectId;
+    }
     if (Object.keys(changes).length === 0 && references === undefined) return this.show(found);
     changes.updated_at = nowIso();
     let updated: WorkspaceRow | undefined;

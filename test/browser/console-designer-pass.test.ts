@@ -115,7 +115,7 @@ test('two organizations: one switcher in the header, one row of links, the same 
     assert.equal(await switcher.inputValue(), first.name);
     assert.deepEqual(await switcher.locator('option').allInnerTexts(), [first.name, second.name]);
     // Six links for the organization the page is in, not six per organization.
-    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Teams', 'People', 'Workspaces', 'Run tasks', 'Policies', 'Audit trail']);
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Teams', 'People', 'Projects', 'Workspaces', 'Run tasks', 'Policies', 'Audit trail']);
     const header = (await page.locator('header.top').boundingBox())!;
     // It was 290 px tall at 390 px with two organizations; brand, switcher, links and account now fit in few rows.
     assert.ok(header.height <= (width === 390 ? 160 : 60), `the header is ${header.height} px tall at ${width} px`);

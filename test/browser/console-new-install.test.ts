@@ -183,7 +183,9 @@ test("a new install's whole path in the console: site token → users → organi
   await bob.goto(`${url}${invitation}`);
   await type(bob, 'API token', bobToken);
   await bob.keyboard.press('Enter');
-  await bob.getByRole('heading', { name: 'Your invitation' }).waitFor();
+  // The invitation names its organization and who invited (issue 38).
+  await bob.getByRole('heading', { name: 'Invitation to acme' }).waitFor();
+  await bob.getByText('alice invited you to acme.').waitFor();
   await checkPage(bob, 'invitation');
   await press(bob, 'button', 'Accept the invitation');
   await bob.getByRole('heading', { name: 'Teams of acme' }).waitFor();

@@ -153,6 +153,12 @@ for (const dialect of testDialects()) {
       assert.deepEqual((await org.owner.api.get(`/agent-pools/${scoped.id}`)).body.data.relationships.workspaces.data, [{ id: plain.id, type: 'workspaces' }]);
       const remote = await org.owner.api.patch(`/workspaces/${plain.id}`, { data: { type: 'workspaces', attributes: { 'execution-mode': 'remote' } } });
       assert.equal(remote.body.data.relationships['agent-pool'].data, null, 'leaving agent mode leaves the pool');
+
+      // A pool a workspace names is not deleted (the workspace would be left in agent mode with no pool).
+      assertError(await org.owner.api.delete(`/agent-pools/${pool.id}`), 409, /used by 1 workspace: move it/);
+      assertStatus(await org.owner.api.get(`/agent-pools/${pool.id}`), 200);
+      assertStatus(await org.owner.api.patch(`/workspaces/${created.body.data.id}`, { data: { type: 'workspaces', attributes: { 'execution-mode': 'remote' } } }), 200);
+      assertStatus(await org.owner.api.delete(`/agent-pools/${pool.id}`), 204);
     });
 
     it("an agent token drives its pool's workspace through the whole pipeline, gets 404 for another workspace and 401 everywhere else", async () => {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import { NO_ORGANIZATION } from '../../src/jobs/job-queue.js';
 import { Jobs } from '../../src/jobs/jobs.js';
 import { createOrganization } from '../helpers/fixtures.js';
 import { MockTaskService } from '../helpers/mock-task-service.js';
@@ -76,8 +77,8 @@ for (const dialect of testDialects()) {
 
       it('shows due and scheduled jobs by kind, and how long the oldest due one has waited', async () => {
         const jobs = ctx.services.jobs;
-        await jobs.enqueue(ctx.handle.db, { kind: 'test.waiting', payload: {}, runAt: new Date(Date.now() - 60_000) });
-        await jobs.enqueue(ctx.handle.db, { kind: 'test.waiting', payload: {}, runAt: new Date(Date.now() + 600_000) });
+        await jobs.enqueue(ctx.handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.waiting', payload: {}, runAt: new Date(Date.now() - 60_000) });
+        await jobs.enqueue(ctx.handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.waiting', payload: {}, runAt: new Date(Date.now() + 600_000) });
         await ctx.handle.durable?.();
         const page = await scrape(ctx);
         assert.equal(series(page, 'teamstage_jobs', { kind: 'test.waiting', state: 'due' }), 1);

@@ -78,7 +78,9 @@ for (const dialect of testDialects()) {
     async function settle(runId: string, stageId: string, status: StageStatus) {
       await ctx.handle.db.updateTable('task_stages').set({ status }).where('id', '=', stageId).execute();
       await ctx.handle.durable?.(); // a write made outside any request reaches API reads once on disk (src/db/durable-snapshot-reads.ts)
-      await ctx.services.runProgress.onTaskStageSettled(runId);
+      const { organization_name } = await ctx.handle.db
+        .selectFrom('runs').innerJoin('workspaces', 'workspaces.id', 'runs.workspace_id').select('workspaces.organization_name').where('runs.id', '=', runId).executeTakeFirstOrThrow();
+      await ctx.services.runProgress.enqueueAdvance(ctx.handle.db, runId, organization_name);
     }
 
     it('enters each stage as <stage>_running and starts it in the same transaction; passed stages continue the run', async () => {

@@ -113,7 +113,7 @@ for (const dialect of testDialects()) {
     it('a callback timeout that judged a result due does not error it once a delivery refreshed it meanwhile', {
       skip: dialect !== 'postgres' && 'SQLite runs one transaction at a time: the refresh cannot land in between',
     }, async () => {
-      const { resultId } = await openResult();
+      const { resultId, gated } = await openResult();
       const { taskStageRunner: runner, repositories } = ctx.services;
       const stages = repositories.taskStages;
       // markDelivered takes no stage lock, so its refresh can land between the timeout's look and its write.
@@ -125,7 +125,7 @@ for (const dialect of testDialects()) {
       };
       try {
         const due = () => {
-          refreshed = runner.markDelivered(ctx.handle.db, resultId);
+          refreshed = runner.markDelivered(ctx.handle.db, resultId, gated.org.name);
           return true;
         };
         const finished = await runner.finishResult(resultId, 'errored', { message: 'No callback in time.' }, due);

@@ -17,7 +17,28 @@ import { freePort } from '../helpers/postgres-server.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN_PATTERN = /"msg":"Site admin token [^"]*","token":"([^"]+)"/;
 
+/** The README's shell blocks this file stands for (test/process/docs-commands.test.ts checks the markers). */
+function readmeBlocksRunHere(): string[] {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  return [...readme.matchAll(/<!-- commands run by: test\/process\/npm-start\.test\.ts -->\n```sh\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? '');
+}
+
 describe('npm start (the bundled build, SQLite)', () => {
+  it("README.md's commands are the ones run: `npm start` is this start, `npm ci && npm test` is what .ci/run runs", () => {
+    const blocks = readmeBlocksRunHere();
+    assert.equal(blocks.length, 2, 'the quick start and the walk-through\'s first block');
+    const [quickStart = '', walkThrough = ''] = blocks;
+    for (const block of blocks) assert.match(block, /^npm ci && npm start\b/);
+    assert.match(quickStart, /^npm ci && npm test\b/m);
+    const packageJson = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.equal(packageJson.scripts.start, 'node scripts/start.mjs serve', 'the test below starts what `npm start` runs');
+    const ci = fs.readFileSync(path.join(ROOT, '.ci/run'), 'utf8');
+    assert.match(ci, /^npm ci$/m);
+    assert.match(ci, /^npm test$/m);
+    // The walk-through's block shows the site token's log line as the start below prints it.
+    assert.match(walkThrough, /"msg":"Site admin token \(shown once, also saved to data\/site-token\)","token":/);
+  });
+
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-start-'));
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 

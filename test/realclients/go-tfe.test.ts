@@ -51,6 +51,9 @@ const TEST_FILES = [
   'policy_set_version_integration_test.go',
   // Issue 37: organizations (settings, entitlements) are served as HCP serves them.
   'organization_integration_test.go',
+  // Issue 36: projects and team access to projects.
+  'projects_integration_test.go',
+  'team_project_access_integration_test.go',
 ];
 /**
  * go-tfe's beta tests of the seed's task stages (policy evaluations in a stage, override of a failed policy):

@@ -2,8 +2,8 @@
  * Issue 37: a real OpenTofu (built by scripts/build-real-clients.sh) through its `cloud` block, against a
  * Teamstage process over HTTPS (a throwaway CA in SSL_CERT_FILE), with the workspace's
  * `structured-run-output-enabled` at its default (true): plan and apply read HCP's redacted plan
- * (`GET /plans/:id/json-output-redacted`) and render it. Then a locked workspace: the apply's run is queued
- * and starts only once the workspace is unlocked.
+ * (`GET /plans/:id/json-output-redacted`) and render it. Then a locked workspace: the apply's run is queued,
+ * tofu says it waits for the locked workspace, and the run starts only once the workspace is unlocked.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -135,6 +135,16 @@ describe('OpenTofu through the cloud block, structured run output on', { timeout
     assert.equal(shown.body.data.attributes.status, 'pending');
     assert.ok(shown.body.data.attributes['position-in-queue'] >= 1);
     assert.equal(await Promise.race([apply.done.then(() => 'ended'), Promise.resolve('running')]), 'running');
+    // The client says why: the locked workspace's current run is this pending one (as HCP serves it), which tofu reads.
+    const workspaceShown = await api('GET', `/workspaces/${workspaceId}`);
+    assert.deepEqual(workspaceShown.body.data.relationships['current-run'].data, { id: pending.id, type: 'runs' });
+    const said = /Waiting for the manually locked workspace to be unlocked/;
+    const sayDeadline = Date.now() + 60_000;
+    while (!said.test(apply.output())) {
+      assert.ok(Date.now() < sayDeadline, `tofu did not say the workspace is locked:\n${apply.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal((await api('GET', `/runs/${pending.id}`)).body.data.attributes.status, 'pending', 'still no run started');
     assert.equal((await api('POST', `/workspaces/${workspaceId}/actions/unlock`, {})).status, 200);
     const result = await apply.done;
     assert.equal(result.code, 0, result.output);

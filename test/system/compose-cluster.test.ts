@@ -2,8 +2,9 @@
  * Issue 31: examples/compose/teamstage-cluster.yaml, as an operator plays it with `podman kube play`: two
  * Teamstage nodes over one PostgreSQL (images built from Debian packages), each serving HTTPS. A team made
  * through one node is read through the other. The example's placeholders (passwords, certificate folder,
- * host ports) are filled in as its comments tell an operator to. Skipped only where podman or mmdebstrap is
- * not installed (CI installs both: .ci/run).
+ * host ports, the secrets folder) are filled in as its comments tell an operator to. Each
+ * container's liveness probe, which podman runs as its health check, passes. Skipped only where podman or
+ * mmdebstrap is not installed (CI installs both: .ci/run).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -15,42 +16,30 @@ import { after, describe, it } from 'node:test';
 import { Agent } from 'undici';
 import { freePort } from '../helpers/postgres-server.js';
 import { makeTestCertificates } from '../helpers/tls-certificates.js';
-import { installed, podmanFlags, runCommand } from '../helpers/podman.js';
+import { installed } from '../helpers/podman.js';
+import { buildImages, containersConf, podmanWith } from '../helpers/podman-kube.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EXAMPLE = path.join(root, 'examples/compose/teamstage-cluster.yaml');
 
 const canRun = installed('podman') && installed('mmdebstrap') && installed('openssl', ['version']);
-const run = runCommand;
-
-/**
- * Hosts with hybrid cgroups (runc, as above) also refuse containers without explicit limits; `kube play`
- * has no --ulimit, so they come from a containers.conf of the test's own (what an operator there sets once).
- */
-function containersConf(dir: string): NodeJS.ProcessEnv {
-  if (!podmanFlags.includes('runc')) return process.env;
-  const file = path.join(dir, 'containers.conf');
-  fs.writeFileSync(file, '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]\n');
-  return { ...process.env, CONTAINERS_CONF: file };
-}
 
 describe('the compose example: two nodes over one PostgreSQL, behind TLS', { timeout: 1_500_000, skip: canRun ? false : 'needs podman, mmdebstrap and openssl (CI installs them: .ci/run)' }, () => {
   const suffix = randomBytes(4).toString('hex');
-  const image = `localhost/teamstage:compose-${suffix}`;
+  let image = `localhost/teamstage:compose-${suffix}`;
+  let builtImage = false;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-compose-'));
   const played = path.join(work, 'cluster.yaml');
-  const env = containersConf(work);
-  const podman = (args: string[], timeoutMs = 120_000) => run('podman', [...podmanFlags, ...args], timeoutMs, env);
+  const podman = podmanWith(containersConf(work));
   after(async () => {
     await podman(['kube', 'down', played]).catch(() => {});
     await podman(['volume', 'rm', '--force', `teamstage-postgres-data-${suffix}`]).catch(() => {});
-    await podman(['rmi', '--force', image]).catch(() => {});
+    if (builtImage) await podman(['rmi', '--force', image]).catch(() => {});
     fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it('plays, and what one node writes the other serves', async () => {
-    await run('bash', ['scripts/build-image.sh'], 900_000, { ...process.env, TEAMSTAGE_IMAGE: image });
-    await run('bash', ['scripts/build-postgres-image.sh'], 900_000);
+  it('plays, its probes pass, and what one node writes the other serves', async () => {
+    ({ image, built: builtImage } = await buildImages(image));
 
     const tls = makeTestCertificates(path.join(work, 'tls'));
     fs.copyFileSync(tls.certFile, path.join(tls.dir, 'fullchain.pem'));
@@ -60,11 +49,25 @@ describe('the compose example: two nodes over one PostgreSQL, behind TLS', { tim
 
     const siteToken = randomBytes(32).toString('hex');
     const password = randomBytes(16).toString('hex');
+    const uid = Number((await podman(['run', '--rm', '--network=none', '--entrypoint', '/usr/bin/id', 'localhost/teamstage-postgres:trixie', '-u'])).trim());
+    assert.equal(uid, 100, 'the PostgreSQL image\'s user is the one the example\'s comments name');
     const [portA, portB] = [await freePort(), await freePort()];
+    // The secrets folder, as the example's comments make it: one file each, readable only by the user that reads it.
+    const secrets = path.join(work, 'secrets');
+    fs.mkdirSync(secrets, { mode: 0o711 });
+    const secretFiles: Array<[string, string, number, number]> = [
+      ['site-token', siteToken, 10001, 10001],
+      ['postgres-password', password, 100, 102],
+      ['database-url', `postgres://teamstage:${password}@127.0.0.1:5432/postgres`, 10001, 10001],
+    ];
+    for (const [name, value, uid, gid] of secretFiles) {
+      fs.writeFileSync(path.join(secrets, name), `${value}\n`, { mode: 0o400 });
+      fs.chownSync(path.join(secrets, name), uid, gid);
+    }
+    fs.chmodSync(secrets, 0o711);
     const yaml = fs
       .readFileSync(EXAMPLE, 'utf8')
-      .replaceAll('CHANGE-ME-database-password', password)
-      .replaceAll('CHANGE-ME-site-token-of-at-least-32-characters', siteToken)
+      .replaceAll('/etc/teamstage/secrets', secrets)
       .replaceAll('/etc/teamstage/tls', tls.dir)
       .replaceAll('localhost/teamstage:latest', image)
       .replaceAll('hostPort: 8443', `hostPort: ${portA}`)
@@ -93,10 +96,13 @@ describe('the compose example: two nodes over one PostgreSQL, behind TLS', { tim
       for (;;) {
         const ready = await call(port, 'GET', '/readyz').catch(() => undefined);
         if (ready?.status === 200) break;
-        if (Date.now() > deadline) throw new Error(`node on ${port} not ready: ${await podman(['pod', 'logs', `teamstage-cluster-${suffix}`]).catch((e) => String(e))}`);
+        if (Date.now() > deadline) throw new Error(`node on ${port} not ready: ${await podman(['pod', 'logs', '--tail', '60', `teamstage-cluster-${suffix}`]).catch((e) => String(e))}`);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
+
+    // Each container's liveness probe is its podman health check (the nodes' an exec of the image's Node, /healthz).
+    for (const container of ['postgres', 'node-a', 'node-b']) await podman(['healthcheck', 'run', `teamstage-cluster-${suffix}-${container}`]);
 
     const user = await call(portA, 'POST', '/api/v2/admin/users', siteToken, { data: { type: 'users', attributes: { username: 'ops', email: 'ops@example.test' } } });
     assert.equal(user.status, 201, user.text);

@@ -6,7 +6,9 @@
  * request may answer 5xx and every gated run must pass its stage. TEAMSTAGE_PREVIOUS_RELEASE picks another
  * previous release (a commit or tag); TEAMSTAGE_TEST_LOG_DIR keeps both nodes' logs. Replayed from before
  * migration 013 (e8f3284^), the old node still logs "cached plan must not change result type" inside
- * transactions (docs/operations.md, "Upgrades": such releases are upgraded stopped).
+ * transactions (docs/operations.md, "Upgrades": such releases are upgraded stopped). This release, once it is
+ * the previous one, no longer can: inside a transaction it sends a `select *` / `returning *` unnamed, so an
+ * added column never meets a stale plan there (src/db/pg-prepared-statements.ts, its unit test).
  * Bounded: two nodes, four runs, each wait with its own limit (about a minute on a 2-core machine).
  */
 import assert from 'node:assert/strict';

@@ -8,6 +8,8 @@ import { requireAccess, requirePersonalAccess, verdictFor } from '../../src/acce
 import type { TeamFacts } from '../../src/access/team-permissions.js';
 import { CUSTOM_DEFAULTS, FIXED_LEVELS, type WorkspaceGrant } from '../../src/access/workspace-access.js';
 import { inWorkspace } from '../../src/access/workspace-gate.js';
+import { inProject } from '../../src/access/project-gate.js';
+import { FIXED_PROJECT_LEVELS, mergeProjectGrant, workspaceGrantOf, type ProjectGrant } from '../../src/access/project-access.js';
 import type { OverrideStageFacts } from '../../src/shared/override-rule.js';
 import { ApiError } from '../../src/core/errors.js';
 import type { AnyPrincipal, Principal } from '../../src/core/principal.js';
@@ -111,6 +113,8 @@ const ROWS: Row[] = [
   row('workspace', 'upload-configuration', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('workspace', 'manage-team-access', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('configuration-version', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
+  // HCP's archive: whoever may upload configurations.
+  row('configuration-version', 'archive', {}, '', 'AAAAA HHHH DDDA HHA HHH'),
   row('run-task', 'read', {}, '', 'AAAAA AAAA AAAA AAA HHH'),
   row('run-task', 'manage', {}, '', 'AAAAA DDDD ADDD DDA HHH'),
   row('run', 'read', {}, '', 'AAAAA HHHH AAAA HHA HHH'),
@@ -141,6 +145,18 @@ const ROWS: Row[] = [
   row('team-workspace', 'read', { team: visibleTeam }, 'a team visible to the organization', 'AAAAA HHHH AAAA HHA HHH'),
   row('team-workspace', 'read', { team: secretTeam }, 'a secret team', 'AAAAA HHHH HHHH HHA HHH'),
   row('team-workspace', 'manage', { team: visibleTeam }, 'a team visible to the organization', 'AAAAA HHHH DDDA HHA HHH'),
+  // Projects (issue 36): owners and manage-projects make them (403 for other members); without access to one
+  // (none of these columns holds any, nor manage-/read-projects) it is hidden, except that manage-workspaces
+  // creates and moves workspaces in any (the project rows with team access are in the describe below).
+  row('organization', 'create-project', { name: ORG }, '', 'AAAAA DDDD DDDD DDA HHH'),
+  row('project', 'read', {}, '', 'AAAAA HHHH HHHH HHA HHH'),
+  row('project', 'update', {}, '', 'AAAAA HHHH HHHH HHA HHH'),
+  row('project', 'delete', {}, '', 'AAAAA HHHH HHHH HHA HHH'),
+  row('project', 'manage-team-access', {}, '', 'AAAAA HHHH HHHH HHA HHH'),
+  row('project', 'create-workspace', {}, '', 'AAAAA HHHH HHHA HHA HHH'),
+  row('project', 'move-workspace', {}, '', 'AAAAA HHHH HHHA HHA HHH'),
+  row('team-project', 'read', { team: visibleTeam }, 'a team visible to the organization', 'AAAAA HHHH HHHH HHA HHH'),
+  row('team-project', 'manage', { team: visibleTeam }, 'a team visible to the organization', 'AAAAA HHHH HHHH HHA HHH'),
 ];
 
 function letter(standing: OrganizationStanding | undefined, [thing, action, facts]: Row): string {
@@ -268,6 +284,7 @@ describe('the access table with team access to the workspace', () => {
     row('workspace', 'lock', {}, '', 'DDAA DDD A H A'),
     row('workspace', 'force-unlock', {}, '', 'DDDA DDD D H A'),
     row('configuration-version', 'read', {}, '', 'AAAA AAA A H A'),
+    row('configuration-version', 'archive', {}, '', 'DAAA DDA D H A'),
     row('run', 'read', {}, '', 'AAAA AAA A H A'),
     row('run', 'act', { action: 'apply' }, '', 'DDAA DDA D H A'),
     row('run', 'comment', {}, '', 'DAAA DDA D H A'),
@@ -317,5 +334,50 @@ describe('the access table with team access to the workspace', () => {
       error.status === 403 && error.message === 'only people who may queue runs can discard them');
     assert.throws(() => requireAccess(GRANTED.mintedTokenWithWrite, 'workspace', 'queue-run', {}), (error: ApiError) =>
       error.status === 403 && error.message === 'the organization token, and the tokens it minted, cannot create runs');
+  });
+});
+
+describe('the access table with team access to a project (issue 36)', () => {
+  const level = (access: Exclude<ProjectGrant['access'], 'custom'>): ProjectGrant => ({ access, ...FIXED_PROJECT_LEVELS[access] });
+  const custom = (input: Record<string, unknown>) => mergeProjectGrant(undefined, { access: 'custom', ...input }).grant!;
+  const callers: Record<string, OrganizationStanding> = {
+    readProjects: member('rp', ['read-projects', 'read-workspaces']),
+    manageProjects: member('mp', ['manage-projects', 'manage-workspaces', 'read-projects', 'read-workspaces']),
+    read: inProject(member('r', []), 'prj-1', [level('read')]),
+    write: inProject(member('w', []), 'prj-1', [level('write')]),
+    maintain: inProject(member('m', []), 'prj-1', [level('maintain')]),
+    admin: inProject(member('a', []), 'prj-1', [level('admin')]),
+    settingsUpdate: inProject(member('su', []), 'prj-1', [custom({ 'project-access': { settings: 'update' } })]),
+    createAndMove: inProject(member('cm', []), 'prj-1', [custom({ 'workspace-access': { create: true, move: true } })]),
+    readAndAdmin: inProject(member('ra', []), 'prj-1', [level('read'), level('admin')]),
+    none: inProject(member('n', []), 'prj-1', []),
+  };
+  const actions = ['read', 'update', 'delete', 'manage-team-access', 'create-workspace', 'move-workspace'] as const;
+  it('gives each level and custom key its actions: the highest of several grants wins; 404 without access', () => {
+    const actual = Object.fromEntries(Object.entries(callers).map(([name, standing]) =>
+      [name, actions.map((action) => ({ allow: 'A', hide: 'H', deny: 'D' })[verdictFor(standing, 'project', action, {}).kind]).join('')]));
+    assert.deepEqual(actual, {
+      readProjects: 'ADDDDD',
+      manageProjects: 'AAAAAA',
+      read: 'ADDDDD',
+      write: 'ADDDDD',
+      maintain: 'ADDDAD',
+      admin: 'AAAAAA',
+      settingsUpdate: 'AADDDD',
+      createAndMove: 'ADDDAA',
+      readAndAdmin: 'AAAAAA',
+      none: 'HHHHHH',
+    });
+  });
+
+  it("a project grant's workspace part is the workspace level HCP names (maintain and admin: workspace admin)", () => {
+    const on = (grant: ProjectGrant) => inWorkspace(member('x', []), 'ws-1', [workspaceGrantOf(grant)]);
+    const letters = (standing: OrganizationStanding) =>
+      (['read', 'queue-run', 'manage', 'attach-run-task'] as const).map((action) => ({ allow: 'A', hide: 'H', deny: 'D' })[verdictFor(standing, 'workspace', action, {}).kind]).join('');
+    assert.deepEqual(
+      Object.fromEntries((['read', 'write', 'maintain', 'admin'] as const).map((name) => [name, letters(on(level(name)))])),
+      { read: 'ADDD', write: 'AADD', maintain: 'AAAA', admin: 'AAAA' },
+    );
+    assert.equal(letters(on(custom({ 'workspace-access': { runs: 'plan', 'run-tasks': true } }))), 'AADA');
   });
 });

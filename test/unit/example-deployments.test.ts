@@ -4,7 +4,8 @@
  * /readyz, secrets as files (no credential in a container's environment), a stop timeout above the node's
  * own stop bound (TEAMSTAGE_STOP_GRACE + 5 s, when main.ts gives up), a PodDisruptionBudget for several
  * nodes, one replica with Recreate on SQLite, and distinct hostnames for the compose nodes.
- * What these files do when played is not checked here (podman kube play of them is not part of CI yet).
+ * The podman pod (examples/compose/teamstage-cluster.yaml) has the same probes and no credential in it. What these
+ * files do when played: test/system/kubernetes-manifests.test.ts and compose-cluster.test.ts.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -72,5 +73,28 @@ describe('Docker Compose file', () => {
       assert.ok(parseInt(service.stop_grace_period, 10) > stopBound(service.environment), `${name}: stop_grace_period`);
       assert.equal(service.depends_on.postgres.condition, 'service_healthy');
     }
+  });
+});
+
+describe('podman pod example', () => {
+  it('probes every container; liveness on /healthz and readiness on /readyz; no credential in the file or the environment', () => {
+    const text = fs.readFileSync(path.join(root, 'examples/compose/teamstage-cluster.yaml'), 'utf8');
+    const [pod] = documents('examples/compose/teamstage-cluster.yaml').filter((doc) => doc.kind === 'Pod');
+    assert.ok(pod);
+    for (const container of pod.spec.containers) {
+      assert.ok(container.livenessProbe?.exec?.command, `${container.name}: a liveness probe`);
+      for (const name of (container.env ?? []).map((entry: { name: string }) => entry.name)) assert.doesNotMatch(name, SECRET_NAMES, `${container.name}: ${name} as a plain variable`);
+      // podman 4.3 joins an exec probe's command and runs it with sh -c: nothing a shell would read differently.
+      for (const probe of [container.livenessProbe, container.readinessProbe].filter(Boolean)) for (const arg of probe.exec.command) assert.match(arg, /^[\w./:-]+$/, `${container.name}: ${arg}`);
+    }
+    const nodes = pod.spec.containers.filter((container: any) => String(container.image).includes('teamstage:'));
+    assert.equal(nodes.length, 2);
+    for (const node of nodes) {
+      assert.match(node.livenessProbe.exec.command.join(' '), /\/healthz$/, node.name);
+      assert.match(node.readinessProbe.exec.command.join(' '), /\/readyz$/, node.name);
+    }
+    assert.doesNotMatch(text, /^[^#\n]*(CHANGE-ME|:\/\/[^/\s]*:[^/\s]*@)/m, 'no password (nor a placeholder for one) outside comments');
+    assert.doesNotMatch(text, /^\s*- name: (POSTGRES_PASSWORD|DATABASE_URL|TEAMSTAGE_SITE_TOKEN)$/m, 'no credential as a variable');
+    assert.ok(pod.spec.volumes.some((volume: any) => volume.name === 'secrets' && volume.hostPath?.path), 'the secrets folder');
   });
 });

@@ -4,7 +4,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import type { NewJob } from '../../src/jobs/job-queue.js';
+import { NO_ORGANIZATION, type NewJob } from '../../src/jobs/job-queue.js';
 import { parseJobNotification } from '../../src/jobs/job-notification.js';
 import { Jobs } from '../../src/jobs/jobs.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
@@ -71,7 +71,7 @@ for (const dialect of testDialects()) {
 
     it('keeps lanes apart: a claim takes only its own lane', async () => {
       const jobs = new Jobs(handle, { concurrency: 8, pollMs: 200, leaseMs: 5000, databaseUrl: url }, silent);
-      await jobs.enqueueAll(handle.db, [delivery('a', 0, 5), { kind: 'test.work', payload: {}, runAt: new Date(Date.now() - 1000) }]);
+      await jobs.enqueueAll(handle.db, [delivery('a', 0, 5), { organizationName: NO_ORGANIZATION, kind: 'test.work', payload: {}, runAt: new Date(Date.now() - 1000) }]);
       const work = await jobs.queue.claim('node-1', 10, 5000);
       assert.deepEqual(work.map((job) => job.kind), ['test.work']);
       const deliveries = await jobs.queue.claim('node-1', 10, 5000, 'delivery', { perOrganization: 3, held: new Map() });
@@ -89,8 +89,8 @@ for (const dialect of testDialects()) {
         await new Promise((resolve) => setTimeout(resolve, 100)); // asleep until the poll
         const due = Date.now() + 300;
         await jobs.enqueueAll(handle.db, [
-          { kind: 'test.later', payload: {}, runAt: new Date(due + 3_600_000) }, // an hour away: wakes nothing
-          { kind: 'test.later', payload: {}, runAt: new Date(due) },
+          { organizationName: NO_ORGANIZATION, kind: 'test.later', payload: {}, runAt: new Date(due + 3_600_000) }, // an hour away: wakes nothing
+          { organizationName: NO_ORGANIZATION, kind: 'test.later', payload: {}, runAt: new Date(due) },
         ]);
         await waitUntil(() => ranAt.length === 1, 3000, 'the job did not run at its time');
         assert.ok(ranAt[0]! >= due - 5, `ran ${due - ranAt[0]!} ms early`);
@@ -112,8 +112,8 @@ for (const dialect of testDialects()) {
         const second = first + 400;
         // One enqueue: its wake-up says only when the first is due; the second is found in the table.
         await jobs.enqueueAll(handle.db, [
-          { kind: 'test.later', payload: { name: 'first' }, runAt: new Date(first) },
-          { kind: 'test.later', payload: { name: 'second' }, runAt: new Date(second) },
+          { organizationName: NO_ORGANIZATION, kind: 'test.later', payload: { name: 'first' }, runAt: new Date(first) },
+          { organizationName: NO_ORGANIZATION, kind: 'test.later', payload: { name: 'second' }, runAt: new Date(second) },
         ]);
         await waitUntil(() => ranAt.size === 2, 3000, `ran: ${[...ranAt.keys()].join(', ')}`);
         assert.ok(ranAt.get('first')! >= first - 5 && ranAt.get('second')! >= second - 5, 'ran early');
@@ -160,7 +160,7 @@ for (const dialect of testDialects()) {
         const uninformedAtStart = uninformed;
         // Each enqueue says when its job is due, so twenty wake-ups need no look at the table.
         for (let n = 1; n <= 20; n++) {
-          await jobs.enqueue(handle.db, { kind: 'test.work', payload: { n } });
+          await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.work', payload: { n } });
           await waitUntil(() => ran === n, 1000, `job ${n} did not run`);
         }
         const uninformedSince = uninformed - uninformedAtStart;
@@ -215,14 +215,14 @@ for (const dialect of testDialects()) {
         const soon = new Date(Date.now() + 1000);
         const later = new Date(Date.now() + 3_600_000);
         await jobs.enqueueAll(handle.db, [
-          { kind: 'test.deadline', payload: {}, runAt: later, dedupeKey: 'deadline' },
-          { kind: 'test.work', payload: {}, runAt: soon },
+          { organizationName: NO_ORGANIZATION, kind: 'test.deadline', payload: {}, runAt: later, dedupeKey: 'deadline' },
+          { organizationName: NO_ORGANIZATION, kind: 'test.work', payload: {}, runAt: soon },
           { ...delivery('a', 0, 0), runAt: later },
         ]);
         await waitUntil(() => payloads.length >= 2, 3000, `notifications: ${JSON.stringify(payloads)}`);
         assert.deepEqual(payloads.sort(), [`delivery ${later.toISOString()}`, `work ${soon.toISOString()}`]);
         payloads.length = 0;
-        await jobs.enqueue(handle.db, { kind: 'test.deadline', payload: {}, runAt: later, dedupeKey: 'deadline' }); // meets its key
+        await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.deadline', payload: {}, runAt: later, dedupeKey: 'deadline' }); // meets its key
         await waitUntil(() => payloads.length >= 1, 3000, 'no notification');
         assert.deepEqual(payloads, ['']);
       } finally {
@@ -253,7 +253,7 @@ for (const dialect of testDialects()) {
           jobs.start();
           await jobs.enqueueAll(handle.db, Array.from({ length: 10 }, (_, n) => delivery('a', n, 30 - n)));
           await waitUntil(() => (running.get('a') ?? 0) === 2, 3000, 'a did not start its share');
-          await jobs.enqueue(handle.db, { kind: 'test.work', payload: {} });
+          await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.work', payload: {} });
           await waitUntil(() => workDone === 1, 1000, 'database work waited behind deliveries');
           await jobs.enqueue(handle.db, delivery('b', 0, 0));
           await waitUntil(() => (running.get('b') ?? 0) === 1, 1000, "b's delivery waited behind a's");

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { NO_ORGANIZATION } from '../../src/jobs/job-queue.js';
 import { Jobs } from '../../src/jobs/jobs.js';
 import { freshDatabaseUrl, testDialects } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -35,7 +36,7 @@ for (const dialect of testDialects()) {
         seen.push(payload);
       });
       jobs.start();
-      await jobs.enqueue(handle.db, { kind: 'test.once', payload: { n: 1 } });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.once', payload: { n: 1 } });
       await waitUntil(() => seen.length === 1);
       await waitUntil(async () => (await jobs.queue.count('test.once')) === 0);
       await jobs.stop();
@@ -51,7 +52,7 @@ for (const dialect of testDialects()) {
       jobs.start();
       await assert.rejects(
         handle.db.transaction().execute(async (trx) => {
-          await jobs.enqueue(trx, { kind: 'test.rollback', payload: {} });
+          await jobs.enqueue(trx, { organizationName: NO_ORGANIZATION, kind: 'test.rollback', payload: {} });
           throw new Error('roll back');
         }),
       );
@@ -69,8 +70,8 @@ for (const dialect of testDialects()) {
       });
       jobs.start();
       const start = Date.now();
-      await jobs.enqueue(handle.db, { kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
-      await jobs.enqueue(handle.db, { kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.later', payload: {}, runAt: new Date(start + 400), dedupeKey: 'k1' });
       await waitUntil(() => ranAt.length >= 1);
       await new Promise((resolve) => setTimeout(resolve, 300));
       await jobs.stop();
@@ -81,13 +82,13 @@ for (const dialect of testDialects()) {
     it('enqueueAll inserts several jobs at once, skipping keys already queued and replacing only with replace', async () => {
       const jobs = makeJobs();
       const far = new Date(Date.now() + 60_000);
-      await jobs.enqueue(handle.db, { kind: 'test.batch', payload: { v: 'old' }, runAt: far, dedupeKey: 'b1' });
-      await jobs.enqueue(handle.db, { kind: 'test.batch', payload: { v: 'old' }, runAt: far, dedupeKey: 'b3' });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.batch', payload: { v: 'old' }, runAt: far, dedupeKey: 'b1' });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.batch', payload: { v: 'old' }, runAt: far, dedupeKey: 'b3' });
       await jobs.enqueueAll(handle.db, [
-        { kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b1' },
-        { kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b2' },
-        { kind: 'test.batch', payload: { v: 'new' }, runAt: far },
-        { kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b3', replace: true },
+        { organizationName: NO_ORGANIZATION, kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b1' },
+        { organizationName: NO_ORGANIZATION, kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b2' },
+        { organizationName: NO_ORGANIZATION, kind: 'test.batch', payload: { v: 'new' }, runAt: far },
+        { organizationName: NO_ORGANIZATION, kind: 'test.batch', payload: { v: 'new' }, runAt: far, dedupeKey: 'b3', replace: true },
       ]);
       const rows = await handle.db.selectFrom('jobs').select(['dedupe_key', 'payload']).where('kind', '=', 'test.batch').execute();
       const byKey = Object.fromEntries(rows.map((row) => [row.dedupe_key ?? 'none', JSON.parse(row.payload).v]));
@@ -103,7 +104,7 @@ for (const dialect of testDialects()) {
         if (calls === 1) throw new Error('first try fails');
       });
       jobs.start();
-      await jobs.enqueue(handle.db, { kind: 'test.flaky', payload: {} });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.flaky', payload: {} });
       await waitUntil(() => calls === 2);
       await waitUntil(async () => (await jobs.queue.count('test.flaky')) === 0);
       await jobs.stop();
@@ -112,7 +113,7 @@ for (const dialect of testDialects()) {
     it('hands a job to another worker once the first one’s lease expires, and two workers never share a claim', async () => {
       const dead = makeJobs(300);
       // A worker that claims and then "dies": claim without handling.
-      await dead.enqueue(handle.db, { kind: 'test.takeover', payload: { v: 7 } });
+      await dead.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.takeover', payload: { v: 7 } });
       const claimed = await dead.queue.claim('node-dead', 10, 300);
       assert.equal(claimed.length, 1);
       const other = makeJobs(300);
@@ -130,13 +131,13 @@ for (const dialect of testDialects()) {
     it('replace moves a pending job, and a job replaced while running survives its worker', async () => {
       const jobs = makeJobs();
       const far = new Date(Date.now() + 60_000);
-      await jobs.enqueue(handle.db, { kind: 'test.replace', payload: { v: 1 }, runAt: far, dedupeKey: 'r1', replace: true });
-      await jobs.enqueue(handle.db, { kind: 'test.replace', payload: { v: 2 }, runAt: new Date(), dedupeKey: 'r1', replace: true });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.replace', payload: { v: 1 }, runAt: far, dedupeKey: 'r1', replace: true });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.replace', payload: { v: 2 }, runAt: new Date(), dedupeKey: 'r1', replace: true });
       assert.equal(await jobs.queue.count('test.replace'), 1, 'one job per key');
       const [claimed] = await jobs.queue.claim('node-a', 10, 5000);
       assert.deepEqual(claimed?.payload, { v: 2 }, 'the replacement is due now');
       // While node-a runs it, the job is moved to later: node-a finishing must not delete the new deadline.
-      await jobs.enqueue(handle.db, { kind: 'test.replace', payload: { v: 3 }, runAt: far, dedupeKey: 'r1', replace: true });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.replace', payload: { v: 3 }, runAt: far, dedupeKey: 'r1', replace: true });
       await jobs.queue.complete('node-a', claimed!.id);
       assert.equal(await jobs.queue.count('test.replace'), 1, 'the moved job stays');
       assert.equal((await jobs.queue.claim('node-b', 10, 5000)).length, 0, 'and waits for its new time');
@@ -156,7 +157,7 @@ for (const dialect of testDialects()) {
         await complete(nodeId, ...ids);
       };
       jobs.start();
-      await jobs.enqueue(handle.db, { kind: 'test.slow-delete', payload: {} });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.slow-delete', payload: {} });
       await waitUntil(() => ran === 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
       await jobs.stop();
@@ -185,7 +186,7 @@ for (const dialect of testDialects()) {
           deletesInFlight -= 1;
         }
       };
-      await jobs.enqueueAll(handle.db, Array.from({ length: 8 }, (_, i) => ({ kind: 'test.group-delete', payload: { i } })));
+      await jobs.enqueueAll(handle.db, Array.from({ length: 8 }, (_, i) => ({ organizationName: NO_ORGANIZATION, kind: 'test.group-delete', payload: { i } })));
       jobs.start();
       await waitUntil(() => ran === 8);
       await waitUntil(async () => (await jobs.queue.count('test.group-delete')) === 0);
@@ -197,7 +198,7 @@ for (const dialect of testDialects()) {
 
     it('releases its leases on stop', async () => {
       const jobs = makeJobs(60_000);
-      await jobs.enqueue(handle.db, { kind: 'test.release', payload: {} });
+      await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.release', payload: {} });
       const claimed = await jobs.queue.claim(jobs.worker.nodeId, 10, 60_000);
       assert.equal(claimed.length, 1);
       jobs.start();
@@ -227,7 +228,7 @@ describe('job worker on SQLite: the event loop is not held by a backlog of datab
         done += 1;
       });
       await handle.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < 200; i++) await jobs.enqueue(trx, { kind: 'test.busy', payload: { i } });
+        for (let i = 0; i < 200; i++) await jobs.enqueue(trx, { organizationName: NO_ORGANIZATION, kind: 'test.busy', payload: { i } });
       });
       const answered = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`).then(async (response) => {
         await response.text();
@@ -262,7 +263,7 @@ describe('job wake-up on PostgreSQL', { skip: !testDialects().includes('postgres
       worker.start();
       await new Promise((resolve) => setTimeout(resolve, 500)); // listening, and asleep for a minute
       const enqueuedAt = Date.now();
-      await nodeA.db.transaction().execute((trx) => enqueuer.enqueue(trx, { kind: 'test.wake', payload: {} }));
+      await nodeA.db.transaction().execute((trx) => enqueuer.enqueue(trx, { organizationName: NO_ORGANIZATION, kind: 'test.wake', payload: {} }));
       await waitUntil(() => ranAt > 0, 5000);
       assert.ok(ranAt - enqueuedAt < 2000, `ran ${ranAt - enqueuedAt} ms after the enqueue`);
     } finally {

@@ -130,7 +130,7 @@ describe('pipeline: .terraformignore, read as go-slug reads it', () => {
 });
 
 describe('pipeline: what a configuration version never holds', () => {
-  it('state, saved plans (by name, and a zip with a tfplan entry by any name), terraform JSON output, logs and the client: left out and named', async () => {
+  it('state, saved plans (by name, and a zip with a tfplan entry by any name), terraform JSON output, logs, the client and CLI credentials: left out and named', async () => {
     const client = tree({ 'teamstage-pipeline.mjs': '#!/usr/bin/env node\nconsole.log("client")\n' });
     const clientIdentity = runningClient(path.join(client, 'teamstage-pipeline.mjs'));
     const dir = tree({
@@ -145,11 +145,13 @@ describe('pipeline: what a configuration version never holds', () => {
       'plan.log': 'Plan: 1 to add', 'crash.log': 'x',
       'tools/gate.mjs': fs.readFileSync(path.join(client, 'teamstage-pipeline.mjs')),
       'teamstage-pipeline.mjs': 'an older client',
+      '.terraformrc': 'credentials "app.example" { token = "x" }', 'home/terraform.rc': 'x', '.terraform.d/credentials.tfrc.json': '{}',
     });
     try {
       const packed = await packConfiguration(dir, { client: clientIdentity });
-      assert.deepEqual(await archivedNames(packed.archive), ['config.tf.json', 'data.json', 'lambda.zip', 'main.tf', 'out/', 'tools/']);
+      assert.deepEqual(await archivedNames(packed.archive), ['.terraform.d/', 'config.tf.json', 'data.json', 'home/', 'lambda.zip', 'main.tf', 'out/', 'tools/']);
       assert.deepEqual(Object.fromEntries(packed.neverPacked.map((left) => [left.path, left.reason])), {
+        '.terraform.d/credentials.tfrc.json': 'CLI credentials', '.terraformrc': 'CLI credentials', 'home/terraform.rc': 'CLI credentials',
         'crash.log': 'log', 'out/saved': 'saved plan', 'plan.json': "terraform's JSON output", 'plan.log': 'log', 'plan.tfplan': 'saved plan',
         'pulled.json': 'state', 'teamstage-pipeline.mjs': 'the pipeline client', 'terraform.tfstate': 'state', 'terraform.tfstate.backup': 'state',
         'terraform.tfstate.d/': 'state', 'tfplan': 'saved plan', 'tools/gate.mjs': 'the pipeline client',

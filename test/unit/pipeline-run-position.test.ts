@@ -11,6 +11,7 @@ const run = (status: string, stages: Array<[string, string]> = [], confirmable =
   stages: stages.map(([stage, stageStatus], index) => ({ id: `ts-${index}`, stage, status: stageStatus })),
   plan: undefined,
   positionInQueue: undefined,
+  workspaceId: 'ws-1',
   waitToken: undefined,
 });
 

@@ -23,6 +23,8 @@ export interface OrganizationMembershipsTable {
   user_id: string;
   status: MembershipStatus;
   created_at: string;
+  /** The user who invited them (a person or a team token's service account; migration 048); null: before it, or a token that is no user. */
+  invited_by_user_id?: string | null;
 }
 
 /** Maintained by triggers (migration 005): how many teams, and how many with visibility `organization`. */

@@ -48,6 +48,8 @@ export interface WorkspacesTable {
   locked_by_id: string | null;
   /** The agent pool an agent-mode workspace names (migration 035): its agent tokens drive this workspace's runs. */
   agent_pool_id?: string | null;
+  /** Its project (migration 045); null only for one an older node created: the organization's default project. */
+  project_id?: string | null;
 }
 
 /** HCP's tags: named once per organization, attached to workspaces in order (migration 032). */
@@ -74,7 +76,8 @@ export interface WorkspaceRemoteStateConsumersTable {
 export interface ConfigurationVersionsTable {
   id: string;
   workspace_id: string;
-  status: 'pending' | 'uploaded';
+  /** `archived` (issue 37): HCP's archive action freed its stored archive; the row stays. */
+  status: 'pending' | 'uploaded' | 'archived';
   /** JSON object of `<status>-at` timestamps. */
   status_timestamps: string;
   auto_queue_runs: Flag;

@@ -69,13 +69,18 @@ export async function auditTrailRoutes(app: TypedApp, services: Services): Promi
         tags: ['organizations'],
         summary:
           "The organization's audit trail, oldest first (HCP's shape): only the audit trail token reads it. " +
-          'since (ISO 8601 time), page[number], page[size]',
+          'since (ISO 8601 time), page[number], page[size]; Teamstage adds filter[actor] (an actor name or id) and filter[type] (resource types, comma-separated)',
       },
     },
     async (request, reply) => {
       const query = request.query as Query;
       const organizationName = auditTrailService.organizationOf(auditTrailReaderOf(request));
-      const page = await auditTrailService.list(organizationName, { since: query.since, page: parsePage(query) });
+      const page = await auditTrailService.list(organizationName, {
+        since: query.since,
+        actor: query['filter[actor]'],
+        type: query['filter[type]'],
+        page: parsePage(query),
+      });
       const links = paginationLinks(config.baseUrl, request.url.split('?')[0]!, query, paginationMeta(page, page.total));
       return reply.code(200).type(JSONAPI_CONTENT_TYPE).send(auditTrailDocument(page, links));
     },

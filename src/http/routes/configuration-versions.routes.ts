@@ -60,6 +60,16 @@ export async function configurationVersionsRoutes(app: TypedApp, services: Servi
   );
 
   // Public to the authentication hook: a run task's access token is not an API token.
+  app.post(
+    '/configuration-versions/:configuration_version_id/actions/archive',
+    { config: { lookup: 'configuration-version' }, schema: { params: VersionParams, tags: ['configuration-versions'], summary: 'Archive a configuration version (its stored archive is freed)' } },
+    async (request, reply) => {
+      await versions.archive(callerOf(request), proofOf(request, 'configuration-version'));
+      // 202 with no body, as HCP answers.
+      return reply.code(202).send();
+    },
+  );
+
   app.get(
     '/configuration-versions/:configuration_version_id/download',
     {

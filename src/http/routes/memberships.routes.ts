@@ -71,6 +71,25 @@ export async function membershipsRoutes(app: TypedApp, services: Services): Prom
     },
   );
 
+  app.get(
+    '/organization-memberships/:membership_id/invitation',
+    {
+      config: { lookup: 'invitation' },
+      schema: {
+        params: MembershipParams,
+        tags: ['organization-memberships'],
+        summary:
+          "Teamstage's: the invited person's own invitation (404 to anyone else), with the user who invited them included (username only), " +
+          'so an invitation can name its organization and inviter before it is accepted',
+      },
+    },
+    async (request, reply) => {
+      const view = await memberships.invitationView(proofOf(request, 'invitation'));
+      const included = view.inviter ? [userResource(view.inviter, { showEmail: false })] : [];
+      return sendDocument(reply, 200, { data: membershipOf(view), included });
+    },
+  );
+
   app.post(
     '/organization-memberships/:membership_id/actions/accept',
     { config: { lookup: 'invitation' }, schema: { params: MembershipParams, tags: ['organization-memberships'] } },

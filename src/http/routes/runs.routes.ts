@@ -177,4 +177,19 @@ export async function runsRoutes(app: TypedApp, services: Services): Promise<voi
       },
     );
   }
+
+  // HCP's forceful actions (src/runs/run-force-actions.ts): 202 with no body, 409 with why when not allowed now.
+  const forceful = { 'force-cancel': 'Force-cancel a run (after a cancel and its cool-off)', 'force-execute': 'Force-execute a pending run (runs ahead are discarded or canceled)' };
+  for (const [action, summary] of Object.entries(forceful)) {
+    app.post(
+      `/runs/:run_id/actions/${action}`,
+      { config: { lookup: 'run' }, schema: { params: RunParams, body: ActionBody, tags: ['runs'], summary } },
+      async (request, reply) => {
+        const comment = request.body?.comment ?? null;
+        if (action === 'force-cancel') await services.runForceActions.forceCancel(proofOf(request, 'run'), comment);
+        else await services.runForceActions.forceExecute(proofOf(request, 'run'), comment);
+        return reply.code(202).send();
+      },
+    );
+  }
 }

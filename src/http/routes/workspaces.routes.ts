@@ -66,7 +66,11 @@ const TagReference = Type.Union([
   }),
 ]);
 export const TagList = Type.Array(TagReference, { maxItems: 100 });
-const WorkspaceRelationships = Type.Object({ tags: Type.Optional(Type.Object({ data: TagList })) });
+const WorkspaceRelationships = Type.Object({
+  tags: Type.Optional(Type.Object({ data: TagList })),
+  /** HCP: the project it is created in or moved to. */
+  project: Type.Optional(Type.Object({ data: Type.Object({ id: Type.String({ maxLength: 255 }), type: Type.Literal('projects') }) })),
+});
 const CreateWorkspaceBody = resourceBody('workspaces', Type.Object({ name: Type.String({ maxLength: 1000 }), ...workspaceAttributes }), {
   relationships: WorkspaceRelationships,
 });
@@ -105,7 +109,7 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
       const { attributes, relationships } = request.body.data;
       const tags = relationships?.tags ? tagReferences(relationships.tags.data) : undefined;
       const found = proofOf(request, 'organization');
-      const data = await workspacesService.create(found, attributes, tags);
+      const data = await workspacesService.create(found, attributes, tags, relationships?.project?.data.id);
       return sendDocument(reply, 201, workspaceDocument(data, found.organization, request.query));
     },
   );
@@ -121,7 +125,7 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
         summary: 'List workspaces',
         description:
           "HCP's search[name] (part of the name), search[wildcard-name] (* at the start, the end or both), search[tags] and " +
-          'search[exclude-tags] (comma-separated names), filter[current-run][status] (any of), sort (name, current-run.created-at; - for descending), include=organization.',
+          'search[exclude-tags] (comma-separated names), filter[current-run][status] (any of), filter[project][id], sort (name, current-run.created-at; - for descending), include=organization.',
       },
     },
     async (request, reply) => {
@@ -156,7 +160,7 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
       const found = proofOf(request, 'workspace-by-name');
       const { attributes, relationships } = request.body.data;
       const tags = relationships?.tags ? tagReferences(relationships.tags.data) : undefined;
-      const updated = await workspacesService.update(found, attributes ?? {}, tags);
+      const updated = await workspacesService.update(found, attributes ?? {}, tags, relationships?.project?.data.id);
       return sendDocument(reply, 200, { data: workspaceOf(updated) });
     },
   );
@@ -180,7 +184,7 @@ export async function workspacesRoutes(app: TypedApp, services: Services): Promi
       const found = proofOf(request, 'workspace');
       const { attributes, relationships } = request.body.data;
       const tags = relationships?.tags ? tagReferences(relationships.tags.data) : undefined;
-      const updated = await workspacesService.update(found, attributes ?? {}, tags);
+      const updated = await workspacesService.update(found, attributes ?? {}, tags, relationships?.project?.data.id);
       return sendDocument(reply, 200, { data: workspaceOf(updated) });
     },
   );

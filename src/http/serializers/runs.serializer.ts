@@ -4,6 +4,7 @@ import { canApplyRuns } from '../../access/workspace-permissions.js';
 import { uniqueResources, type Resource } from '../jsonapi.js';
 import { isCancelable, isDiscardable, transition, type RunStatus } from '../../runs/run-state-machine.js';
 import { runFactsOf } from '../../runs/run-facts.js';
+import { forceCancelAvailableAt, forceCancelRefusal } from '../../runs/force-cancel.js';
 import { parseRunOptions } from '../../runs/run-options.js';
 import { userResource } from './users.serializer.js';
 import type { RunRelated, RunView } from '../../runs/run-view.js';
@@ -46,20 +47,22 @@ export function runResource(view: RunView, standing: OrganizationStanding): Reso
       'position-in-queue': view.positionInQueue,
       'created-at': row.created_at,
       'canceled-at': timestamps['canceled-at'] ?? null,
+      // HCP: set once a cancel was asked for; force-cancel is refused before it (src/runs/force-cancel.ts).
+      'force-cancel-available-at': forceCancelAvailableAt(timestamps),
       // Teamstage's: why an errored run errored (also the description of its `errored` run event).
       'error-message': row.error_message ?? null,
       actions: {
         'is-cancelable': isCancelable(status, facts),
         'is-confirmable': transition(status, 'confirm', facts) !== null,
         'is-discardable': isDiscardable(status, facts),
-        'is-force-cancelable': false,
+        'is-force-cancelable': forceCancelRefusal(status, timestamps, new Date()) === null,
       },
       permissions: {
         'can-apply': queue,
         'can-cancel': queue,
         'can-discard': queue,
-        'can-force-cancel': false,
-        'can-force-execute': false,
+        'can-force-cancel': queue,
+        'can-force-execute': queue,
       },
     },
     relationships: {

@@ -43,6 +43,8 @@ export function workspaceResource(row: WorkspaceRow, standing: OrganizationStand
       organization: { data: { id: row.organization_name, type: 'organizations' } },
       'locked-by': { data: row.locked === 1 && row.locked_by_kind && row.locked_by_id ? { id: row.locked_by_id, type: row.locked_by_kind } : null },
       'agent-pool': { data: row.agent_pool_id ? { id: row.agent_pool_id, type: 'agent-pools' } : null },
+      // HCP: the project it is in (the organization's default project unless it was created in or moved to another).
+      project: { data: row.project_id ? { id: row.project_id, type: 'projects' } : null },
       'current-configuration-version': {
         data: row.current_configuration_version_id ? { id: row.current_configuration_version_id, type: 'configuration-versions' } : null,
       },

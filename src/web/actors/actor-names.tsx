@@ -10,7 +10,7 @@ import type { ListDocument } from '../api/jsonapi-types';
  */
 export type TeamNames = ReadonlyMap<string, string>;
 
-const TeamNamesContext = createContext<TeamNames>(new Map());
+export const TeamNamesContext = createContext<TeamNames>(new Map());
 
 export const TeamNamesProvider = TeamNamesContext.Provider;
 

@@ -5,6 +5,14 @@ import { useApi } from '../api/use-api';
 import { EmptyState, Loader } from '../components/page-states';
 import { actionWords, detailsOf, resourceKind, resourceName, sinceFromLocalInput, type AuditTrailEntry, type AuditTrailPage } from './audit-trail-model';
 import { ListTable } from '../components/list-table';
+import { AUDIT_RESOURCE_TYPES } from '../../shared/audit-resource-types.js';
+
+/** What the trail is narrowed to: changes after `since`, by one actor, of one resource type (the API's filters). */
+interface TrailFilters {
+  since?: string;
+  actor?: string;
+  type?: string;
+}
 
 const PAGE_SIZE = '20';
 
@@ -20,31 +28,54 @@ export function AuditTrailEntries(props: { organization: string; token: string; 
     [props.token],
   );
   const [sinceInput, setSinceInput] = useState('');
-  const [since, setSince] = useState<string | undefined>(undefined);
+  const [actorInput, setActorInput] = useState('');
+  const [typeInput, setTypeInput] = useState('');
+  const [filters, setFilters] = useState<TrailFilters>({});
   const [pageNumber, setPageNumber] = useState(1);
-  const trail = useApi(() => newestFirst(client, since, pageNumber), [client, since, pageNumber]);
+  const trail = useApi(() => newestFirst(client, filters, pageNumber), [client, filters, pageNumber]);
+  const filtered = filters.since !== undefined || filters.actor !== undefined || filters.type !== undefined;
 
   return (
     <section aria-labelledby="audit-entries-heading">
       <h2 id="audit-entries-heading">Changes</h2>
       <form
         class="inline-form"
+        aria-label="Filter the changes"
         onSubmit={(event) => {
           event.preventDefault();
-          setSince(sinceFromLocalInput(sinceInput));
+          setFilters({ since: sinceFromLocalInput(sinceInput), actor: actorInput.trim() || undefined, type: typeInput || undefined });
           setPageNumber(1);
         }}
       >
-        <label for="audit-since">Changes since (your local time)</label>
-        <input id="audit-since" type="datetime-local" step={1} value={sinceInput} onInput={(event) => setSinceInput((event.target as HTMLInputElement).value)} />
+        <span class="filter-field">
+          <label for="audit-actor">Who (a username, api-team_…, api-org_…)</label>
+          <input id="audit-actor" type="text" autoComplete="off" value={actorInput} onInput={(event) => setActorInput((event.target as HTMLInputElement).value)} />
+        </span>
+        <span class="filter-field">
+          <label for="audit-type">What changed</label>
+          <select id="audit-type" value={typeInput} onChange={(event) => setTypeInput((event.target as HTMLSelectElement).value)}>
+            <option value="">Anything</option>
+            {AUDIT_RESOURCE_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {capitalized(resourceKind(type))}
+              </option>
+            ))}
+          </select>
+        </span>
+        <span class="filter-field">
+          <label for="audit-since">Changes since (your local time)</label>
+          <input id="audit-since" type="datetime-local" step={1} value={sinceInput} onInput={(event) => setSinceInput((event.target as HTMLInputElement).value)} />
+        </span>
         <button type="submit">Show</button>
-        {since && (
+        {filtered && (
           <button
             type="button"
             class="secondary"
             onClick={() => {
               setSinceInput('');
-              setSince(undefined);
+              setActorInput('');
+              setTypeInput('');
+              setFilters({});
               setPageNumber(1);
             }}
           >
@@ -61,7 +92,7 @@ export function AuditTrailEntries(props: { organization: string; token: string; 
         </div>
       ) : (
         <Loader result={trail} what="audit trail">
-          {(page) => <EntriesTable organization={props.organization} page={page} since={since} onPage={setPageNumber} />}
+          {(page) => <EntriesTable organization={props.organization} page={page} filters={filters} onPage={setPageNumber} />}
         </Loader>
       )}
     </section>
@@ -73,8 +104,15 @@ export function AuditTrailEntries(props: { organization: string; token: string; 
  * last page. The first read learns how many pages there are (and is the answer when there is one); the page
  * wanted is then read and its entries turned around. The newest page may hold fewer entries than the others.
  */
-async function newestFirst(client: ApiClient, since: string | undefined, page: number): Promise<AuditTrailPage> {
-  const read = (number: number) => client.get<AuditTrailPage>('/organization/audit-trail', { since, 'page[number]': String(number), 'page[size]': PAGE_SIZE });
+async function newestFirst(client: ApiClient, filters: TrailFilters, page: number): Promise<AuditTrailPage> {
+  const read = (number: number) =>
+    client.get<AuditTrailPage>('/organization/audit-trail', {
+      since: filters.since,
+      'filter[actor]': filters.actor,
+      'filter[type]': filters.type,
+      'page[number]': String(number),
+      'page[size]': PAGE_SIZE,
+    });
   const first = await read(1);
   const totalPages = Math.max(1, first.pagination.total_pages);
   const wanted = Math.min(Math.max(1, page), totalPages);
@@ -92,12 +130,12 @@ async function newestFirst(client: ApiClient, since: string | undefined, page: n
   };
 }
 
-function EntriesTable(props: { organization: string; page: AuditTrailPage; since: string | undefined; onPage: (page: number) => void }) {
+function EntriesTable(props: { organization: string; page: AuditTrailPage; filters: TrailFilters; onPage: (page: number) => void }) {
   const { data, pagination } = props.page;
   // An audit trail token belongs to one organization: one of another organization reads that one's trail.
   const elsewhere = data.find((entry) => entry.auth.organization_id !== props.organization)?.auth.organization_id;
   if (data.length === 0) {
-    return <EmptyState>{props.since ? `No change since ${new Date(props.since).toLocaleString()}.` : 'No change recorded yet.'}</EmptyState>;
+    return <EmptyState>{emptyWords(props.filters)}</EmptyState>;
   }
   return (
     <>
@@ -155,4 +193,17 @@ function EntryRow(props: { entry: AuditTrailEntry }) {
       </td>
     </tr>
   );
+}
+
+/** What an empty answer means, in the words of the filters that made it. */
+function emptyWords(filters: TrailFilters): string {
+  if (filters.since === undefined && filters.actor === undefined && filters.type === undefined) return 'No change recorded yet.';
+  const what = filters.type ? `No ${resourceKind(filters.type)} change` : 'No change';
+  const who = filters.actor ? ` by ${filters.actor}` : '';
+  const when = filters.since ? ` since ${new Date(filters.since).toLocaleString()}` : '';
+  return `${what}${who}${when}.`;
+}
+
+function capitalized(words: string): string {
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -64,6 +64,7 @@ export function RunPage(props: { runId: string }) {
         results={results}
         policies={policies}
         workspaceId={workspaceId}
+        workspace={workspace}
         onOverridden={(stage) => {
           details.replaceStage(stage);
           details.reload();

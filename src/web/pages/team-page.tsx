@@ -12,6 +12,8 @@ import { OrganizationAccessForm } from '../teams/organization-access-form';
 import { TeamMembersSection } from '../teams/team-members-section';
 import { TeamSettingsForm } from '../teams/team-settings-form';
 import { TeamTokensSection } from '../teams/team-tokens-section';
+import { TeamWorkspaceAccessSection } from '../teams/team-workspace-access-section';
+import { TeamProjectsSection } from '../projects/team-projects-section';
 import type { TeamAttributes } from '../teams/team-types';
 
 /** One team: settings, organization access, members and tokens, each offered only when `permissions` allow. */
@@ -48,7 +50,9 @@ export function TeamPage(props: { teamId: string }) {
       </p>
       <TeamSettingsForm team={data} onSaved={team.reload} />
       <OrganizationAccessForm team={data} onSaved={team.reload} />
+      <TeamWorkspaceAccessSection team={data} organization={organization} />
       <TeamMembersSection team={data} included={team.data.included ?? []} onChanged={team.reload} />
+      <TeamProjectsSection teamId={data.id} organization={organization} />
       <TeamTokensSection team={data} />
       <DeleteTeamSection team={data} organization={organization} />
     </>

@@ -10,6 +10,7 @@ import { useSession } from '../session/session-context';
 import { WorkspaceForm } from '../workspaces/workspace-form';
 import { WorkspaceRunsSection } from '../workspaces/workspace-runs-section';
 import { WorkspaceTasksSection } from '../workspaces/workspace-tasks-section';
+import { WorkspaceTeamAccessSection } from '../workspaces/workspace-team-access-section';
 import { relatedId, type Workspace, type WorkspaceAttributes } from '../workspaces/workspace-types';
 
 /** How a page names its workspace: by organization and name (HCP's paths), or by id (old links). */
@@ -52,6 +53,12 @@ export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
       <WorkspaceRunsSection workspace={data} />
       <h2>Settings</h2>
       <dl class="facts">
+        {relatedId(data, 'project') && (
+          <>
+            <dt>Project</dt>
+            <dd><a href={href(paths.project(organization, relatedId(data, 'project')!))}>View the project</a></dd>
+          </>
+        )}
         <dt>Description</dt>
         <dd>{data.attributes.description || <span class="muted">none</span>}</dd>
         <dt>Apply</dt>
@@ -70,6 +77,7 @@ export function WorkspacePage(props: { lookup: WorkspaceLookup }) {
         </details>
       )}
       <WorkspaceTasksSection workspace={data} organization={organization} />
+      <WorkspaceTeamAccessSection workspace={data} organization={organization} />
     </>
   );
 }

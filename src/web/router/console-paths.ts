@@ -12,6 +12,8 @@ export const paths = {
   workspaces: (org: string) => link`/${org}/workspaces`,
   workspace: (org: string, workspace: string) => link`/${org}/workspaces/${workspace}`,
   run: (org: string, workspace: string, runId: string) => link`/${org}/workspaces/${workspace}/runs/${runId}`,
+  projects: (org: string) => link`/${org}/projects`,
+  project: (org: string, projectId: string) => link`/${org}/projects/${projectId}`,
   tasks: (org: string) => link`/${org}/tasks`,
   people: (org: string) => link`/${org}/people`,
   /** An invitation to an organization, the link its owner sends (accepted by the invited user). */

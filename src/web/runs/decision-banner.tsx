@@ -12,6 +12,7 @@ import { findingSummary, isMandatoryFinding, policyFindings, type EvaluationWith
 import type { Phase, Run, TaskResult, TaskStage } from './run-types';
 import { stageTitle } from './stage-names';
 import { Time } from './status-badge';
+import { WorkspaceLockNote, type LockedWorkspace } from './workspace-lock-note';
 
 /**
  * The decision a run waits for, first on the page: what waits and why (every check that did not pass, tasks
@@ -28,6 +29,8 @@ export function DecisionBanner(props: {
   results: Map<string, TaskResult[]>;
   policies: Map<string, EvaluationWithSets[]>;
   workspaceId?: string;
+  /** The run's workspace (`include=workspace`): whether it is locked, and by whom. */
+  workspace?: LockedWorkspace;
   onOverridden: (stage: TaskStage) => void;
   onActed: () => void;
 }) {
@@ -143,7 +146,8 @@ export function DecisionBanner(props: {
           override it.
         </p>
       )}
-      {queued !== null && queued > 0 && (
+      <WorkspaceLockNote workspace={props.workspace} queued={queued} />
+      {queued !== null && queued > 0 && !props.workspace?.attributes.locked && (
         <p class="muted" data-testid="queue-behind">
           {queued} {queued === 1 ? 'run waits' : 'runs wait'} behind this one in the workspace's queue.
         </p>
