@@ -1,88 +1,12 @@
 /**
  * The error catalogue. Services throw the named members of `Errors` (bottom of this file); the one error
  * handler (http/error-handler.ts) renders them as JSON:API error documents. An error carries its status as
- * plain data, so this layer knows nothing of HTTP (titles and documents are http/error-document.ts).
+ * plain data, so this layer knows nothing of HTTP (titles and documents are http/error-document.ts). The kinds
+ * of error it builds (one per status) are error-kinds.ts.
  */
+import { ApiError, BadRequest, Conflict, Forbidden, InvalidAttribute, NotFound, PayloadTooLarge, StatusError, Unauthorized, Unprocessable, type ErrorSource } from './error-kinds.js';
 
-/** Where in the request the problem is: a JSON pointer into the body, or a query parameter. */
-export interface ErrorSource {
-  pointer?: string;
-  parameter?: string;
-}
-
-/**
- * An error the server means to give: its status and detail as plain data; http/error-handler.ts renders it.
- * Only the members of `Errors` below make one (its constructor is protected and its kinds are private to
- * this file), so every error the API answers is named here, with its status and the template of its detail.
- */
-export class ApiError extends Error {
-  protected constructor(
-    readonly status: number,
-    detail: string,
-    readonly source?: ErrorSource,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(detail);
-  }
-}
-
-class BadRequest extends ApiError {
-  constructor(detail: string, parameter?: string) {
-    super(400, detail, parameter ? { parameter } : undefined);
-  }
-}
-
-class Unauthorized extends ApiError {
-  constructor(detail = 'missing, invalid or expired token') {
-    super(401, detail);
-  }
-}
-
-/** Constructed only through `Errors` below: a 403 is the access verdict's to give, with a named reason. */
-class Forbidden extends ApiError {
-  constructor(detail = 'you are not allowed to do this') {
-    super(403, detail);
-  }
-}
-
-/** Also what "you may not see this" becomes, so hidden resources are indistinguishable from missing ones. */
-class NotFound extends ApiError {
-  constructor(detail = 'resource not found') {
-    super(404, detail);
-  }
-}
-
-class Conflict extends ApiError {
-  constructor(detail: string) {
-    super(409, detail);
-  }
-}
-
-class PayloadTooLarge extends ApiError {
-  constructor(detail = 'request body is larger than allowed') {
-    super(413, detail);
-  }
-}
-
-class InvalidAttribute extends ApiError {
-  constructor(pointer: string, detail: string) {
-    super(422, detail, { pointer });
-  }
-}
-
-/** Any other status (429, 503, 415, 500), with its headers. */
-class StatusError extends ApiError {
-  constructor(status: number, detail: string, headers: Record<string, string> = {}) {
-    super(status, detail, undefined, headers);
-  }
-}
-
-/** A 422 about the request as a whole (a query parameter, an unparseable body). */
-class Unprocessable extends ApiError {
-  constructor(detail: string, source?: ErrorSource) {
-    super(422, detail, source);
-  }
-}
+export { ApiError, type ErrorSource } from './error-kinds.js';
 
 /**
  * Every error the server gives, by name. Details are byte-for-byte what clients and tests match on: change
@@ -208,8 +132,25 @@ export const Errors = {
   policyTooLarge: (limit: number) => new Unprocessable(`the policy is larger than the limit of ${limit} bytes (TEAMSTAGE_POLICY_MAX_BYTES)`),
   policiesPerOrganizationReached: (limit: number) =>
     new InvalidAttribute('/data', `the organization has ${limit} policies, the most it may have (TEAMSTAGE_POLICIES_PER_ORGANIZATION); delete one first`),
-  policyNameTaken: () => new InvalidAttribute('/data/attributes/name', 'Name has already been taken'),
-  invalidPolicyAttribute: (pointer: string, detail: string) => new InvalidAttribute(pointer, detail),
+  // A policy's, a policy set's or a parameter's attributes (policies/policy-input.ts; its name: invalidName, nameTaken).
+  unknownPolicyKind: (kind: string) => new InvalidAttribute('/data/attributes/kind', `the kind is opa or sentinel, not ${JSON.stringify(kind)}`),
+  policyEnforcementGivenTwice: () => new InvalidAttribute('/data/attributes/enforce', 'give enforcement-level or enforce, not both'),
+  policyEnforcementLevelRequired: (levels: readonly string[]) =>
+    new InvalidAttribute('/data/attributes/enforcement-level', `the enforcement level is required: ${levels.join(', ')}`),
+  /** `pointer`: `enforcement-level`, or `enforce/0/mode` when the level came in the older form. */
+  invalidPolicyEnforcementLevel: (pointer: string, kind: 'opa' | 'sentinel', levels: readonly string[], level: string) =>
+    new InvalidAttribute(pointer, `${kind === 'opa' ? 'an OPA' : 'a Sentinel'} policy's enforcement level is ${levels.join(' or ')}, not ${JSON.stringify(level)}`),
+  policyQueryRequired: () => new InvalidAttribute('/data/attributes/query', 'an OPA policy needs its query (e.g. data.terraform.deny)'),
+  policyQueryEmpty: () => new InvalidAttribute('/data/attributes/query', 'the query cannot be empty'),
+  policySetPolicyNotFound: (id: string) => new InvalidAttribute('/data/relationships/policies', `policy ${id} not found`),
+  policySetPolicyOfOtherKind: (id: string, policyKind: string, setKind: string) =>
+    new InvalidAttribute('/data/relationships/policies', `policy ${id} is of kind ${policyKind}; a ${setKind} policy set takes only ${setKind} policies`),
+  policySetWorkspaceNotFound: (id: string) => new InvalidAttribute('/data/relationships/workspaces', `workspace ${id} not found`),
+  policySetParameterKeyRequired: () => new InvalidAttribute('/data/attributes/key', 'the key is required'),
+  policySetParameterKeyEmpty: () => new InvalidAttribute('/data/attributes/key', 'the key cannot be empty'),
+  policySetParameterKeyTaken: () => new InvalidAttribute('/data/attributes/key', 'Key has already been taken'),
+  policySetParameterCategory: () => new InvalidAttribute('/data/attributes/category', 'the category of a policy set parameter is policy-set'),
+  policySetParameterStaysSensitive: () => new InvalidAttribute('/data/attributes/sensitive', 'a sensitive parameter cannot be made non-sensitive'),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
   /** The standalone pipeline client names its version in every request; it must be the server's own. */
   pipelineClientVersionMismatch: (client: string, server: string, clientUrl: string) =>

@@ -14,6 +14,7 @@ import type { TokenRow, TokensRepository } from './tokens.repository.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 import type { AuditTrailRecorder } from '../record/audit-trail-recorder.js';
 import { tokenChanged } from './token-audit.js';
+import { provenVisible, provenWritable, type Visible, type Writable } from '../access/lookup-proofs.js';
 
 /** A token just created, with its secret: the only moment the secret exists outside its hash. */
 export interface IssuedToken {
@@ -87,14 +88,14 @@ export class TokensService {
   }
 
   /** The `user` lookup: a person whose tokens the caller may manage (themselves, or anyone for a site admin). */
-  async tokenOwner(principal: Principal, userId: string): Promise<UserRow> {
+  async tokenOwner(principal: Principal, userId: string): Promise<Writable<UserRow>> {
     requirePersonalAccess(principal, 'manage-user-tokens', userId);
     const user = await this.users.findById(userId);
     if (!user || user.is_service_account === 1) throw Errors.userNotFound();
-    return user;
+    return provenWritable(provenVisible(user));
   }
 
-  async createUserToken(user: UserRow, input: TokenInput): Promise<IssuedToken> {
+  async createUserToken(user: Writable<UserRow>, input: TokenInput): Promise<IssuedToken> {
     const { row, secret } = this.newRow('user', {
       user_id: user.id,
       description: input.description ?? null,
@@ -105,7 +106,7 @@ export class TokensService {
     return { row, secret };
   }
 
-  async listUserTokens(user: UserRow): Promise<TokenRow[]> {
+  async listUserTokens(user: Visible<UserRow>): Promise<TokenRow[]> {
     return this.tokens.listForUser(user.id);
   }
 
@@ -228,7 +229,7 @@ export class TokensService {
    * A user token or a team token, by its id. A team token's removal is on its organization's audit trail; a
    * user's own tokens belong to no organization, so no organization's trail holds them.
    */
-  async deleteToken(principal: Principal, row: TokenRow): Promise<void> {
+  async deleteToken(principal: Principal, row: Writable<TokenRow>): Promise<void> {
     const organizationName = row.kind === 'agent' ? row.organization_name ?? undefined : row.kind !== 'team' ? undefined : row.organization_name ?? (row.team_id ? (await this.teams.findById(row.team_id))?.organizationName : undefined);
     await this.auditTrail.transaction(async (trx) => {
       const deleted = await this.tokens.deleteById(row.id, trx);
@@ -244,23 +245,23 @@ export class TokensService {
   }
 
   /** The `token` lookup: a token the caller may manage, its own user token or a token of a team it may manage. */
-  async manageableToken(principal: Principal, tokenId: string): Promise<TokenRow> {
+  async manageableToken(principal: Principal, tokenId: string): Promise<Writable<TokenRow>> {
     const row = await this.tokens.findById(tokenId);
     if (row?.kind === 'agent') {
       // An agent pool's token: managed by whoever manages its pool (a higher layer's rule, plugged in at wiring).
       if (!this.agentTokens) throw Errors.tokenNotFound();
       await this.agentTokens(principal, row);
-      return row;
+      return provenWritable(provenVisible(row));
     }
     if (row?.kind === 'user') {
       requirePersonalAccess(principal, 'manage-user-token', row.user_id ?? '');
-      return row;
+      return provenWritable(provenVisible(row));
     }
     const team = row?.kind === 'team' && row.team_id ? await this.teams.findById(row.team_id) : undefined;
     // An organization token is managed through its organization, never by its id.
     if (!row || !team) throw Errors.tokenNotFound();
     await this.gate.enterFor(principal, team.organizationName, 'team-token', 'manage', team);
-    return row;
+    return provenWritable(provenVisible(row));
   }
 
   private async teamServiceAccount(teamId: string, existing: string | null): Promise<string> {

@@ -1,4 +1,5 @@
 import { nowIso } from '../core/clock.js';
+import { provenVisible, provenWritable, type Writable } from '../access/lookup-proofs.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { MembershipStatus } from '../db/schema.js';
 import { Errors } from '../core/errors.js';
@@ -82,11 +83,11 @@ export class MembershipsService {
   }
 
   /** The `invitation` lookup: a membership the caller may accept (their own). */
-  async invitation(principal: Principal, membershipId: string): Promise<MembershipRow> {
+  async invitation(principal: Principal, membershipId: string): Promise<Writable<MembershipRow>> {
     const membership = await this.memberships.findById(membershipId);
     if (!membership) throw Errors.membershipNotFound();
     requirePersonalAccess(principal, 'accept-invitation', membership.user_id);
-    return membership;
+    return provenWritable(provenVisible(membership));
   }
 
   /**

@@ -19,6 +19,7 @@ import { mergedSettings, type OrganizationSettingsInput } from './organization-s
 import { EXECUTION_MODES, isExecutionMode } from '../core/execution-mode.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository.js';
+import { provenVisible, provenWritable, type Writable } from '../access/lookup-proofs.js';
 
 /** An organization as the caller sees it: the row and the caller's standing in it (for its permissions). */
 export interface OrganizationView {
@@ -163,14 +164,14 @@ export class OrganizationsService {
   }
 
   /** The `subscribed-organization` lookup: any organization, for a site admin only. */
-  async forSiteAdmin(principal: Principal, name: string): Promise<OrganizationRow> {
+  async forSiteAdmin(principal: Principal, name: string): Promise<Writable<OrganizationRow>> {
     requirePersonalAccess(principal, 'administer-site');
     const organization = await this.organizations.findByName(name);
     if (!organization) throw Errors.organizationNotFound(name);
-    return organization;
+    return provenWritable(provenVisible(organization));
   }
 
-  async subscribe(organization: OrganizationRow, featureSetId: string): Promise<OrganizationEdition> {
+  async subscribe(organization: Writable<OrganizationRow>, featureSetId: string): Promise<OrganizationEdition> {
     const featureSet = featureSetById(featureSetId) ?? featureSetByName(featureSetId);
     if (!featureSet) throw Errors.unknownFeatureSet(featureSetId);
     await this.organizations.update(organization.name, { feature_set: featureSet.name, updated_at: nowIso() });

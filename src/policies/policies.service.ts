@@ -8,6 +8,7 @@ import type { Principal } from '../core/principal.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { PolicyEngine } from './opa-engine.js';
 import { enforcementLevelOf, policyKindOf, policyNameProblem, type PolicyInput, type PolicyKind } from './policy-input.js';
+import { provenVisible, provenWritable, type Visible, type Writable } from '../access/lookup-proofs.js';
 import type { PoliciesRepository, PolicySetRelations, PolicySetRow, PolicySummary } from './policies.repository.js';
 
 /** A thing found for the caller before its request body is read (404 first), with the caller's context. */
@@ -62,10 +63,10 @@ export class PoliciesService {
     this.requireWrite(context, 'policy');
     const name = input.name ?? '';
     const problem = policyNameProblem(name);
-    if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+    if (problem) throw Errors.invalidName(`${ATTR}/name`, problem);
     const kind = policyKindOf(input.kind);
     // A Sentinel policy has no query (HCP's API takes none for it); it is stored, and errored at evaluation.
-    if (kind === 'opa' && (!input.query || input.query.trim() === '')) throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'an OPA policy needs its query (e.g. data.terraform.deny)');
+    if (kind === 'opa' && (!input.query || input.query.trim() === '')) throw Errors.policyQueryRequired();
     const level = enforcementLevelOf(input, true, kind)!;
     const now = nowIso();
     const row = {
@@ -76,31 +77,31 @@ export class PoliciesService {
       const inserted = await this.policies.insertPolicyWithin(row, this.limits.policiesPerOrganization);
       if (!inserted) throw Errors.policiesPerOrganizationReached(this.limits.policiesPerOrganization);
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return { ...row, uploaded: false, policy_set_count: 0 } as PolicySummary;
   }
 
   /** The policy, for a caller who may see it (any member of its organization); else 404. */
-  async visiblePolicy(principal: Principal, policyId: string): Promise<Found<PolicySummary>> {
+  async visiblePolicy(principal: Principal, policyId: string): Promise<Visible<Found<PolicySummary>>> {
     const row = await this.policies.findPolicy(policyId);
     if (!row) throw Errors.policyNotFound();
     const context = await this.gate.enterFor(principal, row.organization_name, 'policy', 'read', { policiesEntitled: true });
-    return { row, context };
+    return provenVisible({ row, context });
   }
 
   /** visiblePolicy, and the caller may change it (403 otherwise); for routes that check before the body is read. */
-  async writablePolicy(principal: Principal, policyId: string): Promise<Found<PolicySummary>> {
+  async writablePolicy(principal: Principal, policyId: string): Promise<Writable<Found<PolicySummary>>> {
     const found = await this.visiblePolicy(principal, policyId);
     this.requireWrite(found.context, 'policy');
-    return found;
+    return provenWritable(found);
   }
 
-  async updatePolicy(found: Found<PolicySummary>, input: PolicyInput): Promise<PolicySummary> {
+  async updatePolicy(found: Visible<Found<PolicySummary>>, input: PolicyInput): Promise<PolicySummary> {
     this.requireWrite(found.context, 'policy');
     const kind = found.row.kind as PolicyKind;
-    if (kind === 'opa' && input.query !== undefined && input.query.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/query`, 'the query cannot be empty');
+    if (kind === 'opa' && input.query !== undefined && input.query.trim() === '') throw Errors.policyQueryEmpty();
     const level = enforcementLevelOf(input, false, kind);
     const changes = {
       ...(input.description !== undefined ? { description: input.description } : {}),
@@ -112,7 +113,7 @@ export class PoliciesService {
     return { ...found.row, ...changes };
   }
 
-  async deletePolicy(found: Found<PolicySummary>): Promise<void> {
+  async deletePolicy(found: Visible<Found<PolicySummary>>): Promise<void> {
     this.requireWrite(found.context, 'policy');
     await this.policies.deletePolicy(found.row.id);
   }
@@ -123,7 +124,7 @@ export class PoliciesService {
    * is refused, each with its own error. A Sentinel policy's text is stored as it is (kept, downloadable, never
    * run: Teamstage has no Sentinel), within the same size limit.
    */
-  async upload(found: Found<PolicySummary>, rego: string): Promise<void> {
+  async upload(found: Writable<Found<PolicySummary>>, rego: string): Promise<void> {
     this.requireWrite(found.context, 'policy');
     if (Buffer.byteLength(rego) > this.limits.maxBytes) throw Errors.policyTooLarge(this.limits.maxBytes);
     if (found.row.kind === 'sentinel') {
@@ -139,7 +140,7 @@ export class PoliciesService {
     await this.policies.updatePolicy(found.row.id, { rego, rego_version: checked.regoVersion, updated_at: nowIso() });
   }
 
-  async download(found: Found<PolicySummary>): Promise<string> {
+  async download(found: Visible<Found<PolicySummary>>): Promise<string> {
     const rego = await this.policies.regoOf(found.row.id);
     if (rego === null || rego === undefined) throw Errors.policyNotUploaded();
     return rego;
@@ -157,7 +158,7 @@ export class PoliciesService {
     this.requireWrite(context, 'policy-set');
     const name = input.name ?? '';
     const problem = policyNameProblem(name);
-    if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+    if (problem) throw Errors.invalidName(`${ATTR}/name`, problem);
     const kind = policyKindOf(input.kind);
     await this.checkRelations(context, relations, kind);
     const now = nowIso();
@@ -168,28 +169,28 @@ export class PoliciesService {
     try {
       await this.policies.insertSet(set, relations);
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return { set, relations: (await this.policies.relationsOf([set.id])).get(set.id)! };
   }
 
-  async visibleSet(principal: Principal, setId: string): Promise<Found<PolicySetRow>> {
+  async visibleSet(principal: Principal, setId: string): Promise<Visible<Found<PolicySetRow>>> {
     const row = await this.policies.findSet(setId);
     if (!row) throw Errors.policySetNotFound();
     const context = await this.gate.enterFor(principal, row.organization_name, 'policy-set', 'read', { policiesEntitled: true });
-    return { row, context };
+    return provenVisible({ row, context });
   }
 
-  async showSet({ row }: Found<PolicySetRow>): Promise<PolicySetView> {
+  async showSet({ row }: Visible<Found<PolicySetRow>>): Promise<PolicySetView> {
     return { set: row, relations: (await this.policies.relationsOf([row.id])).get(row.id)! };
   }
 
-  async updateSet(found: Found<PolicySetRow>, input: PolicySetInput): Promise<PolicySetView> {
+  async updateSet(found: Visible<Found<PolicySetRow>>, input: PolicySetInput): Promise<PolicySetView> {
     this.requireWrite(found.context, 'policy-set');
     if (input.name !== undefined) {
       const problem = policyNameProblem(input.name);
-      if (problem) throw Errors.invalidPolicyAttribute(`${ATTR}/name`, problem);
+      if (problem) throw Errors.invalidName(`${ATTR}/name`, problem);
     }
     const changes = {
       ...(input.name !== undefined ? { name: input.name } : {}),
@@ -201,19 +202,19 @@ export class PoliciesService {
     try {
       await this.policies.updateSet(found.row.id, changes);
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.policyNameTaken();
+      if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
     return { set: { ...found.row, ...changes }, relations: (await this.policies.relationsOf([found.row.id])).get(found.row.id)! };
   }
 
-  async deleteSet(found: Found<PolicySetRow>): Promise<void> {
+  async deleteSet(found: Visible<Found<PolicySetRow>>): Promise<void> {
     this.requireWrite(found.context, 'policy-set');
     await this.policies.deleteSet(found.row.id);
   }
 
   /** The relationship endpoints: add or remove policies, workspaces or workspace exclusions. */
-  async changeRelations(found: Found<PolicySetRow>, change: 'add' | 'remove', relations: Partial<PolicySetRelations>): Promise<void> {
+  async changeRelations(found: Visible<Found<PolicySetRow>>, change: 'add' | 'remove', relations: Partial<PolicySetRelations>): Promise<void> {
     this.requireWrite(found.context, 'policy-set');
     if (change === 'add') {
       await this.checkRelations(found.context, relations, found.row.kind as PolicyKind);
@@ -232,13 +233,13 @@ export class PoliciesService {
     const policyIds = relations.policyIds ?? [];
     const known = await this.policies.policyKindsIn(org, policyIds);
     const unknownPolicy = policyIds.find((id) => !known.has(id));
-    if (unknownPolicy) throw Errors.invalidPolicyAttribute('/data/relationships/policies', `policy ${unknownPolicy} not found`);
+    if (unknownPolicy) throw Errors.policySetPolicyNotFound(unknownPolicy);
     const otherKind = policyIds.find((id) => known.get(id) !== kind);
-    if (otherKind) throw Errors.invalidPolicyAttribute('/data/relationships/policies', `policy ${otherKind} is of kind ${known.get(otherKind)}; a ${kind} policy set takes only ${kind} policies`);
+    if (otherKind) throw Errors.policySetPolicyOfOtherKind(otherKind, String(known.get(otherKind)), kind);
     const workspaceIds = [...(relations.workspaceIds ?? []), ...(relations.excludedWorkspaceIds ?? [])];
     const knownWorkspaces = await this.policies.workspaceIdsIn(org, workspaceIds);
     const unknownWorkspace = workspaceIds.find((id) => !knownWorkspaces.has(id));
-    if (unknownWorkspace) throw Errors.invalidPolicyAttribute('/data/relationships/workspaces', `workspace ${unknownWorkspace} not found`);
+    if (unknownWorkspace) throw Errors.policySetWorkspaceNotFound(unknownWorkspace);
   }
 
   /** For what belongs to a policy set (its parameters): the set's write verdict. */

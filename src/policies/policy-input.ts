@@ -1,5 +1,5 @@
 import { Errors } from '../core/errors.js';
-import type { PolicyLevel } from './policy-outcomes.js';
+import { ENFORCEMENT_LEVELS, SENTINEL_ENFORCEMENT_LEVELS, type PolicyLevel } from '../shared/enforcement-levels.js';
 
 /** A policy's attributes as go-tfe and the tfe provider send them (`enforce` is the older form of `enforcement-level`). */
 export interface PolicyInput {
@@ -17,14 +17,14 @@ export const DEFAULT_POLICY_KIND: PolicyKind = 'sentinel';
 
 /** Each kind's enforcement levels, as HCP names them (Sentinel's soft-mandatory may be overridden, hard may not). */
 const LEVELS: Record<PolicyKind, readonly PolicyLevel[]> = {
-  opa: ['advisory', 'mandatory'],
-  sentinel: ['advisory', 'soft-mandatory', 'hard-mandatory'],
+  opa: ENFORCEMENT_LEVELS,
+  sentinel: SENTINEL_ENFORCEMENT_LEVELS,
 };
 
 /** The kind an input names (missing: HCP's default), or a 422 for one HCP does not have. */
 export function policyKindOf(kind: string | undefined): PolicyKind {
   const value = kind ?? DEFAULT_POLICY_KIND;
-  if (value !== 'opa' && value !== 'sentinel') throw Errors.invalidPolicyAttribute('/data/attributes/kind', `the kind is opa or sentinel, not ${JSON.stringify(value)}`);
+  if (value !== 'opa' && value !== 'sentinel') throw Errors.unknownPolicyKind(value);
   return value;
 }
 
@@ -37,19 +37,22 @@ export function enforcementLevelOf(input: PolicyInput, required: boolean, kind: 
   const direct = input['enforcement-level'];
   const viaEnforce = input.enforce?.[0]?.mode ?? undefined;
   if (direct !== undefined && input.enforce !== undefined) {
-    throw Errors.invalidPolicyAttribute('/data/attributes/enforce', 'give enforcement-level or enforce, not both');
+    throw Errors.policyEnforcementGivenTwice();
   }
   const level = direct ?? viaEnforce;
   if (level === undefined || level === null) {
-    if (required) throw Errors.invalidPolicyAttribute('/data/attributes/enforcement-level', `the enforcement level is required: ${LEVELS[kind].join(', ')}`);
+    if (required) throw Errors.policyEnforcementLevelRequired(LEVELS[kind]);
     return undefined;
   }
-  if (!(LEVELS[kind] as readonly string[]).includes(level)) {
+  if (!isLevelOf(kind, level)) {
     const pointer = direct !== undefined ? '/data/attributes/enforcement-level' : '/data/attributes/enforce/0/mode';
-    const name = kind === 'opa' ? 'an OPA' : 'a Sentinel';
-    throw Errors.invalidPolicyAttribute(pointer, `${name} policy's enforcement level is ${LEVELS[kind].join(' or ')}, not ${JSON.stringify(level)}`);
+    throw Errors.invalidPolicyEnforcementLevel(pointer, kind, LEVELS[kind], level);
   }
-  return level as PolicyLevel;
+  return level;
+}
+
+function isLevelOf(kind: PolicyKind, level: string): level is PolicyLevel {
+  return (LEVELS[kind] as readonly string[]).includes(level);
 }
 
 /** HCP's rule for policy and policy set names: letters, digits, `-` and `_`, at most 100 characters. */

@@ -14,7 +14,10 @@
  */
 import type { QueryAnswer } from './opa-engine.js';
 
-export type PolicyLevel = 'advisory' | 'mandatory' | 'soft-mandatory' | 'hard-mandatory';
+import type { PolicyLevel } from '../shared/enforcement-levels.js';
+import type { PolicyHold } from '../shared/policy-evaluation-statuses.js';
+
+export type { PolicyHold, PolicyLevel };
 
 /** The outcome of every Sentinel policy: Teamstage evaluates policies with OPA only. */
 export const SENTINEL_UNAVAILABLE = 'Sentinel is not available; use OPA';
@@ -41,9 +44,6 @@ export interface ResultCount {
   passed: number;
   errored: number;
 }
-
-/** What a finished evaluation asks of its stage. */
-export type PolicyHold = 'none' | 'override' | 'fail' | 'error';
 
 export interface SetOutcome {
   policySetId: string;

@@ -5,6 +5,7 @@ import { newId } from '../core/ids.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Database, PolicySetParametersTable } from '../db/schema.js';
+import type { Visible } from '../access/lookup-proofs.js';
 import type { Found, PoliciesService } from './policies.service.js';
 import type { PolicySetRow } from './policies.repository.js';
 
@@ -17,7 +18,6 @@ export interface PolicySetParameterInput {
   sensitive?: boolean;
 }
 
-const ATTR = '/data/attributes';
 
 /**
  * HCP's policy set parameters (`/policy-sets/:id/parameters`, type `vars`, category `policy-set`): key/value
@@ -31,22 +31,22 @@ export class PolicySetParametersService {
     private readonly policies: PoliciesService,
   ) {}
 
-  async list({ row }: Found<PolicySetRow>, page: PageRequest): Promise<Page<PolicySetParameterRow>> {
+  async list({ row }: Visible<Found<PolicySetRow>>, page: PageRequest): Promise<Page<PolicySetParameterRow>> {
     const rows = await this.db.selectFrom('policy_set_parameters').selectAll().where('policy_set_id', '=', row.id).orderBy('key').execute();
     return pageOf(page, rows.slice(page.offset, page.offset + page.size), rows.length);
   }
 
   /** The parameter of this set, or 404 (a parameter of another set is not found here). */
-  async find({ row }: Found<PolicySetRow>, parameterId: string): Promise<PolicySetParameterRow> {
+  async find({ row }: Visible<Found<PolicySetRow>>, parameterId: string): Promise<PolicySetParameterRow> {
     const parameter = await this.db.selectFrom('policy_set_parameters').selectAll().where('id', '=', parameterId).where('policy_set_id', '=', row.id).executeTakeFirst();
     if (!parameter) throw Errors.policySetParameterNotFound();
     return parameter;
   }
 
-  async create(found: Found<PolicySetRow>, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
+  async create(found: Visible<Found<PolicySetRow>>, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
     this.policies.requireSetWrite(found.context);
-    if (!input.key || input.key.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/key`, 'the key is required');
-    if (input.category !== 'policy-set') throw Errors.invalidPolicyAttribute(`${ATTR}/category`, 'the category of a policy set parameter is policy-set');
+    if (!input.key || input.key.trim() === '') throw Errors.policySetParameterKeyRequired();
+    if (input.category !== 'policy-set') throw Errors.policySetParameterCategory();
     const now = nowIso();
     const row: PolicySetParameterRow = {
       id: newId('var'), policy_set_id: found.row.id, key: input.key, value: input.value ?? '', sensitive: input.sensitive ? 1 : 0, created_at: now, updated_at: now,
@@ -55,10 +55,10 @@ export class PolicySetParametersService {
     return row;
   }
 
-  async update(found: Found<PolicySetRow>, parameter: PolicySetParameterRow, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
+  async update(found: Visible<Found<PolicySetRow>>, parameter: PolicySetParameterRow, input: PolicySetParameterInput): Promise<PolicySetParameterRow> {
     this.policies.requireSetWrite(found.context);
-    if (input.key !== undefined && input.key.trim() === '') throw Errors.invalidPolicyAttribute(`${ATTR}/key`, 'the key cannot be empty');
-    if (input.sensitive === false && parameter.sensitive === 1) throw Errors.invalidPolicyAttribute(`${ATTR}/sensitive`, 'a sensitive parameter cannot be made non-sensitive');
+    if (input.key !== undefined && input.key.trim() === '') throw Errors.policySetParameterKeyEmpty();
+    if (input.sensitive === false && parameter.sensitive === 1) throw Errors.policySetParameterStaysSensitive();
     const changes = {
       ...(input.key !== undefined ? { key: input.key } : {}),
       ...(input.value !== undefined ? { value: input.value } : {}),
@@ -69,7 +69,7 @@ export class PolicySetParametersService {
     return { ...parameter, ...changes };
   }
 
-  async delete(found: Found<PolicySetRow>, parameter: PolicySetParameterRow): Promise<void> {
+  async delete(found: Visible<Found<PolicySetRow>>, parameter: PolicySetParameterRow): Promise<void> {
     this.policies.requireSetWrite(found.context);
     await this.db.deleteFrom('policy_set_parameters').where('id', '=', parameter.id).execute();
   }
@@ -78,7 +78,7 @@ export class PolicySetParametersService {
     try {
       await statement();
     } catch (error) {
-      if (isUniqueViolation(error)) throw Errors.invalidPolicyAttribute(`${ATTR}/key`, 'Key has already been taken');
+      if (isUniqueViolation(error)) throw Errors.policySetParameterKeyTaken();
       throw error;
     }
   }

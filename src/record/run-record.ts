@@ -48,11 +48,6 @@ export function runEventRows(events: readonly RunEventInput[]): { events: RunEve
   return { events: rows, comments };
 }
 
-/** As tables of a multi-table insert (db/multi-table-insert.ts): comments first, then events. */
-export function runEventTableRows(events: readonly RunEventInput[]): TableRows[] {
-  return eventTableRows(runEventRows(events));
-}
-
 /** Rows made by runEventRows, as tables of a multi-table insert: comments first, then events. */
 export function eventTableRows(rows: { events: RunEventRow[]; comments: CommentsTable[] }): TableRows[] {
   return [

@@ -97,7 +97,7 @@ export class AgentPhasesService {
         const found = await this.runs.runWithStages(run.id, trx);
         const phase = await this.runs.findPhase(TABLE[kind], id, trx);
         if (!found || !phase) throw notFound(kind);
-        const status = found.run.status as RunStatus;
+        const status = found.run.status;
         const to = transition(status, start, runFactsOf(found.run, found.stages, found.planHasChanges));
         if (!to) throw Errors.phaseNotClaimable(kind, status === running ? 'it is already claimed' : `the run is ${status}`);
         if (!(await this.transitions.move(trx, found.run, to, {}, {}, { actor }))) return false;
@@ -182,7 +182,7 @@ export class AgentPhasesService {
         const found = await this.runs.runWithStages(run.id, trx);
         const phase = await this.runs.findPhase(TABLE[kind], id, trx);
         if (!found || !phase) throw notFound(kind);
-        const status = found.run.status as RunStatus;
+        const status = found.run.status;
         if (status === 'canceled' || status === 'discarded') throw Errors.phaseEndedWithoutReport(kind, phase.status, status);
         if (phase.agent_report !== null) {
           if (phase.agent_report === stored) return true;
@@ -252,7 +252,7 @@ export class AgentPhasesService {
       const settled = await this.db.transaction().execute(async (trx) => {
         const found = await this.runs.runWithStages(runId, trx);
         if (!found || !(await stillWaiting(found, trx))) return true;
-        const to = transition(found.run.status as RunStatus, 'error', runFactsOf(found.run, found.stages, found.planHasChanges));
+        const to = transition(found.run.status, 'error', runFactsOf(found.run, found.stages, found.planHasChanges));
         if (!to) return true;
         if (!(await this.transitions.move(trx, found.run, to, {}, {}, { reason }))) return false;
         this.log.warn({ runId, phase: kind }, `${reason}; the run errored`);

@@ -40,7 +40,7 @@ export class RunForceActions {
     await this.retried(async (trx) => {
       const run = await this.runs.findRun(found.run.id, trx);
       if (!run) throw Errors.runNotFound();
-      const why = forceCancelRefusal(run.status as RunStatus, parseTimestamps(run.status_timestamps), new Date());
+      const why = forceCancelRefusal(run.status, parseTimestamps(run.status_timestamps), new Date());
       if (why !== null) throw Errors.runActionRefused('force-canceled', why);
       return this.moveAside(trx, run, 'canceled', 'force-cancel', found.context.organization.name, actor, comment);
     });
@@ -66,8 +66,8 @@ export class RunForceActions {
         const stages = await this.runs.taskStagesOf(id, trx);
         const { plan } = await this.runs.planAndApplyOf(id, trx);
         const facts = runFactsOf(ahead, stages, plan?.has_changes === 1);
-        const event = isDiscardable(ahead.status as RunStatus, facts) ? 'discard' : 'cancel';
-        const to = transition(ahead.status as RunStatus, event, facts);
+        const event = isDiscardable(ahead.status, facts) ? 'discard' : 'cancel';
+        const to = transition(ahead.status, event, facts);
         if (!to) throw Errors.runActionRefused('force-executed', `the run ahead of it, ${id}, can be neither discarded nor canceled (it is ${ahead.status})`);
         if (!(await this.moveAside(trx, ahead, to, 'force-execute', organization, actor, why))) return false;
       }

@@ -1,4 +1,5 @@
 import type { TaskStageName } from '../db/schema.js';
+import type { StageStatus } from '../shared/task-stage-statuses.js';
 import {
   awaitsConfirmation, endsAfterPlan, isFinished, stageEnteredFrom, stageOfStatus, transition, type RunEvent, type RunFacts, type RunStatus,
 } from './run-state-machine.js';
@@ -11,8 +12,7 @@ import {
 export interface StageSnapshot {
   id: string;
   stage: TaskStageName;
-  /** A task stage status (`passed`, `awaiting_override`, ...). */
-  status: string;
+  status: StageStatus;
 }
 
 export interface RunSnapshot {
@@ -43,23 +43,23 @@ export function runFacts(run: Omit<RunSnapshot, 'status' | 'autoApply'>, stages:
  * How a settled stage moves the run (passed goes on, awaiting_override waits, any other end fails it);
  * undefined while the stage is still working.
  */
-export function eventForStageStatus(stageStatus: string, runPhase: 'running' | 'awaiting_decision'): RunEvent | undefined {
-  switch (stageStatus) {
-    case 'passed':
-      return 'stage_passed';
-    case 'awaiting_override':
-      return runPhase === 'running' ? 'stage_needs_override' : undefined;
-    case 'errored':
-    case 'unreachable':
-    case 'failed':
-    // A stage canceled while its run goes on has nobody left to finish it: the run errors rather than hang.
-    case 'canceled':
-      return 'stage_failed';
-    default:
-      // pending, running (also while an override is being recorded)
-      return undefined;
-  }
+export function eventForStageStatus(stageStatus: StageStatus, runPhase: 'running' | 'awaiting_decision'): RunEvent | undefined {
+  return STAGE_EVENTS[stageStatus](runPhase);
 }
+
+/** One entry per stage status, so a new status does not compile until it says what it does to the run. */
+const STAGE_EVENTS: Record<StageStatus, (runPhase: 'running' | 'awaiting_decision') => RunEvent | undefined> = {
+  // Still working (running also while an override is being recorded).
+  pending: () => undefined,
+  running: () => undefined,
+  passed: () => 'stage_passed',
+  awaiting_override: (runPhase) => (runPhase === 'running' ? 'stage_needs_override' : undefined),
+  errored: () => 'stage_failed',
+  unreachable: () => 'stage_failed',
+  failed: () => 'stage_failed',
+  // A stage canceled while its run goes on has nobody left to finish it: the run errors rather than hang.
+  canceled: () => 'stage_failed',
+};
 
 function step(status: RunStatus, event: RunEvent, facts: RunFacts): RunStep {
   const to = transition(status, event, facts);

@@ -52,7 +52,7 @@ const MAX_STEPS_PER_JOB = 50;
 /** `planHasChanges`: the run's plan's has-changes as read with the run (runsRepository.runWithStages). */
 export function runSnapshot(run: RunRow, planHasChanges: boolean): RunSnapshot {
   return {
-    status: run.status as RunStatus,
+    status: run.status,
     planOnly: run.plan_only === 1,
     autoApply: run.auto_apply === 1,
     agent: executionModeOf(run.execution_mode) === 'agent',
@@ -198,7 +198,7 @@ export class RunProgress {
         if (!(await flush())) return { waiting: false, taken };
         return { waiting: false, taken, execute: { phase: next.kind === 'execute-plan' ? 'plan' : 'apply', run, planHasChanges, workspace, stages, phases } };
       }
-      if (next.kind === 'transition' && next.to === 'errored') cause = { reason: await this.errorReason(trx, decided.status as RunStatus, stages) };
+      if (next.kind === 'transition' && next.to === 'errored') cause = { reason: await this.errorReason(trx, decided.status, stages) };
       path.push(next.to);
       taken += 1;
       if (next.kind !== 'enter-stage') continue;
@@ -257,7 +257,7 @@ export class RunProgress {
   private outcomeStep(run: RunRow, phase: 'plan' | 'apply', outcome: PlanOutcome | PhaseOutcome, facts: RunFacts): FirstStep {
     if (outcome.status !== 'finished') {
       const reason = `the ${phase} errored${outcome.message ? `: ${outcome.message}` : ''}`;
-      return { to: transition(run.status as RunStatus, 'error', facts)!, details: {}, cause: { reason } };
+      return { to: transition(run.status, 'error', facts)!, details: {}, cause: { reason } };
     }
     const details: PhaseDetails = {
       has_changes: outcome.hasChanges ? 1 : 0,
@@ -266,7 +266,7 @@ export class RunProgress {
       resource_destructions: outcome.resourceDestructions,
       ...('jsonOutput' in outcome && typeof outcome.jsonOutput === 'string' ? { planJson: outcome.jsonOutput } : {}),
     };
-    const to = transition(run.status as RunStatus, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
+    const to = transition(run.status, phase === 'plan' ? 'plan_finished' : 'apply_finished', facts)!;
     return { to, details: phase === 'plan' ? { plans: details } : { applies: details } };
   }
 

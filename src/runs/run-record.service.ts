@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.js';
 import { actorOf } from '../record/actor.js';
 import type { CommentRecord, RunEventRecord, RunRecorder, RunRecordRepository } from '../record/run-record.repository.js';
 import type { RunsService, VisibleRun } from './runs.service.js';
+import { provenVisible, type Visible } from '../access/lookup-proofs.js';
 
 export type RunEventInclude = 'actor' | 'comment';
 export const RUN_EVENT_INCLUDES: readonly RunEventInclude[] = ['actor', 'comment'];
@@ -40,16 +41,16 @@ export class RunRecordService {
   }
 
   /** `found`: the `run-event` lookup's proof (visibleEvent). */
-  async event(event: RunEventRecord, include: Set<RunEventInclude>): Promise<RunEventsResult> {
+  async event(event: Visible<RunEventRecord>, include: Set<RunEventInclude>): Promise<RunEventsResult> {
     return { events: [event], ...(await this.related([event], include)) };
   }
 
   /** The `run-event` lookup: the event, or 404 when missing or its run is not the caller's to read. */
-  async visibleEvent(principal: Principal, eventId: string): Promise<RunEventRecord> {
+  async visibleEvent(principal: Principal, eventId: string): Promise<Visible<RunEventRecord>> {
     const event = await this.records.findEvent(eventId);
     if (!event) throw Errors.runEventNotFound();
     await this.visibleOr(principal, event.run_id, Errors.runEventNotFound);
-    return event;
+    return provenVisible(event);
   }
 
   async comments(found: VisibleRun, page: PageRequest): Promise<Page<CommentRecord>> {
@@ -58,11 +59,11 @@ export class RunRecordService {
   }
 
   /** The `comment` lookup: the comment, or 404 when missing or its run is not the caller's to read. */
-  async visibleComment(principal: Principal, commentId: string): Promise<CommentRecord> {
+  async visibleComment(principal: Principal, commentId: string): Promise<Visible<CommentRecord>> {
     const comment = await this.records.findComment(commentId);
     if (!comment) throw Errors.commentNotFound();
     await this.visibleOr(principal, comment.run_id, Errors.commentNotFound);
-    return comment;
+    return provenVisible(comment);
   }
 
   /** A comment on the run, by whoever may act on it; on the record as a `commented` event. */

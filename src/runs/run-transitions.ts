@@ -125,7 +125,7 @@ export class RunTransitions {
 
     if (!phases.plan || !phases.apply) Object.assign(phases, await this.runs.planAndApplyOf(run.id, executor));
     if (!phases.plan || !phases.apply) return moved;
-    let current = { plan: phases.plan.status as PhaseStatus, apply: phases.apply.status as PhaseStatus };
+    let current = { plan: phases.plan.status, apply: phases.apply.status };
     const passed: { plan: PhaseStatus[]; apply: PhaseStatus[] } = { plan: [], apply: [] };
     for (const status of path) {
       const next = phasesAfter(status, current);

@@ -11,7 +11,7 @@ import type { NewRunStagesWriter } from './new-run-stages.js';
 import { aheadInQueue } from './workspace-queue.repository.js';
 import { containsText } from '../db/like.js';
 import type { RunListFilter } from './run-list-filter.js';
-import { TERMINAL_RUN_STATUSES } from '../shared/run-statuses.js';
+import { TERMINAL_RUN_STATUSES, type RunStatus } from '../shared/run-statuses.js';
 
 export type RunRow = RunsTable;
 /** A plan or apply as read with its run; the uploads it points at (plan JSON, log) are read piece by piece (phase-uploads.repository.ts). */
@@ -68,7 +68,7 @@ export class RunsRepository {
   }
 
   // The statements of run progress, compiled once (db/compiled-query.ts).
-  private readonly statusWrite = compiledOnce((p: { id: string; from: string; to: string; timestamps: string; now: string; error: string | null }) =>
+  private readonly statusWrite = compiledOnce((p: { id: string; from: RunStatus; to: RunStatus; timestamps: string; now: string; error: string | null }) =>
     this.db
       .updateTable('runs')
       .set({ status: p.to, status_timestamps: p.timestamps, updated_at: p.now, error_message: p.error })
@@ -200,7 +200,7 @@ export class RunsRepository {
    * Moves the run from `from` to `to` only if it is still in `from` (compare-and-set): of two workers
    * or requests racing on one run, exactly one wins; the other sees false and re-reads.
    */
-  async compareAndSetStatus(executor: Executor, id: string, from: string, to: string, statusTimestamps: string, now: string, error: string | null = null): Promise<boolean> {
+  async compareAndSetStatus(executor: Executor, id: string, from: RunStatus, to: RunStatus, statusTimestamps: string, now: string, error: string | null = null): Promise<boolean> {
     return (await affectedRows(this.statusWrite(executor, { id, from, to, timestamps: statusTimestamps, now, error }))) > 0;
   }
 

@@ -215,7 +215,7 @@ export class RunsService {
         if (!run) throw Errors.runNotFound();
         const stages = await this.runs.taskStagesOf(runId, trx);
         const { plan } = await this.runs.planAndApplyOf(runId, trx);
-        const to = transition(run.status as RunStatus, event, runFactsOf(run, stages, plan?.has_changes === 1));
+        const to = transition(run.status, event, runFactsOf(run, stages, plan?.has_changes === 1));
         if (!to) {
           const why = action === 'apply' && run.plan_only === 1 ? 'a plan-only run cannot be applied' : `the run is ${run.status}`;
           throw Errors.runActionRefused(verb, why);

@@ -1,5 +1,6 @@
 import type { TaskStageName } from '../db/schema.js';
 import { APPLY_STAGES, TASK_STAGE_ORDER } from '../shared/stage-order.js';
+import type { EnforcementLevel } from '../shared/enforcement-levels.js';
 
 /** An enabled workspace task as a new run sees it. */
 export interface AttachedTask {
@@ -7,7 +8,7 @@ export interface AttachedTask {
   taskId: string;
   taskName: string;
   taskUrl: string;
-  enforcementLevel: 'advisory' | 'mandatory';
+  enforcementLevel: EnforcementLevel;
   stages: readonly TaskStageName[];
   /** Distinct overriders a failed mandatory result needs (default 1). */
   requiredApprovals?: number;

@@ -7,8 +7,8 @@ import { DEFAULT_STAGES, inRunOrder, isTaskStageName, TASK_STAGE_ORDER } from '.
 export const DESCRIPTION_MAX_LENGTH = 300;
 export const URL_MAX_LENGTH = 2048;
 export const TASK_CATEGORY = 'task';
-export const ENFORCEMENT_LEVELS = ['advisory', 'mandatory'] as const;
-export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
+import { isEnforcementLevel, type EnforcementLevel } from '../shared/enforcement-levels.js';
+export { ENFORCEMENT_LEVELS, type EnforcementLevel } from '../shared/enforcement-levels.js';
 
 /** Cc: C0 controls, DEL and C1 controls. The URL parser silently drops some (tab, newline), so the raw text is checked. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
@@ -46,8 +46,15 @@ export function categoryProblem(category: string): string | undefined {
   return category === TASK_CATEGORY ? undefined : `category must be '${TASK_CATEGORY}'`;
 }
 
+const ENFORCEMENT_LEVEL_PROBLEM = 'enforcement-level must be advisory or mandatory';
+
 export function enforcementLevelProblem(level: string): string | undefined {
-  return (ENFORCEMENT_LEVELS as readonly string[]).includes(level) ? undefined : 'enforcement-level must be advisory or mandatory';
+  return isEnforcementLevel(level) ? undefined : ENFORCEMENT_LEVEL_PROBLEM;
+}
+
+/** The level `level` names, or the problem with it. */
+export function enforcementLevelOrProblem(level: string): { level: EnforcementLevel } | { problem: string } {
+  return isEnforcementLevel(level) ? { level } : { problem: ENFORCEMENT_LEVEL_PROBLEM };
 }
 
 export type StagesResult = { stages: TaskStageName[] } | { problem: string; pointer: 'stages' | 'stage' };

@@ -5,6 +5,7 @@ import { forUpdate } from '../db/row-lock.js';
 import type { Executor } from '../jobs/job-queue.js';
 import type { Database, TaskStageName } from '../db/schema.js';
 import { storedStages, workspaceTaskFromRow, workspaceTaskToRow, type WorkspaceTask } from './workspace-task.js';
+import type { EnforcementLevel } from '../shared/enforcement-levels.js';
 
 export type WorkspaceTaskChanges = Partial<Pick<WorkspaceTask, 'enforcement_level' | 'stages' | 'required_approvals' | 'updated_at'>>;
 
@@ -19,7 +20,7 @@ export interface EnabledWorkspaceTask {
   task_id: string;
   task_name: string;
   task_url: string;
-  enforcement_level: 'advisory' | 'mandatory';
+  enforcement_level: EnforcementLevel;
   stages: TaskStageName[];
   required_approvals: number;
 }

@@ -10,7 +10,7 @@ import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
 import type { Principal } from '../core/principal.js';
 import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
-import { enforcementLevelProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
+import { enforcementLevelOrProblem, resolveStages, workspaceLimitProblem, type EnforcementLevel } from './run-task-rules.js';
 import type { TasksRepository } from './tasks.repository.js';
 import type { WorkspaceTaskChanges, WorkspaceTasksRepository } from './workspace-tasks.repository.js';
 import type { WorkspaceTask } from './workspace-task.js';
@@ -46,9 +46,9 @@ function stagesOrThrow(input: WorkspaceTaskAttributesInput, fallback?: Workspace
 }
 
 function enforcementOrThrow(level: string): EnforcementLevel {
-  const problem = enforcementLevelProblem(level);
-  if (problem) throw Errors.invalidTaskAttribute('enforcement-level', problem);
-  return level as EnforcementLevel;
+  const checked = enforcementLevelOrProblem(level);
+  if ('problem' in checked) throw Errors.invalidTaskAttribute('enforcement-level', checked.problem);
+  return checked.level;
 }
 
 /** Run tasks attached to a workspace (type `workspace-tasks`). */

@@ -19,10 +19,6 @@ export const OPEN_STAGE_STATUSES: readonly StageStatus[] = ['pending', 'running'
 export const FINAL_STAGE_STATUSES: readonly StageStatus[] = STAGE_STATUSES.filter((status) => !OPEN_STAGE_STATUSES.includes(status));
 
 /** For clients, which read statuses as strings. */
-export function isOpenStageStatus(status: string): boolean {
-  return (OPEN_STAGE_STATUSES as readonly string[]).includes(status);
-}
-
 export function isFinalStageStatus(status: string): boolean {
   return (FINAL_STAGE_STATUSES as readonly string[]).includes(status);
 }

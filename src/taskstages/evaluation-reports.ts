@@ -22,7 +22,7 @@ export function policyEvaluationMembers(evaluations: PolicyEvaluationsRepository
   return {
     async membersOf(executor, stageId) {
       const rows = await evaluations.ofStages([stageId], executor);
-      return { facts: rows.map((row) => evaluationMember({ status: row.status as PolicyFacts['status'], hold: row.hold as PolicyFacts['hold'] })), words: null };
+      return { facts: rows.map((row) => evaluationMember({ status: row.status, hold: row.hold })), words: null };
     },
   };
 }
@@ -41,11 +41,11 @@ export class EvaluationReports {
   async startEvaluation(evaluationId: string): Promise<PolicyEvaluationRow | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const evaluation = await this.evaluations.find(evaluationId, trx);
-      if (!evaluation || !OPEN_POLICY_EVALUATION_STATUSES.includes(evaluation.status as 'pending')) return undefined;
+      if (!evaluation || !OPEN_POLICY_EVALUATION_STATUSES.includes(evaluation.status)) return undefined;
       if (evaluation.status === 'running') return evaluation;
       await this.stages.lockStage(trx, evaluation.task_stage_id);
       const now = nowIso();
-      const changes = { status: 'running', status_timestamps: withTimestamp(evaluation.status_timestamps, 'running', now), updated_at: now };
+      const changes = { status: 'running' as const, status_timestamps: withTimestamp(evaluation.status_timestamps, 'running', now), updated_at: now };
       if (!(await this.evaluations.update(trx, evaluation.id, ['pending'], changes))) return undefined;
       return { ...evaluation, ...changes };
     });
@@ -61,7 +61,7 @@ export class EvaluationReports {
       if (!first) return false;
       const stage = await this.stages.lockedStage(trx, first.task_stage_id);
       const evaluation = await this.evaluations.find(evaluationId, trx);
-      if (!stage || !evaluation || !OPEN_POLICY_EVALUATION_STATUSES.includes(evaluation.status as 'pending')) return false;
+      if (!stage || !evaluation || !OPEN_POLICY_EVALUATION_STATUSES.includes(evaluation.status)) return false;
       const now = nowIso();
       const written = await this.evaluations.update(trx, evaluation.id, OPEN_POLICY_EVALUATION_STATUSES, {
         status: report.status,

@@ -3,13 +3,12 @@
  * enforcement levels) and policy evaluations (statuses, what a finished one holds). Re-exported by stage-status.ts.
  */
 import type { ResultStatus } from '../shared/task-stage-statuses.js';
-import type { PolicyEvaluationStatus } from '../shared/policy-evaluation-statuses.js';
+import type { PolicyEvaluationStatus, PolicyHold } from '../shared/policy-evaluation-statuses.js';
+import type { EnforcementLevel } from '../shared/enforcement-levels.js';
 
 export { OPEN_POLICY_EVALUATION_STATUSES, POLICY_EVALUATION_STATUSES, type PolicyEvaluationStatus } from '../shared/policy-evaluation-statuses.js';
 
-export const ENFORCEMENT_LEVELS = ['advisory', 'mandatory'] as const;
-export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
-
+export { ENFORCEMENT_LEVELS, type EnforcementLevel } from '../shared/enforcement-levels.js';
 
 /**
  * A finished policy evaluation as its stage sees it: what it asks of the stage (policies/policy-outcomes.ts):
@@ -17,7 +16,7 @@ export type EnforcementLevel = (typeof ENFORCEMENT_LEVELS)[number];
  */
 export interface PolicyFacts {
   status: PolicyEvaluationStatus;
-  hold: 'none' | 'override' | 'fail' | 'error';
+  hold: PolicyHold;
 }
 
 export interface ResultFacts {

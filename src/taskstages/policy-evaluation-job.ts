@@ -9,7 +9,7 @@ import { nowIso } from '../core/clock.js';
 import type { Jobs } from '../jobs/jobs.js';
 import type { PolicyEngine, RegoVersion } from '../policies/opa-engine.js';
 import type { ApplicableSet, PoliciesRepository } from '../policies/policies.repository.js';
-import { addCounts, countResults, judgeEvaluation, policyOutcome, SENTINEL_UNAVAILABLE, type PolicyLevel, type SetOutcome } from '../policies/policy-outcomes.js';
+import { addCounts, countResults, judgeEvaluation, policyOutcome, SENTINEL_UNAVAILABLE, type SetOutcome } from '../policies/policy-outcomes.js';
 import type { RunsRepository } from '../runs/runs.repository.js';
 import type { PhaseUploadsRepository } from '../runs/phase-uploads.repository.js';
 import type { WorkspacesRepository } from '../workspaces/workspaces.repository.js';
@@ -18,11 +18,6 @@ import { JOB_KINDS, type TaskStageRunner } from './task-stage-runner.js';
 
 /** The run and its plan; the plan JSON itself is read piece by piece from the uploads (never parsed here). */
 export type RunSource = Pick<RunsRepository, 'findRun' | 'planAndApplyOf'>;
-
-/** Something that records what happened to a run (the run events of the gate issue); optional. */
-export interface PolicyEventRecorder {
-  record(runId: string, event: { type: 'policy-evaluation'; evaluationId: string; status: string; detail: string }): Promise<void>;
-}
 
 /**
  * The job that evaluates a post-plan stage's policy sets with OPA (issue 29). OPA's input is HCP's:
@@ -44,7 +39,6 @@ export class PolicyEvaluationJob {
     private readonly engine: PolicyEngine,
     private readonly jobs: Jobs,
     private readonly log: FastifyBaseLogger,
-    private readonly events?: PolicyEventRecorder,
   ) {}
 
   register(): void {
@@ -73,12 +67,8 @@ export class PolicyEvaluationJob {
     }));
     const total = addCounts(judged.map((set) => set.resultCount));
     const wrote = await this.runner.finishEvaluation(evaluationId, { status, hold, resultCount: JSON.stringify(total), outcomes });
-    if (!wrote) return;
-    this.log.info({ runId: evaluation.run_id, evaluationId, status, hold, ...total }, 'policy evaluation finished');
-    const detail = `${status}: ${total.passed} passed, ${total['advisory-failed']} advisory failed, ${total['mandatory-failed']} mandatory failed, ${total.errored} errored`;
-    await this.events?.record(evaluation.run_id, { type: 'policy-evaluation', evaluationId, status, detail }).catch((error: unknown) => {
-      this.log.warn({ err: error, evaluationId }, 'could not record the policy evaluation in the run events');
-    });
+    // The run's record has the evaluation already: finishEvaluation writes it in the same transaction.
+    if (wrote) this.log.info({ runId: evaluation.run_id, evaluationId, status, hold, ...total }, 'policy evaluation finished');
   }
 
   /** Each set's outcomes; a set that cannot be judged (no engine, no input) has every policy errored with the reason. */
@@ -91,7 +81,7 @@ export class PolicyEvaluationJob {
       for (const { set, policies } of sets) {
         const outcomes = [];
         for (const policy of policies) {
-          const level = policy.enforcement_level as PolicyLevel;
+          const level = policy.enforcement_level;
           const described = { name: policy.name, description: policy.description, query: policy.query, level };
           // Sentinel policies are kept but never run: errored, and their level decides (policy-outcomes.ts).
           if (policy.kind === 'sentinel') outcomes.push(policyOutcome(described, { ok: false, reason: SENTINEL_UNAVAILABLE }));

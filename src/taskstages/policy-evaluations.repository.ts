@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, PolicyEvaluationsTable, PolicySetOutcomesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
+import type { PolicyEvaluationStatus } from '../shared/policy-evaluation-statuses.js';
 
 export type PolicyEvaluationRow = PolicyEvaluationsTable;
 export type PolicySetOutcomeRow = PolicySetOutcomesTable;
@@ -18,14 +19,14 @@ export class PolicyEvaluationsRepository {
     return executor.selectFrom('policy_evaluations').selectAll().where('task_stage_id', 'in', [...stageIds]).orderBy('created_at').orderBy('id').execute();
   }
 
-  async ofRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<PolicyEvaluationRow[]> {
+  async ofRunWithStatus(executor: Executor, runId: string, statuses: readonly PolicyEvaluationStatus[]): Promise<PolicyEvaluationRow[]> {
     return executor.selectFrom('policy_evaluations').selectAll().where('run_id', '=', runId).where('status', 'in', [...statuses]).execute();
   }
 
   async update(
     executor: Executor,
     id: string,
-    fromStatuses: readonly string[],
+    fromStatuses: readonly PolicyEvaluationStatus[],
     changes: Partial<Pick<PolicyEvaluationRow, 'status' | 'status_timestamps' | 'result_count' | 'hold' | 'updated_at'>>,
   ): Promise<boolean> {
     const result = await executor.updateTable('policy_evaluations').set(changes).where('id', '=', id).where('status', 'in', [...fromStatuses]).executeTakeFirst();

@@ -33,7 +33,7 @@ export function taskResultMembers(stages: TaskStagesRepository): StageMemberSour
     async membersOf(executor, stageId) {
       const results = await stages.resultsOfStages([stageId], executor);
       return {
-        facts: results.map((result) => resultMember({ status: result.status as ResultStatus, enforcementLevel: result.enforcement_level as EnforcementLevel })),
+        facts: results.map((result) => resultMember({ status: result.status, enforcementLevel: result.enforcement_level })),
         words: resultsSummary(results, false),
       };
     },
@@ -105,7 +105,7 @@ export class ResultReports {
       if (isFinalResultStatus(fresh.status)) return { outcome: 'final', result: fresh };
       const now = nowIso();
       const changes = {
-        status: 'running',
+        status: 'running' as const,
         status_timestamps: withTimestamp(fresh.status_timestamps, 'running', now),
         ...(report.message !== undefined ? { message: report.message } : {}),
         ...(report.url !== undefined ? { url: report.url } : {}),

@@ -128,7 +128,7 @@ export class StageOverrides {
     // In the same transaction (the organization's audit trail).
     await alsoWrite?.(trx, { stage, approvals, required, releases: decision.releases });
     if (!decision.releases) return { decision, stage };
-    const changes = { status: 'running', status_timestamps: withTimestamps(stage.status_timestamps, ['running', 'overridden'], now, true), updated_at: now };
+    const changes = { status: 'running' as const, status_timestamps: withTimestamps(stage.status_timestamps, ['running', 'overridden'], now, true), updated_at: now };
     if (!(await this.stages.updateStage(trx, stage.id, ['awaiting_override'], changes))) return { decision: { kind: 'not-awaiting', status: stage.status } };
     // HCP shows a policy evaluation that held the stage as `overridden` once released.
     for (const evaluation of evaluations) {

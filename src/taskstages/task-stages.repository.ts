@@ -4,6 +4,7 @@ import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } f
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
+import type { ResultStatus, StageStatus } from '../shared/task-stage-statuses.js';
 
 export type TaskStageRow = TaskStagesTable;
 export type TaskResultRow = TaskResultsTable;
@@ -104,8 +105,8 @@ export class TaskStagesRepository {
   };
   /** Shape: the statuses a conditional write starts from (and, for results, the columns it sets). */
   private readonly stageWrite = compiledPerShape(
-    (fromStatuses: readonly string[]) => fromStatuses.join(','),
-    (fromStatuses, p: { id: string; status: string; status_timestamps: string; updated_at: string }) =>
+    (fromStatuses: readonly StageStatus[]) => fromStatuses.join(','),
+    (fromStatuses, p: { id: string; status: StageStatus; status_timestamps: string; updated_at: string }) =>
       this.db
         .updateTable('task_stages')
         .set({ status: p.status, status_timestamps: p.status_timestamps, updated_at: p.updated_at })
@@ -113,7 +114,7 @@ export class TaskStagesRepository {
         .where('status', 'in', fromStatuses.map(fixed)),
   );
   private readonly resultWrite = compiledPerShape(
-    (shape: { fromStatuses: readonly string[]; columns: readonly string[]; ifUpdatedAt: boolean }) =>
+    (shape: { fromStatuses: readonly ResultStatus[]; columns: readonly string[]; ifUpdatedAt: boolean }) =>
       `${shape.fromStatuses.join(',')}:${shape.columns.join(',')}:${shape.ifUpdatedAt}`,
     (shape, p: Record<string, unknown>) => {
       const write = this.db
@@ -213,8 +214,8 @@ export class TaskStagesRepository {
   async updateStage(
     executor: Executor,
     id: string,
-    fromStatuses: readonly string[],
-    changes: { status: string; status_timestamps: string; updated_at: string },
+    fromStatuses: readonly StageStatus[],
+    changes: { status: StageStatus; status_timestamps: string; updated_at: string },
   ): Promise<boolean> {
     return (await affectedRows(this.stageWrite(executor, fromStatuses, { ...changes, id }))) > 0;
   }
@@ -223,7 +224,7 @@ export class TaskStagesRepository {
   async updateResult(
     executor: Executor,
     id: string,
-    fromStatuses: readonly string[],
+    fromStatuses: readonly ResultStatus[],
     changes: Partial<Pick<TaskResultRow, 'status' | 'status_timestamps' | 'message' | 'url' | 'updated_at'>>,
     ifUpdatedAt?: string,
   ): Promise<boolean> {
@@ -231,11 +232,11 @@ export class TaskStagesRepository {
     return (await affectedRows(this.resultWrite(executor, shape, { ...changes, id, ifUpdatedAt }))) > 0;
   }
 
-  stagesOfRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<TaskStageRow[]> {
+  stagesOfRunWithStatus(executor: Executor, runId: string, statuses: readonly StageStatus[]): Promise<TaskStageRow[]> {
     return executor.selectFrom('task_stages').selectAll().where('run_id', '=', runId).where('status', 'in', [...statuses]).execute();
   }
 
-  resultsOfRunWithStatus(executor: Executor, runId: string, statuses: readonly string[]): Promise<TaskResultRow[]> {
+  resultsOfRunWithStatus(executor: Executor, runId: string, statuses: readonly ResultStatus[]): Promise<TaskResultRow[]> {
     return executor.selectFrom('task_results').selectAll().where('run_id', '=', runId).where('status', 'in', [...statuses]).execute();
   }
 

@@ -18,6 +18,7 @@ import type { StageOverrides } from './stage-override.js';
 import type { OutcomeRow, OverrideRow, RunApprovalSettings, TaskResultRow, TaskStageRow, TaskStagesRepository } from './task-stages.repository.js';
 import { actorOf, type Actor } from '../record/actor.js';
 import { parseTimestamps, timestampKey } from '../core/status-timestamps.js';
+import { provenVisible, type Visible } from '../access/lookup-proofs.js';
 
 export type TaskStageInclude = 'run' | 'run.workspace' | 'task-results' | 'policy-evaluations';
 export const TASK_STAGE_INCLUDES: readonly TaskStageInclude[] = ['run', 'run.workspace', 'task-results', 'policy-evaluations'];
@@ -93,30 +94,30 @@ export class TaskStagesService {
   }
 
   /** `GET /policy-evaluations/:id/policy-set-outcomes`: with filters, each set shows only the outcomes they match. */
-  async policySetOutcomes(evaluation: PolicyEvaluationRow, page: PageRequest, filters: OutcomeFilter[]): Promise<Page<PolicySetOutcomeRow>> {
+  async policySetOutcomes(evaluation: Visible<PolicyEvaluationRow>, page: PageRequest, filters: OutcomeFilter[]): Promise<Page<PolicySetOutcomeRow>> {
     // A set none of whose outcomes match is not listed (HCP's rule), so the filtered count is the page's total.
     const all = (await this.evaluations.outcomesOf(evaluation.id)).map((row) => filterOutcomes(row, filters)).filter((row) => row !== undefined);
     return pageOf(page, all.slice(page.offset, page.offset + page.size), all.length);
   }
 
   /** The lookup of a policy evaluation: 404 when missing or when the caller may not read its run. */
-  async visibleEvaluation(principal: Principal, evaluationId: string): Promise<PolicyEvaluationRow> {
+  async visibleEvaluation(principal: Principal, evaluationId: string): Promise<Visible<PolicyEvaluationRow>> {
     const evaluation = await this.evaluations.find(evaluationId);
     if (!evaluation) throw Errors.policyEvaluationNotFound();
     await this.standingForRun(principal, evaluation.run_id, 'policy-evaluation');
-    return evaluation;
+    return provenVisible(evaluation);
   }
 
   /** The lookup of a policy set outcome, likewise. */
-  async visibleSetOutcome(principal: Principal, outcomeId: string): Promise<PolicySetOutcomeRow> {
+  async visibleSetOutcome(principal: Principal, outcomeId: string): Promise<Visible<PolicySetOutcomeRow>> {
     const outcome = await this.evaluations.findOutcome(outcomeId);
     const evaluation = outcome ? await this.evaluations.find(outcome.policy_evaluation_id) : undefined;
     if (!outcome || !evaluation) throw Errors.policySetOutcomeNotFound();
     await this.standingForRun(principal, evaluation.run_id, 'policy-set-outcome');
-    return outcome;
+    return provenVisible(outcome);
   }
 
-  async outcomes(result: TaskResultRow, page: PageRequest): Promise<Page<OutcomeRow>> {
+  async outcomes(result: Visible<TaskResultRow>, page: PageRequest): Promise<Page<OutcomeRow>> {
     const { rows, total } = await this.stages.outcomes(result.id, page.offset, page.size);
     return pageOf(page, rows, total);
   }
@@ -259,11 +260,11 @@ export class TaskStagesService {
   }
 
   /** The `task-result` lookup: the result, or 404 when missing or when the caller may not read its run. */
-  async visibleResult(principal: Principal, resultId: string): Promise<TaskResultRow> {
+  async visibleResult(principal: Principal, resultId: string): Promise<Visible<TaskResultRow>> {
     const result = await this.stages.findResult(resultId);
     if (!result) throw Errors.taskResultNotFound();
     await this.standingForRun(principal, result.run_id, 'task-result');
-    return result;
+    return provenVisible(result);
   }
 
   /** The caller's standing in the run's organization, or 404 when the run is missing or not theirs to read. */

@@ -16,6 +16,7 @@ import { tarGzProblem } from './archive-check.js';
 import type { ConfigurationVersionRow, ConfigurationVersionsRepository } from './configuration-versions.repository.js';
 import type { WorkspaceContext, WorkspaceGate } from '../access/workspace-gate.js';
 import type { WorkspacesRepository } from './workspaces.repository.js';
+import { provenVisible, type Visible } from '../access/lookup-proofs.js';
 
 export interface ConfigurationVersionInput {
   'auto-queue-runs'?: boolean;
@@ -105,11 +106,11 @@ export class ConfigurationVersionsService {
   }
 
   /** The `configuration-version` lookup: the version, in a workspace the caller may read. */
-  async visible(principal: Principal, id: string): Promise<ConfigurationVersionRow> {
+  async visible(principal: Principal, id: string): Promise<Visible<ConfigurationVersionRow>> {
     const row = await this.versions.findById(id);
     if (!row) throw Errors.configurationVersionNotFound();
     await this.workspaceGate.enter(principal, row.workspace_id, 'configuration-version');
-    return row;
+    return provenVisible(row);
   }
 
   /**

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { HttpClient } from './http-client.js';
 import { tarGz } from './run-fixtures.js';
 import { waitUntil } from './wait-until.js';
+import type { EnforcementLevel } from '../../src/shared/enforcement-levels.js';
 
 /** One call that must answer `status`; its JSON body. */
 export type Call = (token: string, method: string, url: string, body: unknown, status: number) => Promise<any>;
@@ -23,7 +24,7 @@ export function strictCall(http: HttpClient): Call {
 export async function globalPolicySet(
   call: Call,
   owner: { ownerToken: string; organization: string },
-  policies: Array<{ name: string; query: string; rego: string; level: 'advisory' | 'mandatory' }>,
+  policies: Array<{ name: string; query: string; rego: string; level: EnforcementLevel }>,
 ): Promise<void> {
   const policyIds: string[] = [];
   for (const policy of policies) {

@@ -6,6 +6,7 @@ import { MockTaskService, type RecordedTaskRequest } from './mock-task-service.j
 import { freePort } from './postgres-server.js';
 import { attachRunTask, createRun, createRunnableWorkspace, createRunTask } from './run-fixtures.js';
 import { createTestApp, type TestAppOptions, type TestContext } from './test-app.js';
+import type { EnforcementLevel } from '../../src/shared/enforcement-levels.js';
 
 export const HMAC_KEY = 'run-task-hmac-key-for-tests';
 
@@ -237,7 +238,7 @@ export async function gatedWorkspace(
   ctx: TestContext,
   service: { url: string },
   behavior: Behavior,
-  options: { enforcement?: 'advisory' | 'mandatory'; stages?: string[]; autoApply?: boolean; org?: TestOrganization; url?: string } = {},
+  options: { enforcement?: EnforcementLevel; stages?: string[]; autoApply?: boolean; org?: TestOrganization; url?: string } = {},
 ): Promise<GatedWorkspace> {
   const org = options.org ?? (await createOrganization(ctx));
   const api = org.owner.api;

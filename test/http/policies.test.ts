@@ -27,6 +27,7 @@ deny contains msg if {
   msg := sprintf("%s would be created", [change.address])
 }
 `;
+import type { EnforcementLevel } from '../../src/shared/enforcement-levels.js';
 /** Rego v0 (go-tfe's test policies are written so): passes on any plan. */
 const ALLOW_ALL_V0 = 'package example rule["not allowed"] { false }';
 
@@ -46,7 +47,7 @@ async function raw(ctx: TestContext, token: string, method: 'PUT' | 'GET', url: 
   return { status: response.statusCode, headers: response.headers as Record<string, string>, body: parsed, text: response.body };
 }
 
-async function createPolicy(api: ApiClient, org: string, name: string, level: 'advisory' | 'mandatory', query: string, useEnforce = false) {
+async function createPolicy(api: ApiClient, org: string, name: string, level: EnforcementLevel, query: string, useEnforce = false) {
   const attributes = useEnforce
     ? { name, kind: 'opa', query, enforce: [{ path: `${name}.rego`, mode: level }] }
     : { name, kind: 'opa', query, 'enforcement-level': level };

@@ -11,6 +11,7 @@ import { addMember, createOrganization, type TestOrganization } from '../helpers
 import { createRun, createRunnableWorkspace, memberWithAccess, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { createTestApp, SIMULATED_PLAN_CHANGES, testDialects, type TestContext } from '../helpers/test-app.js';
 import { FORCE_CANCEL_COOL_OFF_SECONDS } from '../../src/runs/force-cancel.js';
+import type { RunStatus } from '../../src/shared/run-statuses.js';
 
 for (const dialect of testDialects()) {
   describe(`run force-cancel and force-execute (${dialect})`, () => {
@@ -28,7 +29,7 @@ for (const dialect of testDialects()) {
       return shown.body.data;
     };
     /** Moves the run's cancel request back in time (the cool-off is minutes; no test waits for it). */
-    const canceledLongAgo = async (runId: string, status?: string) => {
+    const canceledLongAgo = async (runId: string, status?: RunStatus) => {
       const run = await ctx.handle.db.selectFrom('runs').select('status_timestamps').where('id', '=', runId).executeTakeFirstOrThrow();
       const earlier = new Date(Date.now() - (FORCE_CANCEL_COOL_OFF_SECONDS + 60) * 1000).toISOString();
       const timestamps = { ...JSON.parse(run.status_timestamps ?? '{}'), 'canceled-at': earlier };

@@ -8,6 +8,7 @@ import { MockTaskService } from '../helpers/mock-task-service.js';
 import { attachRunTask, createRun, createRunnableWorkspace, createRunTask, waitForRunStatus } from '../helpers/run-fixtures.js';
 import { createTestApp, SIMULATED_PLAN_CHANGES, type TestContext, testDialects } from '../helpers/test-app.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import type { StageStatus } from '../../src/shared/task-stage-statuses.js';
 
 /** How the run side drives the task stage side through its port (TaskStagePort), with a fake task stage side. */
 /** A stand-in for the task stage side: records calls, marks started stages running, lets the test settle them. */
@@ -74,7 +75,7 @@ for (const dialect of testDialects()) {
       return { run, runId: run.data.id as string, stageIds };
     }
 
-    async function settle(runId: string, stageId: string, status: string) {
+    async function settle(runId: string, stageId: string, status: StageStatus) {
       await ctx.handle.db.updateTable('task_stages').set({ status }).where('id', '=', stageId).execute();
       await ctx.handle.durable?.(); // a write made outside any request reaches API reads once on disk (src/db/durable-snapshot-reads.ts)
       const { organization_name } = await ctx.handle.db
@@ -141,7 +142,7 @@ for (const dialect of testDialects()) {
 
     it('an errored or unreachable stage errors the run', async () => {
       const org = await createOrganization(ctx);
-      for (const status of ['errored', 'unreachable']) {
+      for (const status of ['errored', 'unreachable'] as const) {
         const { runId, stageIds, run } = await runWithStages(org, ['post_plan']);
         await waitForRunStatus(org.owner.api, runId, 'post_plan_running');
         await settle(runId, stageIds.post_plan!, status);

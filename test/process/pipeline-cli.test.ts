@@ -491,7 +491,7 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
     // Another workspace of the organization is not there for it; nothing is planned against it.
     const refused = await gate(workspace, 'agent-other-out');
     assert.notEqual(refused.code, 0, `${refused.stdout}\n${refused.stderr}`);
-    assert.match(refused.stderr, /404|not found/);
+    assert.match(refused.stderr, /: HTTP 404 not found: workspace not found$/m);
     assert.ok(!fs.existsSync(path.join(workDir, 'agent-other-out', 'run-id')), 'no run was created in Teamstage');
   });
 

@@ -29,7 +29,18 @@ const SAMPLE_ARGUMENTS: Record<string, unknown[]> = {
   refusedBeforeRouting: [400, 'bad URL encoding'],
   invalidExecutionMode: [['remote', 'agent', 'local']],
   invalidRunListFilter: ['filter[status_group]', 'done', ['non_final', 'final', 'discardable']],
+  policyEnforcementLevelRequired: [['advisory', 'mandatory']],
+  invalidPolicyEnforcementLevel: ['/data/attributes/enforcement-level', 'opa', ['advisory', 'mandatory'], 'soft'],
 };
+
+/** What a member answers given its sample arguments (most members take names and counts; some a status or a list). */
+function sampleOf(name: string, member: (...args: unknown[]) => unknown): unknown {
+  return member(...sampleArguments(name, member));
+}
+
+function sampleArguments(name: string, member: (...args: unknown[]) => unknown): unknown[] {
+  return SAMPLE_ARGUMENTS[name] ?? Array.from({ length: member.length }, (_, index) => (index % 2 === 0 ? `arg${index}` : 7));
+}
 
 function serverFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -69,12 +80,27 @@ describe('the error catalogue', () => {
     const members = Object.entries(Errors) as Array<[string, (...args: unknown[]) => unknown]>;
     assert.ok(members.length > 100, `${members.length} members`);
     for (const [name, member] of members) {
-      // Most members take names and counts; the two that take a status or a list are given one.
-      const args = SAMPLE_ARGUMENTS[name] ?? Array.from({ length: member.length }, (_, index) => (index % 2 === 0 ? `arg${index}` : 7));
-      const error = member(...args);
+      const error = sampleOf(name, member);
       assert.ok(error instanceof ApiError, `${name} is not an ApiError`);
       assert.ok(ERROR_TITLES[error.status], `${name}: status ${error.status} has no title`);
       assert.ok(error.message.length > 0 && !error.message.includes('undefined'), `${name}: detail '${error.message}'`);
     }
+  });
+
+  it('each error has one member: no two members give the same status and the same fixed detail', () => {
+    const byAnswer = new Map<string, string[]>();
+    for (const [name, member] of Object.entries(Errors) as Array<[string, (...args: unknown[]) => unknown]>) {
+      const error = sampleOf(name, member) as ApiError;
+      // A detail that is (or holds) an argument is a template, not a fixed answer.
+      if (sampleArguments(name, member).some((arg) => typeof arg !== 'object' && error.message.includes(String(arg)))) continue;
+      const answer = JSON.stringify([error.status, error.message]);
+      byAnswer.set(answer, [...(byAnswer.get(answer) ?? []), name]);
+    }
+    assert.deepEqual([...byAnswer.values()].filter((names) => names.length > 1), []);
+  });
+
+  it('the kinds of error are the catalogue\'s alone: only src/core/errors.ts imports src/core/error-kinds.ts', () => {
+    const importers = serverFiles('src').filter((file) => /from ['"][./]+(core\/)?error-kinds\.js['"]/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
+    assert.deepEqual(importers, [CATALOGUE]);
   });
 });

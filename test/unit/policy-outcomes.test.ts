@@ -10,8 +10,9 @@ import { deriveStageStatus } from '../../src/taskstages/stage-status.js';
 import { taskStagePermissions } from '../../src/access/task-stage-permissions.js';
 import { noAccess, fullAccess } from '../../src/access/organization-access.js';
 import type { OrganizationStanding } from '../../src/access/organization-standing.js';
+import type { EnforcementLevel } from '../../src/shared/enforcement-levels.js';
 
-const policy = (level: 'advisory' | 'mandatory') => ({ name: `p-${level}`, description: null, query: 'data.x.deny', level });
+const policy = (level: EnforcementLevel) => ({ name: `p-${level}`, description: null, query: 'data.x.deny', level });
 
 describe('policy outcomes', () => {
   it('an empty array passes, a non-empty one fails with each element as output, anything else errors', () => {

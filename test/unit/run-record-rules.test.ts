@@ -7,6 +7,8 @@ import { describe, it } from 'node:test';
 import { countsFromApplyLog, parseAgentReport, reportedCounts, storedReport } from '../../src/runs/agent-report.js';
 import { describeRunStatus } from '../../src/runs/run-event-descriptions.js';
 import { resultsSummary } from '../../src/taskstages/stage-record.js';
+import type { EnforcementLevel } from '../../src/shared/enforcement-levels.js';
+import type { ResultStatus } from '../../src/shared/task-stage-statuses.js';
 
 describe('apply counts', () => {
   it("reads terraform's and tofu's Apply complete! line, with and without imports, through ANSI colours", () => {
@@ -36,7 +38,7 @@ describe('apply counts', () => {
 });
 
 describe('the record of a stage', () => {
-  const result = (status: string, enforcement: 'advisory' | 'mandatory', required: number) => ({
+  const result = (status: ResultStatus, enforcement: EnforcementLevel, required: number) => ({
     task_name: 't', status, enforcement_level: enforcement, message: null, required_approvals: required,
   });
   it('says which results failed a stage', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { TaskStageName } from '../../src/db/schema.js';
+import type { StageStatus } from '../../src/shared/task-stage-statuses.js';
 import { nextStep, runFacts, type StageSnapshot } from '../../src/runs/run-next-step.js';
 import {
   RUN_EVENTS, RUN_STATUSES, TERMINAL_STATUSES, isFinished, transition, type RunEvent, type RunFacts, type RunStatus,
@@ -174,7 +175,7 @@ describe('run next step', () => {
   const run = (status: RunStatus, extra: { planOnly?: boolean; autoApply?: boolean; agent?: boolean; planHasChanges?: boolean } = {}) => ({
     status, planOnly: false, autoApply: false, agent: false, planHasChanges: true, ...extra,
   });
-  const stage = (name: TaskStageName, status: string): StageSnapshot => ({ id: `ts-${name}`, stage: name, status });
+  const stage = (name: TaskStageName, status: StageStatus): StageSnapshot => ({ id: `ts-${name}`, stage: name, status });
 
   it('maps the stage status to the run', () => {
     const running = run('post_plan_running');
@@ -182,7 +183,7 @@ describe('run next step', () => {
     assert.deepEqual(nextStep(running, [stage('post_plan', 'running')]), { kind: 'wait', reason: 'task-stage' });
     assert.deepEqual(nextStep(running, [stage('post_plan', 'passed')]), { kind: 'transition', event: 'stage_passed', to: 'post_plan_completed' });
     assert.deepEqual(nextStep(running, [stage('post_plan', 'awaiting_override')]), { kind: 'transition', event: 'stage_needs_override', to: 'post_plan_awaiting_decision' });
-    for (const status of ['errored', 'unreachable', 'failed', 'canceled']) {
+    for (const status of ['errored', 'unreachable', 'failed', 'canceled'] as const) {
       assert.deepEqual(nextStep(running, [stage('post_plan', status)]), { kind: 'transition', event: 'stage_failed', to: 'errored' }, status);
     }
   });

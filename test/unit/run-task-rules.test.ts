@@ -7,6 +7,7 @@ import {
   categoryProblem, descriptionProblem, enforcementLevelProblem, httpUrlProblem, resolveStages, runTaskLimitProblem, taskUrlProblem, workspaceLimitProblem,
 } from '../../src/runtasks/run-task-rules.js';
 import { planTaskStages, type AttachedTask } from '../../src/runs/task-stage-plan.js';
+import type { EnforcementLevel } from '../../src/shared/enforcement-levels.js';
 
 const free = featureSetByName('Free')!;
 const business = featureSetByName('Business')!;
@@ -77,7 +78,7 @@ describe('run task rules', () => {
 });
 
 describe('task stages planned for a new run', () => {
-  const task = (name: string, stages: TaskStageName[], enforcementLevel: 'advisory' | 'mandatory' = 'advisory'): AttachedTask => ({
+  const task = (name: string, stages: TaskStageName[], enforcementLevel: EnforcementLevel = 'advisory'): AttachedTask => ({
     workspaceTaskId: `wstask-${name}`, taskId: `task-${name}`, taskName: name, taskUrl: `https://${name}.example`, enforcementLevel, stages,
   });
 

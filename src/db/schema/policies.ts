@@ -1,4 +1,6 @@
 /** OPA policies, policy sets and their evaluations. One area of the database schema; src/db/schema.ts gathers them. */
+import type { PolicyLevel } from '../../shared/enforcement-levels.js';
+import type { PolicyEvaluationStatus, PolicyHold } from '../../shared/policy-evaluation-statuses.js';
 
 /** Migration 018 (issue 29): an OPA policy; `rego` is null until uploaded. */
 export interface PoliciesTable {
@@ -8,7 +10,7 @@ export interface PoliciesTable {
   description: string | null;
   kind: string;
   query: string;
-  enforcement_level: string;
+  enforcement_level: PolicyLevel;
   rego: string | null;
   rego_version: string | null;
   created_at: string;
@@ -55,10 +57,10 @@ export interface PolicyEvaluationsTable {
   id: string;
   task_stage_id: string;
   run_id: string;
-  status: string;
+  status: PolicyEvaluationStatus;
   status_timestamps: string;
   result_count: string;
-  hold: string;
+  hold: PolicyHold;
   created_at: string;
   updated_at: string;
 }

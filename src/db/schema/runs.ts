@@ -1,5 +1,6 @@
 /** Runs, their phases and what they upload. One area of the database schema; src/db/schema.ts gathers them. */
 import type { Flag } from './columns.js';
+import type { PhaseStatus, RunStatus } from '../../shared/run-statuses.js';
 
 /** A piece of a plan JSON or log (migration 013); a phase points at its upload's id. */
 export interface PhaseUploadChunksTable {
@@ -13,8 +14,8 @@ export interface RunsTable {
   id: string;
   workspace_id: string;
   configuration_version_id: string | null;
-  /** A RunStatus (src/runs/run-state-machine.ts). */
-  status: string;
+  /** Its state (src/runs/run-state-machine.ts). */
+  status: RunStatus;
   status_timestamps: string;
   message: string;
   plan_only: Flag;
@@ -41,7 +42,7 @@ export interface RunsTable {
 export interface PhasesTable {
   id: string;
   run_id: string;
-  status: string;
+  status: PhaseStatus;
   status_timestamps: string;
   has_changes: Flag;
   resource_additions: number;

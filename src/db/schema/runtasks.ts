@@ -1,6 +1,7 @@
 /** Run tasks and their attachment to workspaces. One area of the database schema; src/db/schema.ts gathers them. */
 import type { TaskStageName } from '../../shared/stage-order.js';
 import type { Flag } from './columns.js';
+import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
 
 export interface TasksTable {
   id: string;
@@ -21,7 +22,7 @@ export interface WorkspaceTasksTable {
   id: string;
   workspace_id: string;
   task_id: string;
-  enforcement_level: 'advisory' | 'mandatory';
+  enforcement_level: EnforcementLevel;
   /** JSON array of TaskStageName, in run order. */
   stages: string;
   /** Distinct people whose overrides a failed mandatory result of this task needs (migration 016). */

@@ -1,12 +1,14 @@
 /** Task stages, their results and overrides. One area of the database schema; src/db/schema.ts gathers them. */
 import type { TaskStageName } from '../../shared/stage-order.js';
 import type { Flag } from './columns.js';
+import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
+import type { ResultStatus, StageStatus } from '../../shared/task-stage-statuses.js';
 
 export interface TaskStagesTable {
   id: string;
   run_id: string;
   stage: TaskStageName;
-  status: string;
+  status: StageStatus;
   status_timestamps: string;
   /** The workspace's `required-approvals` when the run was created (migration 026). */
   required_approvals: number;
@@ -22,10 +24,10 @@ export interface TaskResultsTable {
   task_name: string;
   task_url: string;
   workspace_task_id: string;
-  enforcement_level: 'advisory' | 'mandatory';
+  enforcement_level: EnforcementLevel;
   stage: TaskStageName;
   is_speculative: Flag;
-  status: string;
+  status: ResultStatus;
   message: string | null;
   url: string | null;
   status_timestamps: string;

@@ -15,7 +15,7 @@ import { workspaceResource } from './workspaces.serializer.js';
 /** Type `runs`: HCP's attributes that matter to clients, `actions` from the state machine, `permissions` for the caller. */
 export function runResource(view: RunView, standing: OrganizationStanding): Resource {
   const { row } = view;
-  const status = row.status as RunStatus;
+  const status = row.status;
   const facts = runFactsOf(row, view.stages, view.hasChanges);
   // Apply, cancel and discard: the access table's `run act` (runs: apply, or manage-workspaces).
   const queue = canApplyRuns(standing);

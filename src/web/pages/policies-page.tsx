@@ -9,12 +9,13 @@ import { PageTitle } from '../components/page-title';
 import { useSession, type OrganizationAttributes } from '../session/session-context';
 import type { WorkspaceAttributes } from '../workspaces/workspace-types';
 import { ListTable } from '../components/list-table';
+import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
 
 interface PolicyAttributes {
   name: string;
   description: string | null;
   query: string;
-  'enforcement-level': 'advisory' | 'mandatory';
+  'enforcement-level': EnforcementLevel;
   'policy-set-count': number;
 }
 interface PolicySetAttributes {
@@ -109,7 +110,7 @@ function CreatePolicyForm(props: { organization: string; onCreated: () => void }
   const { api } = useSession();
   const [name, setName] = useState('');
   const [query, setQuery] = useState('data.terraform.deny');
-  const [level, setLevel] = useState<'advisory' | 'mandatory'>('mandatory');
+  const [level, setLevel] = useState<EnforcementLevel>('mandatory');
   const [rego, setRego] = useState('');
   const create = useAction();
   async function submit(event: Event) {

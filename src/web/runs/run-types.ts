@@ -1,6 +1,7 @@
 import type { Resource } from '../api/jsonapi-types';
 import { TASK_STAGE_ORDER, type TaskStageName } from '../../shared/stage-order.js';
 import { isTerminalRunStatus } from '../../shared/run-statuses.js';
+import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
 
 /**
  * Runs, plans, applies, task stages, results and outcomes as /api/v2 serializes them
@@ -67,7 +68,7 @@ export interface TaskResultAttributes {
   'task-name': string;
   'task-url': string;
   stage: string;
-  'workspace-task-enforcement-level': 'advisory' | 'mandatory';
+  'workspace-task-enforcement-level': EnforcementLevel;
 }
 
 /** One tag of an outcome: `{ label, level }` grouped by a name such as "Severity". */

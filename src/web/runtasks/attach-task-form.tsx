@@ -6,6 +6,7 @@ import { ActionOutcome, CheckboxGroup, refuses, SubmitButton } from '../componen
 import { FieldErrors } from '../components/page-states';
 import { useSession } from '../session/session-context';
 import type { RunTask } from '../workspaces/workspace-types';
+import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
 
 /** What each stage means to the person choosing it; the order is the server's (src/shared/stage-order.ts). */
 const STAGE_HINTS: Record<TaskStageName, string> = {
@@ -21,7 +22,7 @@ export function AttachTaskForm(props: { workspaceId: string; tasks: RunTask[]; o
   const { api } = useSession();
   const [taskId, setTaskId] = useState('');
   const [stages, setStages] = useState<string[]>([...DEFAULT_STAGES]);
-  const [level, setLevel] = useState<'advisory' | 'mandatory'>('mandatory');
+  const [level, setLevel] = useState<EnforcementLevel>('mandatory');
   const attach = useAction();
   async function submit(event: Event) {
     event.preventDefault();

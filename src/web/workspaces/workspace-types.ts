@@ -1,4 +1,5 @@
 import type { Resource } from '../api/jsonapi-types';
+import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
 
 /** Workspaces, run tasks and their attachments as /api/v2 serializes them (workspaces/tasks/workspace-tasks serializers). */
 export interface WorkspaceAttributes {
@@ -20,7 +21,7 @@ export interface RunTaskAttributes {
 }
 
 export interface WorkspaceTaskAttributes {
-  'enforcement-level': 'advisory' | 'mandatory';
+  'enforcement-level': EnforcementLevel;
   stage: string | null;
   stages: string[];
 }
