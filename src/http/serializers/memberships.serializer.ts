@@ -18,7 +18,7 @@ export function membershipResource({ membership, user, teamIds, permissions }: M
       organization: { data: { id: membership.organization_name, type: 'organizations' } },
       teams: { data: teamIds.map((id) => ({ id, type: 'teams' })) },
       // A Teamstage extension (HCP names no inviter): the user who invited them; null before migration 048 or
-      // for an invitation by a token that is no user (docs/console.md, "Invitations").
+      // for an invitation by a token that is no user (docs/console.md, "Audit filters, locks and invitations").
       'invited-by': { data: membership.invited_by_user_id ? { id: membership.invited_by_user_id, type: 'users' } : null },
     },
     links: { self: `/api/v2/organization-memberships/${membership.id}` },
