@@ -1,5 +1,5 @@
 import { nowIso } from '../core/clock.js';
-import { provenVisible, provenWritable, type Writable } from '../access/lookup-proofs.js';
+import { provenVisible, provenWritable, type Visible, type Writable } from '../access/lookup-proofs.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { MembershipStatus } from '../db/schema.js';
 import { Errors } from '../core/errors.js';
@@ -95,7 +95,7 @@ export class MembershipsService {
    * the organization and who invited them, before they are a member who may read the organization. Their own
    * membership only (the `invitation` lookup); no teams (they see them once they accept), nothing they may change.
    */
-  async invitationView(membership: MembershipRow): Promise<MembershipView & { inviter: UserRow | undefined }> {
+  async invitationView(membership: Visible<MembershipRow>): Promise<MembershipView & { inviter: UserRow | undefined }> {
     const [user, inviter] = await Promise.all([
       this.users.findById(membership.user_id),
       membership.invited_by_user_id ? this.users.findById(membership.invited_by_user_id) : undefined,
@@ -103,7 +103,7 @@ export class MembershipsService {
     return { membership, user, inviter, teamIds: [], permissions: { 'can-destroy': false } };
   }
 
-  async accept(principal: Principal, membership: MembershipRow): Promise<MembershipView> {
+  async accept(principal: Principal, membership: Writable<MembershipRow>): Promise<MembershipView> {
     if (membership.status !== 'active') {
       await this.auditTrail.transaction(async (trx) => {
         await this.memberships.activate(membership.id, trx);
