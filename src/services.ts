@@ -82,6 +82,8 @@ import { RunWaits } from './runs/run-waits.js';
 import { PoliciesRepository } from './policies/policies.repository.js';
 import { PoliciesService } from './policies/policies.service.js';
 import { PolicySetParametersService } from './policies/policy-set-parameters.js';
+import { PolicySetVersionsRepository } from './policies/policy-set-versions.repository.js';
+import { PolicySetVersionsService } from './policies/policy-set-versions.service.js';
 import { policyEngineFor } from './policies/opa-engine.js';
 import { PolicyEvaluationJob } from './taskstages/policy-evaluation-job.js';
 
@@ -227,6 +229,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     policyEngine,
     policiesService,
     policySetParametersService: new PolicySetParametersService(db, policiesService),
+    policySetVersionsService: new PolicySetVersionsService(db, new PolicySetVersionsRepository(db), policiesService, config.baseUrl),
     taskDelivery,
     taskDestinations,
     taskCallbacks: new TaskCallbacks(taskStages, taskAccessTokens, taskStageRunner),

@@ -38,6 +38,7 @@ export const Errors = {
   policyNotFound: () => new NotFound('policy not found'),
   policySetNotFound: () => new NotFound('policy set not found'),
   policySetParameterNotFound: () => new NotFound('policy set parameter not found'),
+  policySetVersionNotFound: () => new NotFound('policy set version not found'),
   policyEvaluationNotFound: () => new NotFound('policy evaluation not found'),
   policySetOutcomeNotFound: () => new NotFound('policy set outcome not found'),
   teamAccessNotFound: () => new NotFound('team access not found'),
@@ -151,6 +152,9 @@ export const Errors = {
   policySetParameterKeyTaken: () => new InvalidAttribute('/data/attributes/key', 'Key has already been taken'),
   policySetParameterCategory: () => new InvalidAttribute('/data/attributes/category', 'the category of a policy set parameter is policy-set'),
   policySetParameterStaysSensitive: () => new InvalidAttribute('/data/attributes/sensitive', 'a sensitive parameter cannot be made non-sensitive'),
+  /** Policy set versions (issue 37): the upload URL takes one archive; an invalid one errors the version with why. */
+  policySetVersionAlreadyUploaded: () => new Conflict('this policy set version was already uploaded; create a new version'),
+  policySetVersionErrored: (why: string) => new Unprocessable(`the policy set version errored: ${why}`),
   ownersTeamCannotBeDeleted: () => new InvalidAttribute('/data', 'the owners team cannot be deleted'),
   /** The standalone pipeline client names its version in every request; it must be the server's own. */
   pipelineClientVersionMismatch: (client: string, server: string, clientUrl: string) =>

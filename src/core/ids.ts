@@ -7,7 +7,7 @@ const suffix = customAlphabet(BASE58, 16);
 export type IdPrefix =
   | 'team' | 'ts' | 'taskrs' | 'task' | 'wstask' | 'ws' | 'run' | 'cv' | 'plan' | 'apply' | 'user' | 'ou' | 'at'
   | 'outcome' | 'job' | 'da' | 'tso' | 'upload' | 'pol' | 'polset' | 'poleval' | 'psout' | 're' | 'wsc' | 'tag'
-  | 'tws' | 'apool' | 'var' | 'prj' | 'tprj';
+  | 'tws' | 'apool' | 'var' | 'prj' | 'tprj' | 'polsetver';
 
 /**
  * `<prefix>-<16 random base58 chars>`, the shape HCP Terraform clients expect. Also for internal rows

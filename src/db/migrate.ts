@@ -26,6 +26,7 @@ import * as m040 from './migrations/040-policy-set-parameters.js';
 import * as m045 from './migrations/045-projects.js';
 import * as m046 from './migrations/046-team-projects.js';
 import * as m048 from './migrations/048-membership-inviter.js';
+import * as m049 from './migrations/049-policy-set-versions.js';
 import * as m022 from './migrations/022-run-options.js';
 import * as m023 from './migrations/023-audit-trail.js';
 import * as m024 from './migrations/024-provisional-configuration.js';
@@ -78,6 +79,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '045-projects': m045 as Migration,
   '046-team-projects': m046 as Migration,
   '048-membership-inviter': m048 as Migration,
+  '049-policy-set-versions': m049 as Migration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

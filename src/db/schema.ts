@@ -17,7 +17,7 @@ import type { PhaseUploadChunksTable, RunsTable, PhasesTable, SigningKeysTable }
 import type { CommentsTable, RunEventsTable, AuditTrailTable } from './schema/record.js';
 import type { TaskStagesTable, TaskResultsTable, TaskResultOutcomesTable, TaskStageOverridesTable } from './schema/taskstages.js';
 import type { DeliveryAttemptsTable, TaskResultAccessTokensTable } from './schema/delivery.js';
-import type { PoliciesTable, PolicySetsTable, PolicySetParametersTable, PolicySetPoliciesTable, PolicySetWorkspacesTable, PolicyEvaluationsTable, PolicySetOutcomesTable } from './schema/policies.js';
+import type { PoliciesTable, PolicySetsTable, PolicySetParametersTable, PolicySetVersionsTable, PolicySetPoliciesTable, PolicySetWorkspacesTable, PolicyEvaluationsTable, PolicySetOutcomesTable } from './schema/policies.js';
 import type { TeamWorkspacesTable } from './schema/teamaccess.js';
 import type { AgentPoolsTable, AgentPoolAllowedWorkspacesTable } from './schema/agentpools.js';
 import type { ProjectsTable, TeamProjectsTable } from './schema/projects.js';
@@ -75,6 +75,7 @@ export interface Database {
   policy_sets: PolicySetsTable;
   policy_set_policies: PolicySetPoliciesTable;
   policy_set_parameters: PolicySetParametersTable;
+  policy_set_versions: PolicySetVersionsTable;
   policy_set_workspaces: PolicySetWorkspacesTable;
   policy_evaluations: PolicyEvaluationsTable;
   policy_set_outcomes: PolicySetOutcomesTable;

@@ -24,6 +24,7 @@ import { workspacesRoutes } from './routes/workspaces.routes.js';
 import { workspaceRelationshipsRoutes } from './routes/workspace-relationships.routes.js';
 import { policiesRoutes } from './routes/policies.routes.js';
 import { policySetParametersRoutes } from './routes/policy-set-parameters.routes.js';
+import { policySetVersionsRoutes } from './routes/policy-set-versions.routes.js';
 import { auditTrailRoutes } from './routes/audit-trail.routes.js';
 import { inRequestScope } from '../record/request-scope.js';
 
@@ -54,6 +55,7 @@ export async function registerApiRoutes(api: TypedApp, services: Services): Prom
   await phasesRoutes(api, services);
   await policiesRoutes(api, services);
   await policySetParametersRoutes(api, services);
+  await policySetVersionsRoutes(api, services);
   await taskStagesRoutes(api, services);
   await callbacksRoutes(api, services);
   await auditTrailRoutes(api, services);

@@ -20,7 +20,7 @@ export interface LookupRequest {
 export function createLookups(services: Services) {
   const { gate, teamsService, tokensService, membershipsService, organizationsService, workspacesService, tasksService } = services;
   const { workspaceTasksService, configurationVersionsService, runsService, phaseLookup, taskStagesService, taskCallbacks, runRecordService } = services;
-  const { policiesService, teamAccessService, agentPoolsService, projectsService, teamProjectsService } = services;
+  const { policiesService, policySetVersionsService, teamAccessService, agentPoolsService, projectsService, teamProjectsService } = services;
   return {
     organization: (request) => gate.enter(request.caller(), request.param('organization_name')),
     'subscribed-organization': (request) => organizationsService.forSiteAdmin(request.caller(), request.param('organization_name')),
@@ -54,6 +54,9 @@ export function createLookups(services: Services) {
     // The upload's: the caller must be able to change the policy before a byte of the Rego is read.
     'writable-policy': (request) => policiesService.writablePolicy(request.caller(), request.param('policy_id')),
     'policy-set': (request) => policiesService.visibleSet(request.caller(), request.param('policy_set_id')),
+    'policy-set-version': (request) => policySetVersionsService.visible(request.caller(), request.param('policy_set_version_id')),
+    // Public: the upload URL's token is the credential, checked before a byte of the archive is read.
+    'policy-set-version-upload': (request) => policySetVersionsService.authorizeUpload(request.param('upload_token')),
     'policy-evaluation': (request) => taskStagesService.visibleEvaluation(request.caller(), request.param('policy_evaluation_id')),
     'policy-set-outcome': (request) => taskStagesService.visibleSetOutcome(request.caller(), request.param('policy_set_outcome_id')),
     // Public: the run task's access token for this result, not an API token.

@@ -6,7 +6,7 @@ import { newId } from '../core/ids.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
 import { isUniqueViolation } from '../db/database.js';
-import type { PolicyEngine } from './opa-engine.js';
+import type { PolicyEngine, RegoVersion } from './opa-engine.js';
 import { enforcementLevelOf, policyKindOf, policyNameProblem, type PolicyInput, type PolicyKind } from './policy-input.js';
 import { provenVisible, provenWritable, type Visible, type Writable } from '../access/lookup-proofs.js';
 import type { PoliciesRepository, PolicySetRelations, PolicySetRow, PolicySummary } from './policies.repository.js';
@@ -131,13 +131,19 @@ export class PoliciesService {
       await this.policies.updatePolicy(found.row.id, { rego, rego_version: null, updated_at: nowIso() });
       return;
     }
-    const checked = await this.engine.check(rego, found.row.organization_name);
+    const regoVersion = await this.checkedRegoVersion(rego, found.row.organization_name);
+    await this.policies.updatePolicy(found.row.id, { rego, rego_version: regoVersion, updated_at: nowIso() });
+  }
+
+  /** The OPA check every Rego text passes (upload, policy set versions): its Rego version, or the named refusal. */
+  async checkedRegoVersion(rego: string, organization: string): Promise<RegoVersion> {
+    const checked = await this.engine.check(rego, organization);
     if (!checked.ok) {
       if (checked.problem === 'builtin') throw Errors.policyUsesUnavailableBuiltin(checked.builtin!);
       if (checked.problem === 'memory' || checked.problem === 'timeout') throw Errors.policyTooCostlyToCompile(checked.message);
       throw Errors.policyDoesNotCompile(checked.message);
     }
-    await this.policies.updatePolicy(found.row.id, { rego, rego_version: checked.regoVersion, updated_at: nowIso() });
+    return checked.regoVersion;
   }
 
   async download(found: Visible<Found<PolicySummary>>): Promise<string> {
@@ -180,6 +186,11 @@ export class PoliciesService {
     if (!row) throw Errors.policySetNotFound();
     const context = await this.gate.enterFor(principal, row.organization_name, 'policy-set', 'read', { policiesEntitled: true });
     return provenVisible({ row, context });
+  }
+
+  /** The set by id, for work that already proved its right (a policy set version's upload URL). */
+  async setById(setId: string): Promise<PolicySetRow | undefined> {
+    return this.policies.findSet(setId);
   }
 
   async showSet({ row }: Visible<Found<PolicySetRow>>): Promise<PolicySetView> {

@@ -40,6 +40,19 @@ export interface PolicySetParametersTable {
   updated_at: string;
 }
 
+/** Migration 049: HCP's policy set versions (the archive is read on upload, never kept). */
+export interface PolicySetVersionsTable {
+  id: string;
+  policy_set_id: string;
+  /** pending, ready or errored. */
+  status: string;
+  status_timestamps: string;
+  error: string | null;
+  upload_token_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface PolicySetPoliciesTable {
   policy_set_id: string;
   policy_id: string;
