@@ -1,7 +1,7 @@
 import { requireAccess } from '../access/require-access.js';
 import type { OrganizationContext, OrganizationGate } from '../access/organization-gate.js';
 import { nowIso } from '../core/clock.js';
-import { Errors } from '../core/errors.js';
+import { ApiError, Errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import type { Principal } from '../core/principal.js';
@@ -256,6 +256,17 @@ export class PoliciesService {
   /** For what belongs to a policy set (its parameters): the set's write verdict. */
   requireSetWrite(context: OrganizationContext): void {
     this.requireWrite(context, 'policy-set');
+  }
+
+  /** Whether the caller may write the set (the verdict of requireSetWrite, without the refusal). */
+  maySetWrite(context: OrganizationContext): boolean {
+    try {
+      this.requireWrite(context, 'policy-set');
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError) return false;
+      throw error;
+    }
   }
 
   /** The write verdict (access-table.ts), then the engine: policies a server cannot evaluate are refused. */

@@ -28,11 +28,11 @@ export class PolicySetVersionsRepository {
     return this.db.selectFrom('policy_set_versions').selectAll().where('upload_token_hash', '=', hash).executeTakeFirst();
   }
 
-  /** Leaves `pending` for `status`, only if still pending (one upload wins); answers whether it did. */
+  /** Leaves `pending` for `status`, only if still pending (one upload wins), erasing the upload token; answers whether it did. */
   async settle(executor: Executor, id: string, status: 'ready' | 'errored', timestamps: string, error: string | null, now: string): Promise<boolean> {
     const result = await executor
       .updateTable('policy_set_versions')
-      .set({ status, status_timestamps: timestamps, error, updated_at: now })
+      .set({ status, status_timestamps: timestamps, error, upload_token: null, updated_at: now })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .executeTakeFirst();

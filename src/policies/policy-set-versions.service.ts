@@ -63,18 +63,27 @@ export class PolicySetVersionsService {
     const now = nowIso();
     const row: PolicySetVersionRow = {
       id: newId('polsetver'), policy_set_id: found.row.id, status: 'pending', status_timestamps: withTimestamps(null, ['pending'], now),
-      error: null, upload_token_hash: hashToken(uploadToken), created_at: now, updated_at: now,
+      error: null, upload_token_hash: hashToken(uploadToken), upload_token: uploadToken, created_at: now, updated_at: now,
     };
     await this.versions.insert(row);
-    return { row, uploadUrl: `${this.baseUrl}${POLICY_UPLOAD_PATH_PREFIX}${uploadToken}` };
+    return { row, uploadUrl: this.uploadUrlOf(uploadToken) };
   }
 
-  /** The `policy-set-version` lookup: the version, of a set the caller may read; else 404. */
-  async visible(principal: Principal, id: string): Promise<PolicySetVersionRow> {
+  /**
+   * The `policy-set-version` lookup: the version, of a set the caller may read (else 404), with its upload URL
+   * while it is pending and the caller may manage the set (HCP shows `links.upload` on reads; go-tfe uploads
+   * to the link it read). A member who only reads the set never sees it: it would let them replace its policies.
+   */
+  async visible(principal: Principal, id: string): Promise<{ row: PolicySetVersionRow; uploadUrl?: string }> {
     const row = await this.versions.findById(id);
     if (!row) throw Errors.policySetVersionNotFound();
-    await this.policies.visibleSet(principal, row.policy_set_id);
-    return row;
+    const set = await this.policies.visibleSet(principal, row.policy_set_id);
+    if (row.status !== 'pending' || row.upload_token === null || !this.policies.maySetWrite(set.context)) return { row };
+    return { row, uploadUrl: this.uploadUrlOf(row.upload_token) };
+  }
+
+  private uploadUrlOf(uploadToken: string): string {
+    return `${this.baseUrl}${POLICY_UPLOAD_PATH_PREFIX}${uploadToken}`;
   }
 
   /** The `policy-set-version-upload` lookup, before the body is read: an unknown URL is 404, a used one 409. */

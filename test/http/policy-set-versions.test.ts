@@ -99,7 +99,7 @@ for (const dialect of testDialects()) {
       const shown = await org.owner.api.get(`/policy-set-versions/${data.id}`);
       assertStatus(shown, 200);
       assert.equal(shown.body.data.attributes.status, 'pending');
-      assert.equal(shown.body.data.links.upload, undefined, 'the upload link is shown once');
+      assert.equal(shown.body.data.links.upload, data.links.upload, 'a manager reads the upload link while the version is pending, as go-tfe does');
     });
 
     it("a valid archive becomes the set's policies: ready, the old policy unlinked, each Rego checked and stored", async () => {
@@ -121,6 +121,7 @@ for (const dialect of testDialects()) {
       assert.equal(shown.body.data.attributes.status, 'ready');
       assert.ok(shown.body.data.attributes['status-timestamps']['ready-at']);
       assert.equal(shown.body.data.attributes.error, null);
+      assert.equal(shown.body.data.links.upload, undefined, 'the upload link is gone once the version left pending');
 
       const ids = await policiesOf(api, setId);
       assert.equal(ids.length, 2);
@@ -204,7 +205,9 @@ for (const dialect of testDialects()) {
       const member = await addMember(ctx, org);
       assertError(await member.api.post(`/policy-sets/${setId}/versions`), 403);
       const version = await newVersion(org.owner.api, setId);
-      assertStatus(await member.api.get(`/policy-set-versions/${version.id}`), 200);
+      const read = await member.api.get(`/policy-set-versions/${version.id}`);
+      assertStatus(read, 200);
+      assert.equal(read.body.data.links.upload, undefined, 'a member who may not manage the set never sees its upload link');
       const stranger = await createOrganization(ctx);
       assertError(await stranger.owner.api.get(`/policy-set-versions/${version.id}`), 404);
       assertError(await stranger.owner.api.post(`/policy-sets/${setId}/versions`), 404);

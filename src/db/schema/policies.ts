@@ -49,6 +49,8 @@ export interface PolicySetVersionsTable {
   status_timestamps: string;
   error: string | null;
   upload_token_hash: string;
+  /** Shown in `links.upload` to the set's managers while pending; null once the version left pending. */
+  upload_token: string | null;
   created_at: string;
   updated_at: string;
 }

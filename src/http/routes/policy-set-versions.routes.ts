@@ -26,7 +26,10 @@ export async function policySetVersionsRoutes(app: TypedApp, services: Services)
   app.get(
     '/policy-set-versions/:policy_set_version_id',
     { config: { lookup: 'policy-set-version' }, schema: { params: IdParam('policy_set_version_id'), tags: ['policies'], summary: 'Show a policy set version (pending, ready or errored)' } },
-    async (request, reply) => sendDocument(reply, 200, { data: policySetVersionResource(proofOf(request, 'policy-set-version')) }),
+    async (request, reply) => {
+      const { row, uploadUrl } = proofOf(request, 'policy-set-version');
+      return sendDocument(reply, 200, { data: policySetVersionResource(row, uploadUrl) });
+    },
   );
 
   // As the configuration upload: raw bytes of any content type, the URL's token checked before a byte is read,

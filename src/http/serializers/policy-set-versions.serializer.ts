@@ -3,8 +3,8 @@ import type { Resource } from '../jsonapi.js';
 import type { PolicySetVersionRow } from '../../policies/policy-set-versions.repository.js';
 
 /**
- * Type `policy-set-versions`, as HCP serves it (source `tfe-api`: Teamstage has no VCS ingress). `links.upload` is
- * shown once, in the create response: its token is stored only as a hash.
+ * Type `policy-set-versions`, as HCP serves it (source `tfe-api`: Teamstage has no VCS ingress). `links.upload`:
+ * while pending, to the set's managers only (policy-set-versions.service.ts decides).
  */
 export function policySetVersionResource(row: PolicySetVersionRow, uploadUrl?: string): Resource {
   return {
