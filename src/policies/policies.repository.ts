@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { FEATURE_SETS_WITH_POLICIES } from '../access/editions.js';
-import type { Database, PoliciesTable, PolicySetsTable } from '../db/schema.js';
+import type { Database, PoliciesTable, PolicySetsTable, PolicySetVersionsTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
 import { lockOrganizationRow } from '../organizations/organization-row-lock.js';
 
@@ -15,6 +15,12 @@ export interface PolicySetRelations {
   policyIds: string[];
   workspaceIds: string[];
   excludedWorkspaceIds: string[];
+}
+
+/** A set's newest version and its current one (the newest that became ready), when it has them. */
+export interface SetVersions {
+  newest?: PolicySetVersionsTable;
+  current?: PolicySetVersionsTable;
 }
 
 /** What an evaluation needs of one set that applies to a workspace: the set and its policies, texts included. */
@@ -132,6 +138,24 @@ export class PoliciesRepository {
       (row.excluded === 1 ? rel.excludedWorkspaceIds : rel.workspaceIds).push(row.workspace_id);
     }
     return relations;
+  }
+
+  /** Each set's newest and current versions (newest first by creation; the id breaks a tie). */
+  async versionsOf(setIds: readonly string[]): Promise<Map<string, SetVersions>> {
+    const versions = new Map<string, SetVersions>(setIds.map((id) => [id, {}]));
+    if (setIds.length === 0) return versions;
+    for (const status of [undefined, 'ready'] as const) {
+      let query = this.db.selectFrom('policy_set_versions').selectAll().where('policy_set_id', 'in', [...setIds]);
+      if (status) query = query.where('status', '=', status);
+      // Only the first row per set is wanted; sets hold few versions a page of sets reads.
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      for (const row of rows) {
+        const entry = versions.get(row.policy_set_id)!;
+        if (status === undefined) entry.newest ??= row;
+        else entry.current ??= row;
+      }
+    }
+    return versions;
   }
 
   /** The set with its policies and workspaces, in one transaction. */

@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../db/database.js';
 import type { PolicyEngine, RegoVersion } from './opa-engine.js';
 import { enforcementLevelOf, policyKindOf, policyNameProblem, type PolicyInput, type PolicyKind } from './policy-input.js';
 import { provenVisible, provenWritable, type Visible, type Writable } from '../access/lookup-proofs.js';
-import type { PoliciesRepository, PolicySetRelations, PolicySetRow, PolicySummary } from './policies.repository.js';
+import type { PoliciesRepository, PolicySetRelations, PolicySetRow, PolicySummary, SetVersions } from './policies.repository.js';
 
 /** A thing found for the caller before its request body is read (404 first), with the caller's context. */
 export interface Found<T> {
@@ -20,6 +20,8 @@ export interface Found<T> {
 export interface PolicySetView {
   set: PolicySetRow;
   relations: PolicySetRelations;
+  /** HCP's `newest-version` (the last created) and `current-version` (the last that became ready). */
+  versions: SetVersions;
 }
 
 export interface PolicySetInput {
@@ -156,8 +158,7 @@ export class PoliciesService {
 
   async listSets({ organization }: OrganizationContext, page: PageRequest, search?: string, kind?: string): Promise<Page<PolicySetView>> {
     const { rows, total } = await this.policies.setsOf(organization.name, page.offset, page.size, search, kind === undefined ? undefined : policyKindOf(kind));
-    const relations = await this.policies.relationsOf(rows.map((row) => row.id));
-    return pageOf(page, rows.map((set) => ({ set, relations: relations.get(set.id)! })), total);
+    return pageOf(page, await this.viewsOf(rows), total);
   }
 
   async createSet(context: OrganizationContext, input: PolicySetInput, relations: PolicySetRelations): Promise<PolicySetView> {
@@ -178,7 +179,7 @@ export class PoliciesService {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
-    return { set, relations: (await this.policies.relationsOf([set.id])).get(set.id)! };
+    return (await this.viewsOf([set]))[0]!;
   }
 
   async visibleSet(principal: Principal, setId: string): Promise<Visible<Found<PolicySetRow>>> {
@@ -194,7 +195,7 @@ export class PoliciesService {
   }
 
   async showSet({ row }: Visible<Found<PolicySetRow>>): Promise<PolicySetView> {
-    return { set: row, relations: (await this.policies.relationsOf([row.id])).get(row.id)! };
+    return (await this.viewsOf([row]))[0]!;
   }
 
   async updateSet(found: Visible<Found<PolicySetRow>>, input: PolicySetInput): Promise<PolicySetView> {
@@ -216,7 +217,14 @@ export class PoliciesService {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
-    return { set: { ...found.row, ...changes }, relations: (await this.policies.relationsOf([found.row.id])).get(found.row.id)! };
+    return (await this.viewsOf([{ ...found.row, ...changes }]))[0]!;
+  }
+
+  private async viewsOf(sets: PolicySetRow[]): Promise<PolicySetView[]> {
+    const ids = sets.map((set) => set.id);
+    const relations = await this.policies.relationsOf(ids);
+    const versions = await this.policies.versionsOf(ids);
+    return sets.map((set) => ({ set, relations: relations.get(set.id)!, versions: versions.get(set.id)! }));
   }
 
   async deleteSet(found: Visible<Found<PolicySetRow>>): Promise<void> {

@@ -191,6 +191,27 @@ for (const dialect of testDialects()) {
       assert.equal(policy.body.data.attributes['enforcement-level'], 'hard-mandatory');
     });
 
+    it("the set shows its newest version and its current one (the newest that became ready), and includes them", async () => {
+      const org = await createOrganization(ctx);
+      const api = org.owner.api;
+      const { setId } = await opaSet(org);
+      const bare = await api.get(`/policy-sets/${setId}`);
+      assert.equal(bare.body.data.relationships['newest-version'], undefined);
+      assert.equal(bare.body.data.relationships['current-version'], undefined);
+
+      const first = await newVersion(api, setId);
+      const second = await newVersion(api, setId);
+      assert.equal((await put(first.upload, tarGz([{ path: 'policies.hcl', text: 'policy "a" { query = "data.a.deny" }' }, { path: 'a.rego', text: 'package a\ndeny contains 1 if { false }\n' }]))).status, 200);
+      const shown = await api.get(`/policy-sets/${setId}?include=newest-version,current-version`);
+      assertStatus(shown, 200);
+      assert.deepEqual(shown.body.data.relationships['newest-version'].data, { id: second.id, type: 'policy-set-versions' });
+      assert.deepEqual(shown.body.data.relationships['current-version'].data, { id: first.id, type: 'policy-set-versions' });
+      const included = new Map((shown.body.included as Array<{ id: string; attributes: { status: string } }>).map((r) => [r.id, r.attributes.status]));
+      assert.deepEqual(Object.fromEntries(included), { [second.id]: 'pending', [first.id]: 'ready' });
+      const listed = await api.get(`/organizations/${org.name}/policy-sets?include=current-version`);
+      assert.deepEqual(listed.body.included.map((r: { id: string }) => r.id), [first.id]);
+    });
+
     it('unknown ids are 404 before any body; only managers create versions; members read them', async () => {
       const org = await createOrganization(ctx);
       const { setId } = await opaSet(org);

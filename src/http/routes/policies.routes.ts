@@ -17,9 +17,10 @@ import { parseInclude } from '../include.js';
 import type { Resource } from '../jsonapi.js';
 import type { Query } from '../querystring.js';
 import { workspaceResource } from '../serializers/workspaces.serializer.js';
+import { policySetVersionResource } from '../serializers/policy-set-versions.serializer.js';
 
-/** What `include` may name on policy sets (HCP's projects and versions are not served here). */
-const POLICY_SET_INCLUDES = ['workspaces', 'workspace-exclusions'] as const;
+/** What `include` may name on policy sets (HCP's projects are not served here). */
+const POLICY_SET_INCLUDES = ['workspaces', 'workspace-exclusions', 'newest-version', 'current-version'] as const;
 
 const Enforce = Type.Optional(
   Type.Array(Type.Object({ path: NullableString(1000), mode: NullableString(100) }), { maxItems: 10 }),
@@ -80,16 +81,20 @@ async function readRego(payload: IncomingMessage, declaredLength: string | undef
 export async function policiesRoutes(app: TypedApp, services: Services): Promise<void> {
   const { policiesService, config, workspacesService } = services;
 
-  /** `include=workspaces` / `workspace-exclusions` of policy set documents: the workspaces, once each, that the caller may read. */
-  const includedWorkspaces = async (context: OrganizationContext, views: PolicySetView[], query: Query): Promise<Resource[]> => {
+  /** `include=workspaces` / `workspace-exclusions` (the workspaces, once each, that the caller may read) and `newest-version` / `current-version`. */
+  const includedResources = async (context: OrganizationContext, views: PolicySetView[], query: Query): Promise<Resource[]> => {
     const include = parseInclude(query, POLICY_SET_INCLUDES);
     const ids = new Set<string>();
-    for (const { relations } of views) {
+    const versions = new Map<string, Resource>();
+    for (const { relations, versions: setVersions } of views) {
       if (include.has('workspaces')) relations.workspaceIds.forEach((id) => ids.add(id));
       if (include.has('workspace-exclusions')) relations.excludedWorkspaceIds.forEach((id) => ids.add(id));
+      for (const version of [include.has('newest-version') ? setVersions.newest : undefined, include.has('current-version') ? setVersions.current : undefined]) {
+        if (version) versions.set(version.id, policySetVersionResource(version));
+      }
     }
     const related = await workspacesService.related(context, [...ids]);
-    return related.map((view) => workspaceResource(view.workspace, view.standing));
+    return [...related.map((view) => workspaceResource(view.workspace, view.standing)), ...versions.values()];
   };
 
   app.get(
@@ -169,7 +174,7 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
       const page = parsePage(request.query);
       const found = proofOf(request, 'organization');
       const result = await policiesService.listSets(found, page, request.query['search[name]'] || undefined, request.query['filter[kind]'] || undefined);
-      const included = await includedWorkspaces(found, result.items, request.query);
+      const included = await includedResources(found, result.items, request.query);
       return sendDocument(reply, 200, listDocument(request, config.baseUrl, result, policySetResource, included));
     },
   );
@@ -198,7 +203,7 @@ export async function policiesRoutes(app: TypedApp, services: Services): Promise
     async (request, reply) => {
       const found = proofOf(request, 'policy-set');
       const view = await policiesService.showSet(found);
-      const included = await includedWorkspaces(found.context, [view], request.query);
+      const included = await includedResources(found.context, [view], request.query);
       return sendDocument(reply, 200, { data: policySetResource(view), ...(included.length > 0 ? { included } : {}) });
     },
   );

@@ -33,7 +33,7 @@ export function policyResource(policy: PolicySummary): Resource {
 }
 
 /** Type `policy-sets` (OPA, API-managed: no VCS, no versions). */
-export function policySetResource({ set, relations }: PolicySetView): Resource {
+export function policySetResource({ set, relations, versions }: PolicySetView): Resource {
   return {
     id: set.id,
     type: 'policy-sets',
@@ -58,6 +58,8 @@ export function policySetResource({ set, relations }: PolicySetView): Resource {
       workspaces: { data: relations.workspaceIds.map((id) => ({ id, type: 'workspaces' })) },
       'workspace-exclusions': { data: relations.excludedWorkspaceIds.map((id) => ({ id, type: 'workspaces' })) },
       projects: { data: [] },
+      ...(versions.newest ? { 'newest-version': { data: { id: versions.newest.id, type: 'policy-set-versions' } } } : {}),
+      ...(versions.current ? { 'current-version': { data: { id: versions.current.id, type: 'policy-set-versions' } } } : {}),
     },
     links: { self: `/api/v2/policy-sets/${set.id}` },
   };
