@@ -7,6 +7,7 @@ import type { Principal } from '../core/principal.js';
 import { withTimestamps } from '../core/status-timestamps.js';
 import type { Database } from '../db/schema.js';
 import { hashToken } from '../identity/token-secrets.js';
+import { provenVisible, type Visible } from '../access/lookup-proofs.js';
 import type { Found, PoliciesService } from './policies.service.js';
 import type { PolicySetRow } from './policies.repository.js';
 import { PolicyArchiveProblem, readPolicyArchive, type PolicyArchiveLimits } from './policy-archive.js';
@@ -56,7 +57,7 @@ export class PolicySetVersionsService {
     this.archiveLimits = { maxEntries: 1000, maxFileBytes: maxBytes, maxInflatedBytes: 32 * maxBytes };
   }
 
-  async create(found: Found<PolicySetRow>): Promise<CreatedPolicySetVersion> {
+  async create(found: Visible<Found<PolicySetRow>>): Promise<CreatedPolicySetVersion> {
     this.policies.requireSetWrite(found.context);
     // 32 random bytes: as strong as an API token; only its hash is stored.
     const uploadToken = randomBytes(32).toString('base64url');
@@ -74,12 +75,12 @@ export class PolicySetVersionsService {
    * while it is pending and the caller may manage the set (HCP shows `links.upload` on reads; go-tfe uploads
    * to the link it read). A member who only reads the set never sees it: it would let them replace its policies.
    */
-  async visible(principal: Principal, id: string): Promise<{ row: PolicySetVersionRow; uploadUrl?: string }> {
+  async visible(principal: Principal, id: string): Promise<Visible<{ row: PolicySetVersionRow; uploadUrl?: string }>> {
     const row = await this.versions.findById(id);
     if (!row) throw Errors.policySetVersionNotFound();
     const set = await this.policies.visibleSet(principal, row.policy_set_id);
-    if (row.status !== 'pending' || row.upload_token === null || !this.policies.maySetWrite(set.context)) return { row };
-    return { row, uploadUrl: this.uploadUrlOf(row.upload_token) };
+    if (row.status !== 'pending' || row.upload_token === null || !this.policies.maySetWrite(set.context)) return provenVisible({ row });
+    return provenVisible({ row, uploadUrl: this.uploadUrlOf(row.upload_token) });
   }
 
   private uploadUrlOf(uploadToken: string): string {
