@@ -1,0 +1,61 @@
+/**
+ * The run page's plan JSON (src/web/runs/plan-json-cache.ts): asked for once per plan, so the request the run
+ * page starts beside the run's own requests is the one the structured view then shows; a failed answer is
+ * not kept (the view asks again); only a finished plan with changes is asked for.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ApiClient } from '../../src/web/api/api-client.js';
+import type { Phase } from '../../src/web/runs/run-types.js';
+import { planJson, showsPlanChanges } from '../../src/web/runs/plan-json-cache.js';
+
+function fakeApi(answer: (path: string) => Promise<unknown>): { api: ApiClient; asked: string[] } {
+  const asked: string[] = [];
+  const refuse = () => Promise.reject(new Error('not used'));
+  const api: ApiClient = {
+    get: <T>(path: string) => {
+      asked.push(path);
+      return answer(path) as Promise<T>;
+    },
+    post: refuse,
+    patch: refuse,
+    delete: refuse,
+    putText: refuse,
+  };
+  return { api, asked };
+}
+
+test('one request per plan: the prefetch and the view share it; another plan asks again', async () => {
+  const { api, asked } = fakeApi(async (path) => ({ path }));
+  const first = planJson(api, 'plan-1');
+  const again = planJson(api, 'plan-1');
+  assert.equal(first, again);
+  assert.deepEqual(await again, { path: '/plans/plan-1/json-output' });
+  assert.deepEqual(asked, ['/plans/plan-1/json-output']);
+  await planJson(api, 'plan/2');
+  assert.deepEqual(asked, ['/plans/plan-1/json-output', '/plans/plan%2F2/json-output']);
+  const other = fakeApi(async () => ({}));
+  await planJson(other.api, 'plan/2');
+  assert.equal(other.asked.length, 1, 'a new session (another token) does not reuse the answer');
+});
+
+test('a failed answer reads as no JSON and is asked for again next time', async () => {
+  let fail = true;
+  const { api, asked } = fakeApi(async () => {
+    if (fail) throw new Error('connection dropped');
+    return { resource_changes: [] };
+  });
+  assert.equal(await planJson(api, 'plan-3'), null);
+  fail = false;
+  assert.deepEqual(await planJson(api, 'plan-3'), { resource_changes: [] });
+  assert.equal(asked.length, 2);
+});
+
+test('only a finished plan with changes is fetched', () => {
+  const plan = (status: string, hasChanges: boolean, type = 'plans') => ({ id: 'p', type, attributes: { status, 'has-changes': hasChanges } }) as unknown as Phase;
+  assert.equal(showsPlanChanges(plan('finished', true)), true);
+  assert.equal(showsPlanChanges(plan('finished', false)), false);
+  assert.equal(showsPlanChanges(plan('running', true)), false);
+  assert.equal(showsPlanChanges(plan('finished', true, 'applies')), false);
+  assert.equal(showsPlanChanges(undefined), false);
+});
