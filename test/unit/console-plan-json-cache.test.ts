@@ -1,7 +1,7 @@
 /**
  * The run page's plan JSON (src/web/runs/plan-json-cache.ts): asked for once per plan, so the request the run
  * page starts beside the run's own requests is the one the structured view then shows; a failed answer is
- * not kept (the view asks again); only a finished plan with changes is asked for.
+ * kept only when the server refused (404), not when the connection or the server failed; only a finished plan with changes is asked for.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -32,16 +32,26 @@ test('one request per plan: the prefetch and the view share it; another plan ask
   assert.equal(other.asked.length, 1, 'a new session (another token) does not reuse the answer');
 });
 
-test('a failed answer reads as no JSON and is asked for again next time', async () => {
-  let fail = true;
+test('a refusal (no JSON: 404) is kept, not asked for at every poll', async () => {
   const { api, asked } = fakeApi(async () => {
-    if (fail) throw new Error('connection dropped');
+    throw Object.assign(new Error('not found'), { status: 404 });
+  });
+  assert.equal(await planJson(api, 'plan-4'), null);
+  assert.equal(await planJson(api, 'plan-4'), null);
+  assert.equal(asked.length, 1);
+});
+
+test('a failed answer (no connection, a server error) reads as no JSON and is asked for again next time', async () => {
+  const failures = [new Error('connection dropped'), Object.assign(new Error('unavailable'), { status: 503 })];
+  const { api, asked } = fakeApi(async () => {
+    const failure = failures.shift();
+    if (failure) throw failure;
     return { resource_changes: [] };
   });
   assert.equal(await planJson(api, 'plan-3'), null);
-  fail = false;
+  assert.equal(await planJson(api, 'plan-3'), null);
   assert.deepEqual(await planJson(api, 'plan-3'), { resource_changes: [] });
-  assert.equal(asked.length, 2);
+  assert.equal(asked.length, 3);
 });
 
 test('only a finished plan with changes is fetched', () => {

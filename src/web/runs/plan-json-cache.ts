@@ -16,9 +16,12 @@ let kept: { api: Getter; planId: string; json: Promise<unknown> } | null = null;
 /** The plan's JSON, or null when it has none (the no-op executor's is empty; a server without it answers 404). */
 export function planJson(api: Getter, planId: string): Promise<unknown> {
   if (kept && kept.api === api && kept.planId === planId) return kept.json;
-  const json: Promise<unknown> = api.get<unknown>(`/plans/${encodeURIComponent(planId)}/json-output`).catch(() => {
-    // Not kept: the next time the view opens asks again (a dropped connection is not the plan's answer).
-    if (kept?.json === json) kept = null;
+  const json: Promise<unknown> = api.get<unknown>(`/plans/${encodeURIComponent(planId)}/json-output`).catch((error: unknown) => {
+    // A refusal (404: no JSON) is the plan's answer and is kept, or every poll would ask again; a dropped
+    // connection or a server error is not: the next time the view opens asks again.
+    const status = (error as { status?: unknown } | null)?.status;
+    const refused = typeof status === 'number' && status >= 400 && status < 500;
+    if (!refused && kept?.json === json) kept = null;
     return null;
   });
   kept = { api, planId, json };
