@@ -29,8 +29,12 @@ export function App() {
     async (token: string) => {
       const api = createApiClient(token, () => signOut('Your token is no longer accepted; sign in again.'));
       try {
-        const account = await api.get<Document<AccountAttributes>>('/account/details');
-        const organizations = await api.get<ListDocument<OrganizationAttributes>>('/organizations', { 'page[size]': '100' });
+        // Together, not one after the other: every page (a run's plan above all) waits for both. Both are
+        // settled before an error is shown, so a refused token's second answer cannot replace that error.
+        const [account, organizations] = await bothOrFirstError(
+          api.get<Document<AccountAttributes>>('/account/details'),
+          api.get<ListDocument<OrganizationAttributes>>('/organizations', { 'page[size]': '100' }),
+        );
         saveToken(token);
         const session: Session = {
           api,
@@ -68,6 +72,13 @@ export function App() {
       <Shell session={state.session} />
     </SessionContext.Provider>
   );
+}
+
+async function bothOrFirstError<A, B>(first: Promise<A>, second: Promise<B>): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
 }
 
 function Shell(props: { session: Session }) {

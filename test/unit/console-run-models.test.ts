@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { groupBySeverity, severityOf } from '../../src/web/runs/outcome-groups.js';
-import { plannedChanges } from '../../src/web/runs/plan-changes-model.js';
+import { plannedChanges, plannedOutputs } from '../../src/web/runs/plan-changes-model.js';
 
 const outcome = (id: string, tags: unknown) => ({ id, attributes: { tags } });
 
@@ -46,4 +46,15 @@ test('plan changes: no-op and read left out, delete+create is a replace, destruc
   ]);
   assert.deepEqual(plannedChanges({}), []);
   assert.deepEqual(plannedChanges(null), []);
+});
+
+test('planned changes and outputs keep localeCompare order within an action (case, digits, punctuation)', () => {
+  const addresses = ['b.Z', 'b.a', 'a["x"]', 'a[10]', 'a[2]', 'A.b', 'a.b', 'module.m.b', 'module.M.a', 'é.x', 'e.y'];
+  const plan = {
+    resource_changes: addresses.map((address) => ({ address, change: { actions: ['update'] } })),
+    output_changes: Object.fromEntries(addresses.map((name) => [name, { actions: ['create'] }])),
+  };
+  const expected = [...addresses].sort((a, b) => a.localeCompare(b));
+  assert.deepEqual(plannedChanges(plan).map((change) => change.address), expected);
+  assert.deepEqual(plannedOutputs(plan).map((output) => output.name), expected);
 });

@@ -4,6 +4,7 @@ import { useApi } from '../api/use-api';
 import { ErrorNotice } from '../components/page-states';
 import { parseAnsi } from './ansi-log';
 import { PlanChanges } from './plan-changes';
+import { showsPlanChanges } from './plan-json-cache';
 import type { Phase } from './run-types';
 
 /** A plan's or apply's resource counts (+ additions, ~ changes, − destructions) and its log once it has one. */
@@ -20,7 +21,7 @@ export function PhaseDetails(props: { phase: Phase; kind: 'plan' | 'apply' }) {
           {(attributes['resource-imports'] ?? 0) > 0 && <span>{attributes['resource-imports']} to import</span>}
         </p>
       )}
-      {props.kind === 'plan' && attributes.status === 'finished' && attributes['has-changes'] && <PlanChanges planId={props.phase.id} />}
+      {props.kind === 'plan' && showsPlanChanges(props.phase) && <PlanChanges planId={props.phase.id} />}
       {attributes['log-read-url'] && <PhaseLog url={attributes['log-read-url']} status={attributes.status} kind={props.kind} />}
     </>
   );

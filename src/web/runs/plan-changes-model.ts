@@ -19,6 +19,8 @@ export interface PlannedChange {
 
 
 const ORDER: Record<ChangeAction, number> = { delete: 0, replace: 1, update: 2, create: 3, forget: 4 };
+/** The order of `localeCompare`, made once: a plan of thousands of changes is sorted on the run page's first paint. */
+const BY_NAME = new Intl.Collator();
 
 export function plannedChanges(planJson: unknown, list: 'resource_changes' | 'resource_drift' = 'resource_changes'): PlannedChange[] {
   const entries = (planJson as Record<string, unknown> | null)?.[list];
@@ -34,7 +36,7 @@ export function plannedChanges(planJson: unknown, list: 'resource_changes' | 're
     if (action) changes.push({ address, action, change, ...(typeof reason === 'string' ? { reason } : {}) });
   }
   // The destructive ones first: they are what a reviewer must not miss.
-  return changes.sort((a, b) => ORDER[a.action] - ORDER[b.action] || a.address.localeCompare(b.address));
+  return changes.sort((a, b) => ORDER[a.action] - ORDER[b.action] || BY_NAME.compare(a.address, b.address));
 }
 
 /** The plan's output changes by name (`output_changes`), no-ops left out, in name order. */
@@ -46,7 +48,7 @@ export function plannedOutputs(planJson: unknown): { name: string; action: Chang
     const action = Array.isArray(change?.actions) ? actionOf(change.actions.map(String)) : null;
     if (action) changed.push({ name, action, change });
   }
-  return changed.sort((a, b) => a.name.localeCompare(b.name));
+  return changed.sort((a, b) => BY_NAME.compare(a.name, b.name));
 }
 
 function actionOf(actions: string[]): ChangeAction | null {

@@ -1,9 +1,9 @@
-import { useState } from 'preact/hooks';
-import { segment } from '../api/api-client';
+import { useMemo, useState } from 'preact/hooks';
 import { useApi } from '../api/use-api';
 import { useSession } from '../session/session-context';
 import { attributeRows, valueRow, type AttributeRow, type Shown } from './plan-attributes-model';
 import { plannedChanges, plannedOutputs, type ChangeAction, type PlannedChange } from './plan-changes-model';
+import { planJson } from './plan-json-cache';
 
 const FIRST_FEW = 10;
 /** Past the first few, changes are shown a page at a time: a plan of thousands of resources stays quick. */
@@ -20,11 +20,15 @@ const SIGNS: Record<ChangeAction, string> = { create: '+', update: '~', delete: 
 export function PlanChanges(props: { planId: string }) {
   const { api } = useSession();
   // A plan with no JSON (the no-op executor's is empty, a server without it answers 404) shows nothing.
-  const plan = useApi(() => api.get<unknown>(`/plans/${segment(props.planId)}/json-output`).catch(() => null), [props.planId]);
-  if (plan.state !== 'ok') return null;
-  const changes = plannedChanges(plan.data);
-  const drift = plannedChanges(plan.data, 'resource_drift');
-  const outputs = plannedOutputs(plan.data);
+  // Usually already on its way: the run page asked for it with the run (plan-json-cache.ts).
+  const plan = useApi(() => planJson(api, props.planId), [props.planId]);
+  // Built once per plan, not at every poll of the run page (a plan of thousands of changes is sorted here).
+  const model = useMemo(
+    () => (plan.state === 'ok' ? { changes: plannedChanges(plan.data), drift: plannedChanges(plan.data, 'resource_drift'), outputs: plannedOutputs(plan.data) } : null),
+    [plan.state, plan.data],
+  );
+  if (!model) return null;
+  const { changes, drift, outputs } = model;
   if (changes.length === 0 && drift.length === 0 && outputs.length === 0) return null;
   return (
     <>

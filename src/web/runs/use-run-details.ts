@@ -4,6 +4,7 @@ import { segment, type ApiClient } from '../api/api-client';
 import type { Document, ListDocument, Resource } from '../api/jsonapi-types';
 import { useApi } from '../api/use-api';
 import { OPEN_POLICY_EVALUATION_STATUSES } from '../../shared/policy-evaluation-statuses.js';
+import { planJson, showsPlanChanges } from './plan-json-cache';
 import type { EvaluationWithSets, PolicyEvaluationView, PolicySetOutcomeView } from './policy-findings';
 import { awaitsPerson, isRunSettled, type Phase, type Run, type StageName, type TaskResult, type TaskStage } from './run-types';
 
@@ -32,6 +33,9 @@ async function loadRun(api: ApiClient, runId: string): Promise<RunDetails> {
     const id = (ref as { id?: string } | null | undefined)?.id;
     return id ? included.find((resource) => resource.id === id) : undefined;
   };
+  // The structured plan's JSON (megabytes on a large plan) starts now, beside the stage requests and the first render.
+  const plan = byRef(related('plan')) as Phase | undefined;
+  if (showsPlanChanges(plan)) void planJson(api, plan.id);
   const stageRefs = (related('task-stages') as { id: string }[] | undefined) ?? [];
   // One request per stage (a run has at most four) brings the stage and its results.
   const stageDocuments = await Promise.all(
@@ -49,7 +53,7 @@ async function loadRun(api: ApiClient, runId: string): Promise<RunDetails> {
   return {
     run: document.data as Run,
     workspace: byRef(related('workspace')) as RunDetails['workspace'],
-    plan: byRef(related('plan')) as Phase | undefined,
+    plan,
     apply: byRef(related('apply')) as Phase | undefined,
     stages: stageDocuments.map((stageDocument) => stageDocument.data as TaskStage),
     results,
