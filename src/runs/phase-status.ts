@@ -68,7 +68,21 @@ function followRun(runStatus: RunStatus, previous: Phases): Phases {
       return { plan: stopped(previous.plan, 'canceled'), apply: stopped(previous.apply, 'canceled') };
     case 'discarded':
       return { plan: stopped(previous.plan, 'unreachable'), apply: stopped(previous.apply, 'unreachable') };
-    default:
+    // Statuses that move no phase (PHASE_MOVING_STATUSES leaves them out); listed so a new status must choose.
+    case 'pending':
+    case 'pre_plan_running':
+    case 'pre_plan_completed':
+    case 'pre_plan_awaiting_decision':
+    case 'post_plan_running':
+    case 'post_plan_completed':
+    case 'post_plan_awaiting_decision':
+    case 'confirmed':
+    case 'pre_apply_running':
+    case 'pre_apply_completed':
+    case 'pre_apply_awaiting_decision':
+    case 'post_apply_running':
+    case 'post_apply_completed':
+    case 'post_apply_awaiting_decision':
       return previous;
   }
 }

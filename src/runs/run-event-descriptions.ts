@@ -47,7 +47,19 @@ export function describeRunStatus(status: RunStatus, actor: Actor | null | undef
       return `Canceled${by}`;
     case 'errored':
       return `Errored: ${reason ?? 'the run errored'}`;
-    default:
+    // Worded above (stageOfStatus); listed so that a new status does not compile without its words.
+    case 'pre_plan_running':
+    case 'pre_plan_completed':
+    case 'pre_plan_awaiting_decision':
+    case 'post_plan_running':
+    case 'post_plan_completed':
+    case 'post_plan_awaiting_decision':
+    case 'pre_apply_running':
+    case 'pre_apply_completed':
+    case 'pre_apply_awaiting_decision':
+    case 'post_apply_running':
+    case 'post_apply_completed':
+    case 'post_apply_awaiting_decision':
       return status;
   }
 }

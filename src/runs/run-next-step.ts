@@ -112,8 +112,23 @@ export function nextStep(run: RunSnapshot, stages: readonly StageSnapshot[]): Ru
       return step(status, 'start_apply', facts);
     case 'applying':
       return run.agent ? { kind: 'wait', reason: 'agent' } : { kind: 'execute-apply' };
-    default:
-      // Unreachable for a consistent run; erroring beats spinning.
+    // Reached only by an inconsistent run: a stage status whose stage row is gone or done (handled above when it
+    // holds), an apply that neither enters its stage nor finishes, a final status isFinished did not end.
+    // Erroring beats spinning. Listed, not a `default`, so a new status must say what it does.
+    case 'pre_plan_running':
+    case 'pre_plan_awaiting_decision':
+    case 'post_plan_running':
+    case 'post_plan_awaiting_decision':
+    case 'pre_apply_running':
+    case 'pre_apply_awaiting_decision':
+    case 'post_apply_running':
+    case 'post_apply_awaiting_decision':
+    case 'post_apply_completed':
+    case 'applied':
+    case 'planned_and_finished':
+    case 'discarded':
+    case 'errored':
+    case 'canceled':
       return step(status, 'error', facts);
   }
 }
