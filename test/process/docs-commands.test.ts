@@ -104,24 +104,10 @@ describe("docs: the README's walk-through with curl, then docs/pipeline.md's ste
       .replaceAll('127.0.0.1:8080', `127.0.0.1:${server.port}`)
       .replaceAll('127.0.0.1:8090', `127.0.0.1:${servicePort}`);
     // The service step starts `node examples/run-task-service/server.mjs &`: PORT tells it the free port.
-    const shell = spawn('bash', ['-c', `${script}\necho "TASK=$TASK WS=$WS POOL=$POOL"`], {
-      cwd: workDir,
-      env: { PATH: process.env.PATH ?? '', HOME: workDir, PORT: String(servicePort) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    shell.stdout.on('data', (chunk) => (output += chunk));
-    shell.stderr.on('data', (chunk) => (output += chunk));
-    const killer = setTimeout(() => process.kill(-shell.pid!, 'SIGKILL'), 120_000);
-    const code = await new Promise<number | null>((resolve) => shell.on('close', resolve));
-    clearTimeout(killer);
-    // The example service the step started in the background goes with the shell's process group.
-    try {
-      process.kill(-shell.pid!, 'SIGTERM');
-    } catch {
-      // already gone
-    }
+    // Run as typed in a terminal (no `set -e`): every answer is checked below instead.
+    const shell = runShell(`${script}\necho "TASK=$TASK WS=$WS POOL=$POOL"`, workDir, { PORT: String(servicePort) }, []);
+    const code = await shell.exited;
+    const output = shell.output();
     assert.equal(code, 0, output);
     assert.doesNotMatch(output, /"errors"/, 'an answer in the walk-through was an error');
     const ids = /TASK=(task-\S+) WS=(ws-\S+) POOL=(apool-\S+)/.exec(output);
@@ -151,13 +137,17 @@ describe("docs: the README's walk-through with curl, then docs/pipeline.md's ste
   });
 });
 
-/** Runs `script` in bash from `cwd` in a process group of its own; `stop` ends the group (a server it started). */
-function runShell(script: string, cwd: string, env: Record<string, string>) {
-  const shell = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+/**
+ * Runs `script` in bash from `cwd` in a process group of its own (bash `flags`: `-euo pipefail` unless given).
+ * `exited` answers the shell's exit code once the shell has exited and whatever it left running in the
+ * background (the example service) is stopped, so its output is whole; bounded at 120 s. `stop` signals
+ * the group (a server the script runs in the foreground).
+ */
+function runShell(script: string, cwd: string, env: Record<string, string>, flags = ['-euo', 'pipefail']) {
+  const shell = spawn('bash', [...flags, '-c', script], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   shell.stdout.on('data', (chunk) => (output += chunk));
   shell.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => shell.on('close', resolve));
   const stop = (signal: NodeJS.Signals) => {
     try {
       process.kill(-shell.pid!, signal);
@@ -165,6 +155,15 @@ function runShell(script: string, cwd: string, env: Record<string, string>) {
       // already gone
     }
   };
+  const closed = new Promise<void>((resolve) => shell.on('close', () => resolve()));
+  const exited = (async () => {
+    const killer = setTimeout(() => stop('SIGKILL'), 120_000);
+    const code = await new Promise<number | null>((resolve) => shell.on('exit', resolve));
+    stop('SIGTERM'); // what it started in the background holds its output pipes open
+    await closed;
+    clearTimeout(killer);
+    return code;
+  })();
   return { exited, output: () => output, stop };
 }
 
