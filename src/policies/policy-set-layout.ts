@@ -1,3 +1,4 @@
+import { ENFORCEMENT_LEVELS, SENTINEL_ENFORCEMENT_LEVELS } from '../shared/enforcement-levels.js';
 import type { PolicyLevel } from './policy-outcomes.js';
 import { PolicyArchiveProblem } from './policy-archive.js';
 import { policyNameProblem, type PolicyKind } from './policy-input.js';
@@ -18,7 +19,7 @@ interface Block {
   attributes: Map<string, string>;
 }
 
-const LEVELS: Record<PolicyKind, readonly string[]> = { opa: ['advisory', 'mandatory'], sentinel: ['advisory', 'soft-mandatory', 'hard-mandatory'] };
+const LEVELS: Record<PolicyKind, readonly string[]> = { opa: ENFORCEMENT_LEVELS, sentinel: SENTINEL_ENFORCEMENT_LEVELS };
 const ATTRIBUTES: Record<PolicyKind, readonly string[]> = { opa: ['query', 'enforcement_level', 'description'], sentinel: ['source', 'enforcement_level', 'description'] };
 
 /**
