@@ -11,7 +11,7 @@
  * variable sets) and `delete` (a workspace's deletion goes with its settings, as for `admin` workspace access).
  */
 import { FIXED_LEVELS, type CustomKeys, type WorkspaceGrant } from './workspace-access.js';
-import { PROJECT_ACCESS_LEVELS, type ProjectAccessLevel } from '../shared/project-access-levels.js';
+import { isProjectAccessLevel, PROJECT_ACCESS_LEVELS, type ProjectAccessLevel } from '../shared/project-access-levels.js';
 
 export { PROJECT_ACCESS_LEVELS, type ProjectAccessLevel };
 
@@ -148,10 +148,10 @@ function mergeKeys<T extends object>(
  */
 export function mergeProjectGrant(current: ProjectGrant | undefined, input: ProjectGrantInput): { grant?: ProjectGrant; problem?: ProjectGrantProblem } {
   const access = input.access ?? current?.access;
-  if (typeof access !== 'string' || !(PROJECT_ACCESS_LEVELS as readonly string[]).includes(access)) {
+  if (!isProjectAccessLevel(access)) {
     return { problem: { attribute: 'access', detail: `access must be one of ${PROJECT_ACCESS_LEVELS.join(', ')}` } };
   }
-  const level = access as ProjectAccessLevel;
+  const level = access;
   if (level !== 'custom') return { grant: { access: level, ...structuredClone(FIXED_PROJECT_LEVELS[level]) } };
   const base = current?.access === 'custom' ? current : CUSTOM_PROJECT_DEFAULTS;
   const project = mergeKeys(base.project, input['project-access'], PROJECT_KEY_VALUES, [], 'project-access');
@@ -162,9 +162,9 @@ export function mergeProjectGrant(current: ProjectGrant | undefined, input: Proj
 }
 
 /** A stored row's grant (migration 046's columns). */
-export function projectGrantOfRow(row: { access: string; project_access: string; workspace_access: string }): ProjectGrant {
+export function projectGrantOfRow(row: { access: ProjectAccessLevel; project_access: string; workspace_access: string }): ProjectGrant {
   return {
-    access: row.access as ProjectAccessLevel,
+    access: row.access,
     project: { ...CUSTOM_PROJECT_DEFAULTS.project, ...(JSON.parse(row.project_access) as Partial<ProjectKeys>) },
     workspace: { ...CUSTOM_PROJECT_DEFAULTS.workspace, ...(JSON.parse(row.workspace_access) as Partial<ProjectWorkspaceKeys>) },
   };

@@ -10,7 +10,7 @@
  * `permissions`), so the tfe provider reads back what it wrote.
  */
 
-import { CUSTOM_DEFAULTS, CUSTOM_KEY_VALUES, FLAG_KEYS, WORKSPACE_ACCESS_LEVELS, type CustomKeys, type FlagKey, type RankedKey, type WorkspaceAccessLevel } from '../shared/workspace-access-keys.js';
+import { CUSTOM_DEFAULTS, CUSTOM_KEY_VALUES, FLAG_KEYS, isWorkspaceAccessLevel, WORKSPACE_ACCESS_LEVELS, type CustomKeys, type FlagKey, type RankedKey, type WorkspaceAccessLevel } from '../shared/workspace-access-keys.js';
 
 // The levels and keys are shared with the console (src/shared/workspace-access-keys.ts); what they grant is here.
 export { CUSTOM_DEFAULTS, CUSTOM_KEY_VALUES, FLAG_KEYS, WORKSPACE_ACCESS_LEVELS, type CustomKeys, type FlagKey, type RankedKey, type WorkspaceAccessLevel };
@@ -75,10 +75,10 @@ const LABELS: Record<RankedKey | FlagKey, string> = {
  */
 export function mergeGrant(current: WorkspaceGrant | undefined, input: GrantInput): { grant?: WorkspaceGrant; problem?: GrantProblem } {
   const access = input.access ?? current?.access;
-  if (typeof access !== 'string' || !(WORKSPACE_ACCESS_LEVELS as readonly string[]).includes(access)) {
+  if (!isWorkspaceAccessLevel(access)) {
     return { problem: { attribute: 'access', detail: `access must be one of ${WORKSPACE_ACCESS_LEVELS.join(', ')}` } };
   }
-  const level = access as WorkspaceAccessLevel;
+  const level = access;
   const sent = ([...Object.keys(CUSTOM_KEY_VALUES), ...FLAG_KEYS] as Array<RankedKey | FlagKey>).filter((key) => input[key] !== undefined && input[key] !== null);
   if (level !== 'custom') {
     const first = sent[0];
@@ -107,15 +107,15 @@ function pick(grant: WorkspaceGrant): CustomKeys {
 
 /** A stored row's grant (migration 034's columns). */
 export function grantOfRow(row: {
-  access: string; runs: string; variables: string; state_versions: string; sentinel_mocks: string;
-  workspace_locking: number; run_tasks: number; policy_overrides: number;
+  access: WorkspaceAccessLevel; runs: CustomKeys['runs']; variables: CustomKeys['variables']; state_versions: CustomKeys['state-versions'];
+  sentinel_mocks: CustomKeys['sentinel-mocks']; workspace_locking: number; run_tasks: number; policy_overrides: number;
 }): WorkspaceGrant {
   return {
-    access: row.access as WorkspaceAccessLevel,
-    runs: row.runs as CustomKeys['runs'],
-    variables: row.variables as CustomKeys['variables'],
-    'state-versions': row.state_versions as CustomKeys['state-versions'],
-    'sentinel-mocks': row.sentinel_mocks as CustomKeys['sentinel-mocks'],
+    access: row.access,
+    runs: row.runs,
+    variables: row.variables,
+    'state-versions': row.state_versions,
+    'sentinel-mocks': row.sentinel_mocks,
     'workspace-locking': row.workspace_locking === 1,
     'run-tasks': row.run_tasks === 1,
     'policy-overrides': row.policy_overrides === 1,

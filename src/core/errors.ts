@@ -4,6 +4,7 @@
  * plain data, so this layer knows nothing of HTTP (titles and documents are http/error-document.ts). The kinds
  * of error it builds (one per status) are error-kinds.ts.
  */
+import type { PolicyKind } from '../shared/policy-kinds.js';
 import { ApiError, BadRequest, Conflict, Forbidden, InvalidAttribute, NotFound, PayloadTooLarge, StatusError, Unauthorized, Unprocessable, type ErrorSource } from './error-kinds.js';
 
 export { ApiError, type ErrorSource } from './error-kinds.js';
@@ -139,7 +140,7 @@ export const Errors = {
   policyEnforcementLevelRequired: (levels: readonly string[]) =>
     new InvalidAttribute('/data/attributes/enforcement-level', `the enforcement level is required: ${levels.join(', ')}`),
   /** `pointer`: `enforcement-level`, or `enforce/0/mode` when the level came in the older form. */
-  invalidPolicyEnforcementLevel: (pointer: string, kind: 'opa' | 'sentinel', levels: readonly string[], level: string) =>
+  invalidPolicyEnforcementLevel: (pointer: string, kind: PolicyKind, levels: readonly string[], level: string) =>
     new InvalidAttribute(pointer, `${kind === 'opa' ? 'an OPA' : 'a Sentinel'} policy's enforcement level is ${levels.join(' or ')}, not ${JSON.stringify(level)}`),
   policyQueryRequired: () => new InvalidAttribute('/data/attributes/query', 'an OPA policy needs its query (e.g. data.terraform.deny)'),
   policyQueryEmpty: () => new InvalidAttribute('/data/attributes/query', 'the query cannot be empty'),

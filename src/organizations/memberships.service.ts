@@ -1,7 +1,6 @@
 import { nowIso } from '../core/clock.js';
 import { provenVisible, provenWritable, type Visible, type Writable } from '../access/lookup-proofs.js';
 import { isUniqueViolation } from '../db/database.js';
-import type { MembershipStatus } from '../db/schema.js';
 import { Errors } from '../core/errors.js';
 import { pageOf, type Page, type PageRequest } from '../core/page.js';
 import { newId } from '../core/ids.js';
@@ -123,7 +122,7 @@ export class MembershipsService {
       throw Errors.invalidMembershipStatusFilter();
     }
     const { rows, total } = await this.memberships.list(
-      { organizationName: organization.name, q: options.q, status: options.status as MembershipStatus | undefined, emails: options.emails },
+      { organizationName: organization.name, q: options.q, status: options.status, emails: options.emails },
       options.page.offset,
       options.page.size,
     );

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { FEATURE_SETS_WITH_POLICIES } from '../access/editions.js';
 import type { Database, PoliciesTable, PolicySetsTable, PolicySetVersionsTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
+import type { PolicyKind } from '../shared/policy-kinds.js';
 import { lockOrganizationRow } from '../organizations/organization-row-lock.js';
 
 export type PolicyRow = PoliciesTable;
@@ -59,7 +60,7 @@ export class PoliciesRepository {
   }
 
   /** `kind`: HCP's `filter[kind]` (opa or sentinel). */
-  async policiesOf(organizationName: string, offset: number, limit: number, search?: string, kind?: string): Promise<{ rows: PolicySummary[]; total: number }> {
+  async policiesOf(organizationName: string, offset: number, limit: number, search?: string, kind?: PolicyKind): Promise<{ rows: PolicySummary[]; total: number }> {
     let query = this.summaries().where('policies.organization_name', '=', organizationName);
     let count = this.db.selectFrom('policies').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_name', '=', organizationName);
     if (kind) {
@@ -111,7 +112,7 @@ export class PoliciesRepository {
     return this.db.selectFrom('policy_sets').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async setsOf(organizationName: string, offset: number, limit: number, search?: string, kind?: string): Promise<{ rows: PolicySetRow[]; total: number }> {
+  async setsOf(organizationName: string, offset: number, limit: number, search?: string, kind?: PolicyKind): Promise<{ rows: PolicySetRow[]; total: number }> {
     let query = this.db.selectFrom('policy_sets').selectAll().where('organization_name', '=', organizationName);
     let count = this.db.selectFrom('policy_sets').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_name', '=', organizationName);
     if (kind) {

@@ -82,7 +82,7 @@ export class PoliciesService {
       if (isUniqueViolation(error)) throw Errors.nameTaken();
       throw error;
     }
-    return { ...row, uploaded: false, policy_set_count: 0 } as PolicySummary;
+    return { ...row, uploaded: false, policy_set_count: 0 };
   }
 
   /** The policy, for a caller who may see it (any member of its organization); else 404. */
@@ -102,7 +102,7 @@ export class PoliciesService {
 
   async updatePolicy(found: Visible<Found<PolicySummary>>, input: PolicyInput): Promise<PolicySummary> {
     this.requireWrite(found.context, 'policy');
-    const kind = found.row.kind as PolicyKind;
+    const kind = found.row.kind;
     if (kind === 'opa' && input.query !== undefined && input.query.trim() === '') throw Errors.policyQueryEmpty();
     const level = enforcementLevelOf(input, false, kind);
     const changes = {
@@ -236,7 +236,7 @@ export class PoliciesService {
   async changeRelations(found: Visible<Found<PolicySetRow>>, change: 'add' | 'remove', relations: Partial<PolicySetRelations>): Promise<void> {
     this.requireWrite(found.context, 'policy-set');
     if (change === 'add') {
-      await this.checkRelations(found.context, relations, found.row.kind as PolicyKind);
+      await this.checkRelations(found.context, relations, found.row.kind);
       await this.policies.linkNow(found.row.id, relations);
     } else {
       await this.policies.unlink(found.row.id, relations);

@@ -1,5 +1,8 @@
 import { Errors } from '../core/errors.js';
 import { ENFORCEMENT_LEVELS, SENTINEL_ENFORCEMENT_LEVELS, type PolicyLevel } from '../shared/enforcement-levels.js';
+import { DEFAULT_POLICY_KIND, isPolicyKind, type PolicyKind } from '../shared/policy-kinds.js';
+
+export { DEFAULT_POLICY_KIND, type PolicyKind };
 
 /** A policy's attributes as go-tfe and the tfe provider send them (`enforce` is the older form of `enforcement-level`). */
 export interface PolicyInput {
@@ -11,12 +14,8 @@ export interface PolicyInput {
   enforce?: Array<{ path?: string | null; mode?: string | null }>;
 }
 
-/** The policy kinds HCP serves; a policy or set created without one is `sentinel`, as HCP's API defaults it. */
-export type PolicyKind = 'opa' | 'sentinel';
-export const DEFAULT_POLICY_KIND: PolicyKind = 'sentinel';
-
 /** Each kind's enforcement levels, as HCP names them (Sentinel's soft-mandatory may be overridden, hard may not). */
-const LEVELS: Record<PolicyKind, readonly PolicyLevel[]> = {
+export const LEVELS_OF_KIND: Record<PolicyKind, readonly PolicyLevel[]> = {
   opa: ENFORCEMENT_LEVELS,
   sentinel: SENTINEL_ENFORCEMENT_LEVELS,
 };
@@ -24,7 +23,7 @@ const LEVELS: Record<PolicyKind, readonly PolicyLevel[]> = {
 /** The kind an input names (missing: HCP's default), or a 422 for one HCP does not have. */
 export function policyKindOf(kind: string | undefined): PolicyKind {
   const value = kind ?? DEFAULT_POLICY_KIND;
-  if (value !== 'opa' && value !== 'sentinel') throw Errors.unknownPolicyKind(value);
+  if (!isPolicyKind(value)) throw Errors.unknownPolicyKind(value);
   return value;
 }
 
@@ -41,18 +40,19 @@ export function enforcementLevelOf(input: PolicyInput, required: boolean, kind: 
   }
   const level = direct ?? viaEnforce;
   if (level === undefined || level === null) {
-    if (required) throw Errors.policyEnforcementLevelRequired(LEVELS[kind]);
+    if (required) throw Errors.policyEnforcementLevelRequired(LEVELS_OF_KIND[kind]);
     return undefined;
   }
   if (!isLevelOf(kind, level)) {
     const pointer = direct !== undefined ? '/data/attributes/enforcement-level' : '/data/attributes/enforce/0/mode';
-    throw Errors.invalidPolicyEnforcementLevel(pointer, kind, LEVELS[kind], level);
+    throw Errors.invalidPolicyEnforcementLevel(pointer, kind, LEVELS_OF_KIND[kind], level);
   }
   return level;
 }
 
-function isLevelOf(kind: PolicyKind, level: string): level is PolicyLevel {
-  return (LEVELS[kind] as readonly string[]).includes(level);
+/** Whether `level` is one of `kind`'s levels (an OPA policy is never soft-mandatory). */
+export function isLevelOf(kind: PolicyKind, level: string): level is PolicyLevel {
+  return (LEVELS_OF_KIND[kind] as readonly string[]).includes(level);
 }
 
 /** HCP's rule for policy and policy set names: letters, digits, `-` and `_`, at most 100 characters. */

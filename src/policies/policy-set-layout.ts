@@ -1,7 +1,6 @@
-import { ENFORCEMENT_LEVELS, SENTINEL_ENFORCEMENT_LEVELS } from '../shared/enforcement-levels.js';
 import type { PolicyLevel } from './policy-outcomes.js';
 import { PolicyArchiveProblem } from './policy-archive.js';
-import { policyNameProblem, type PolicyKind } from './policy-input.js';
+import { isLevelOf, LEVELS_OF_KIND, policyNameProblem, type PolicyKind } from './policy-input.js';
 
 /** One policy an uploaded policy set version declares. */
 export interface DeclaredPolicy {
@@ -19,7 +18,6 @@ interface Block {
   attributes: Map<string, string>;
 }
 
-const LEVELS: Record<PolicyKind, readonly string[]> = { opa: ENFORCEMENT_LEVELS, sentinel: SENTINEL_ENFORCEMENT_LEVELS };
 const ATTRIBUTES: Record<PolicyKind, readonly string[]> = { opa: ['query', 'enforcement_level', 'description'], sentinel: ['source', 'enforcement_level', 'description'] };
 
 /**
@@ -43,13 +41,13 @@ export function declaredPolicies(kind: PolicyKind, files: ReadonlyMap<string, st
       if (!ATTRIBUTES[kind].includes(key)) throw new PolicyArchiveProblem(`${hclName}: policy ${block.label}: unknown attribute ${key}`);
     }
     const level = block.attributes.get('enforcement_level') ?? 'advisory';
-    if (!LEVELS[kind].includes(level)) throw new PolicyArchiveProblem(`${hclName}: policy ${block.label}: enforcement_level is ${LEVELS[kind].join(' or ')}, not ${JSON.stringify(level)}`);
+    if (!isLevelOf(kind, level)) throw new PolicyArchiveProblem(`${hclName}: policy ${block.label}: enforcement_level is ${LEVELS_OF_KIND[kind].join(' or ')}, not ${JSON.stringify(level)}`);
     const query = kind === 'opa' ? block.attributes.get('query') ?? '' : '';
     if (kind === 'opa' && query.trim() === '') throw new PolicyArchiveProblem(`${hclName}: policy ${block.label} needs its query (e.g. data.terraform.deny)`);
     const path = kind === 'opa' ? `${block.label}.rego` : normalizedSource(block.attributes.get('source'), block.label);
     const text = files.get(path);
     if (text === undefined) throw new PolicyArchiveProblem(`${hclName}: policy ${block.label}: the archive has no ${path}`);
-    return { name: block.label, description: block.attributes.get('description') ?? null, query, level: level as PolicyLevel, text };
+    return { name: block.label, description: block.attributes.get('description') ?? null, query, level, text };
   });
 }
 

@@ -11,7 +11,6 @@ import { provenVisible, type Visible } from '../access/lookup-proofs.js';
 import type { Found, PoliciesService } from './policies.service.js';
 import type { PolicySetRow } from './policies.repository.js';
 import { PolicyArchiveProblem, readPolicyArchive, type PolicyArchiveLimits } from './policy-archive.js';
-import type { PolicyKind } from './policy-input.js';
 import { declaredPolicies } from './policy-set-layout.js';
 import type { CheckedPolicy, PolicySetVersionRow, PolicySetVersionsRepository } from './policy-set-versions.repository.js';
 
@@ -104,7 +103,7 @@ export class PolicySetVersionsService {
     let checked: CheckedPolicy[] = [];
     try {
       const files = await readPolicyArchive(archive.read(), this.archiveLimits);
-      checked = await this.checked(set, declaredPolicies(set.kind as PolicyKind, files));
+      checked = await this.checked(set, declaredPolicies(set.kind, files));
     } catch (error) {
       if (!(error instanceof PolicyArchiveProblem)) throw error;
       problem = error.message;

@@ -29,7 +29,9 @@
  *   again, then passes, and the policy evaluations that held it become `overridden`); with fewer it keeps
  *   awaiting the others.
  */
-import { AWAITING_OVERRIDE } from './task-stage-statuses.js';
+import type { EnforcementLevel } from './enforcement-levels.js';
+import type { PolicyHold } from './policy-evaluation-statuses.js';
+import { AWAITING_OVERRIDE, type ResultStatus, type StageStatus } from './task-stage-statuses.js';
 
 /** What holds a stage: a mandatory run task that failed, a mandatory policy that failed in an overridable set. */
 export interface StageHolds {
@@ -57,18 +59,18 @@ export interface OverrideCaller {
 
 /** A run task result of the stage, as the rule needs it. */
 export interface OverrideResultFacts {
-  status: string;
-  enforcementLevel: string;
+  status: ResultStatus;
+  enforcementLevel: EnforcementLevel;
   /** Its workspace task's `required-approvals` when the run was created. */
   requiredApprovals: number;
 }
 
 /** The stage as the rule needs it, read under the stage's lock when the override is decided. */
 export interface OverrideStageFacts {
-  status: string;
+  status: StageStatus;
   results: readonly OverrideResultFacts[];
   /** The `hold` of each of its policy evaluations (`none`, `override`, `fail`, `error`). */
-  policyHolds: readonly string[];
+  policyHolds: readonly PolicyHold[];
   /** The workspace's `required-approvals` (1 when it asks for nothing more than the seed). */
   workspaceRequiredApprovals: number;
   /** Who overrode it so far, oldest first, each with their standing as it is now (re-evaluated whenever counted). */

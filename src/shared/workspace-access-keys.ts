@@ -7,6 +7,10 @@
 export const WORKSPACE_ACCESS_LEVELS = ['read', 'plan', 'write', 'admin', 'custom'] as const;
 export type WorkspaceAccessLevel = (typeof WORKSPACE_ACCESS_LEVELS)[number];
 
+export function isWorkspaceAccessLevel(value: unknown): value is WorkspaceAccessLevel {
+  return typeof value === 'string' && (WORKSPACE_ACCESS_LEVELS as readonly string[]).includes(value);
+}
+
 /** Each custom key's values, weakest first (the order decides which of two grants is the stronger). */
 export const CUSTOM_KEY_VALUES = {
   runs: ['read', 'plan', 'apply'],

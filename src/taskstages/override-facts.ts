@@ -24,7 +24,7 @@ export function overrideFactsOf(
   return {
     status: stage.status,
     results: results.map((result) => ({ status: result.status, enforcementLevel: result.enforcement_level, requiredApprovals: Number(result.required_approvals) })),
-    policyHolds: evaluations.map((evaluation) => String(evaluation.hold)),
+    policyHolds: evaluations.map((evaluation) => evaluation.hold),
     workspaceRequiredApprovals: Number(stage.required_approvals),
     overriders: overrides.map((override) => ({ overrider: override.overridden_by, now: approvers.get(override.overridden_by) ?? null })),
     runAuthor: settings?.authorUserId ? `user:${settings.authorUserId}` : null,

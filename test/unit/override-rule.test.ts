@@ -110,7 +110,7 @@ describe('approvals are people: properties over every combination', () => {
 
   it('while a stage awaits, approvals never exceed the distinct people (users) among the overriders where more than one is needed', () => {
     fc.assert(fc.property(stageArb, (any) => {
-      const facts = { ...any, status: 'awaiting_override' };
+      const facts: OverrideStageFacts = { ...any, status: 'awaiting_override' };
       const people = new Set(facts.overriders.filter((p) => isUserKey(p.overrider) && p.now).map((p) => p.overrider));
       if (requiredApprovals(facts) > 1) assert.ok(countedApprovals(facts) <= people.size);
       assert.ok(countedApprovals(facts) <= new Set(facts.overriders.map((p) => p.overrider)).size);
@@ -150,7 +150,7 @@ describe('approvals are people: properties over every combination', () => {
 
   it('the access table and the stage document agree: can-override is exactly "an awaited override of theirs would be approved or already counted"', () => {
     fc.assert(fc.property(callerArb, stageArb, (caller, facts) => {
-      const awaiting = { ...facts, status: 'awaiting_override' };
+      const awaiting: OverrideStageFacts = { ...facts, status: 'awaiting_override' };
       const decision = decideOverride(caller, awaiting);
       if (!caller.readsRuns) return;
       const canOverride = overrideStanding(caller, awaiting).permissions['can-override'];

@@ -1,6 +1,7 @@
 /** OPA policies, policy sets and their evaluations. One area of the database schema; src/db/schema.ts gathers them. */
 import type { PolicyLevel } from '../../shared/enforcement-levels.js';
 import type { PolicyEvaluationStatus, PolicyHold } from '../../shared/policy-evaluation-statuses.js';
+import type { PolicyKind } from '../../shared/policy-kinds.js';
 
 /** Migration 018 (issue 29): an OPA policy; `rego` is null until uploaded. */
 export interface PoliciesTable {
@@ -8,7 +9,7 @@ export interface PoliciesTable {
   organization_name: string;
   name: string;
   description: string | null;
-  kind: string;
+  kind: PolicyKind;
   query: string;
   enforcement_level: PolicyLevel;
   rego: string | null;
@@ -22,7 +23,7 @@ export interface PolicySetsTable {
   organization_name: string;
   name: string;
   description: string | null;
-  kind: string;
+  kind: PolicyKind;
   overridable: number;
   global: number;
   created_at: string;

@@ -1,4 +1,5 @@
 /** Projects and teams' access to them. One area of the database schema; src/db/schema.ts gathers them. */
+import type { ProjectAccessLevel } from '../../shared/project-access-levels.js';
 
 /** An organization's project (migration 045). */
 export interface ProjectsTable {
@@ -25,7 +26,7 @@ export interface TeamProjectsTable {
   team_id: string;
   project_id: string;
   /** `read`, `write`, `maintain`, `admin` or `custom`. */
-  access: string;
+  access: ProjectAccessLevel;
   /** JSON: HCP's project-access keys, every one. */
   project_access: string;
   /** JSON: HCP's workspace-access keys, every one. */

@@ -11,6 +11,7 @@ import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import { relatedId } from '../workspaces/workspace-types';
 import { LEVEL_MEANING, FIXED_PROJECT_ACCESS_LEVELS, type ProjectAccessLevel, type ProjectAttributes, type TeamProjectAttributes } from './project-types';
+import { isProjectAccessLevel } from '../../shared/project-access-levels.js';
 
 /**
  * The team's access to projects (HCP's project team access): listed with the project; changed or removed where
@@ -111,7 +112,7 @@ export function TeamProjectsSection(props: { teamId: string; organization: strin
             {offered.map((item) => <option key={item.id} value={item.id}>{item.attributes.name}</option>)}
           </select>
           <label for="team-project-level">Access</label>
-          <select id="team-project-level" value={level} onChange={(event) => setLevel((event.target as HTMLSelectElement).value as ProjectAccessLevel)}>
+          <select id="team-project-level" value={level} onChange={(event) => { const value = (event.target as HTMLSelectElement).value; if (isProjectAccessLevel(value)) setLevel(value); }}>
             {FIXED_PROJECT_ACCESS_LEVELS.map((option) => <option key={option} value={option}>{`${option}: ${LEVEL_MEANING[option]}`}</option>)}
           </select>
           <SubmitButton busy={add.busy} busyLabel="Giving access…" incomplete={projectId === ''}>Give project access</SubmitButton>

@@ -6,16 +6,19 @@
  * who overrode it so far (`overrides[].overrider`).
  * So someone who already counts is not offered a second Override that the server would refuse (409).
  */
+import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
 import { decideOverride } from '../../shared/override-rule.js';
+import type { PolicyEvaluationStatus } from '../../shared/policy-evaluation-statuses.js';
+import type { ResultStatus, StageStatus } from '../../shared/task-stage-statuses.js';
 
 export interface OfferStage {
-  status: string;
+  status: StageStatus;
   permissions?: { 'can-override'?: boolean; 'can-override-tasks'?: boolean; 'can-override-policy'?: boolean };
   requiredApprovals?: number;
   overriders: string[];
-  results: { status: string; enforcementLevel: string }[];
+  results: { status: ResultStatus; enforcementLevel: EnforcementLevel }[];
   /** Each policy evaluation's status (`failed` holds the stage for an override, `errored` errors it). */
-  evaluationStatuses: string[];
+  evaluationStatuses: PolicyEvaluationStatus[];
 }
 
 /** An earlier approver as the console takes them: still counting (the server's approvals figure is the truth). */

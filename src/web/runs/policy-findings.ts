@@ -5,6 +5,7 @@
  * `policy-set-outcomes` (src/http/serializers/policies.serializer.ts, HCP's spelling). Pure and import-free, so
  * test/unit loads it directly.
  */
+import type { PolicyEvaluationStatus } from '../../shared/policy-evaluation-statuses.js';
 
 /** One policy's outcome inside a set outcome (HCP spells these keys in snake_case). */
 export interface PolicyOutcomeEntry {
@@ -36,7 +37,7 @@ export interface PolicySetOutcomeView {
 
 export interface PolicyEvaluationView {
   id: string;
-  attributes: { status: string; 'result-count': ResultCount | unknown; 'created-at': string; 'updated-at': string };
+  attributes: { status: PolicyEvaluationStatus; 'result-count': ResultCount | unknown; 'created-at': string; 'updated-at': string };
 }
 
 /** An evaluation and the set outcomes it judged (empty until it has judged). */

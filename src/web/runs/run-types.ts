@@ -2,6 +2,7 @@ import type { Resource } from '../api/jsonapi-types';
 import { TASK_STAGE_ORDER, type TaskStageName } from '../../shared/stage-order.js';
 import { isTerminalRunStatus } from '../../shared/run-statuses.js';
 import type { EnforcementLevel } from '../../shared/enforcement-levels.js';
+import type { ResultStatus, StageStatus } from '../../shared/task-stage-statuses.js';
 
 /**
  * Runs, plans, applies, task stages, results and outcomes as /api/v2 serializes them
@@ -44,7 +45,7 @@ export const STAGE_NAMES = TASK_STAGE_ORDER;
 export type StageName = TaskStageName;
 
 export interface TaskStageAttributes {
-  status: string;
+  status: StageStatus;
   stage: StageName;
   'status-timestamps': Timestamps;
   'created-at': string;
@@ -59,7 +60,7 @@ export interface TaskStageAttributes {
 
 export interface TaskResultAttributes {
   message: string | null;
-  status: string;
+  status: ResultStatus;
   'status-timestamps': Timestamps;
   url: string | null;
   'created-at': string;
