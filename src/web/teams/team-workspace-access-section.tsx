@@ -1,18 +1,15 @@
-import { useState } from 'preact/hooks';
 import { getAllPages } from '../api/all-pages';
 import { segment } from '../api/api-client';
 import type { Resource } from '../api/jsonapi-types';
-import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ActionOutcome, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
 import { ListTable } from '../components/list-table';
 import { EmptyState, Loader } from '../components/page-states';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
 import { relatedId, type WorkspaceAttributes } from '../workspaces/workspace-types';
-import { ChangeAccessForm } from './change-access-form';
 import { GrantAccessForm } from './grant-access-form';
+import { AccessRowActions, AccessRowsOutcome, useTeamWorkspaceRows } from './team-workspace-rows';
 import type { Team } from './team-types';
 import { organizationReach } from '../workspaces/organization-reach';
 import { accessWords, type TeamWorkspaceAttributes } from './workspace-access-model';
@@ -35,10 +32,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
     () => getAllPages<WorkspaceAttributes>(api, `/organizations/${segment(organization)}/workspaces`),
     [organization],
   );
-  const [editing, setEditing] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const remove = useAction();
-  const confirmRow = useRowConfirmation(remove.busy);
+  const rows = useTeamWorkspaceRows(accesses);
   const byId = new Map((workspaces.data?.data ?? []).map((workspace) => [workspace.id, workspace]));
   const nameOf = (id: string) => byId.get(id)?.attributes.name ?? id;
   const mayManage = (id: string) => byId.get(id)?.attributes.permissions?.['can-update'] === true;
@@ -49,17 +43,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
   const anyRowManageable = (rows: readonly Resource<TeamWorkspaceAttributes>[]) => rows.some((access) => mayManage(relatedId(access, 'workspace') ?? ''));
   const anyManageable = (workspaces.data?.data ?? []).some((workspace) => workspace.attributes.permissions?.['can-update'] === true);
 
-  async function removeAccess(id: string, workspaceName: string) {
-    setNotice(null);
-    const done = await remove.run(() => api.delete(`/team-workspaces/${segment(id)}`), `${team.attributes.name} no longer has access to ${workspaceName}.`);
-    if (done) {
-      if (editing === id) setEditing(null);
-      accesses.reload();
-    }
-  }
-
   const reach = organizationReach(team.attributes['organization-access'] ?? {});
-  const editingRow = accesses.data?.data.find((access) => access.id === editing);
   return (
     <section aria-labelledby="team-workspace-access-heading">
       <h2 id="team-workspace-access-heading">Workspace access</h2>
@@ -83,18 +67,13 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
                     <td data-label="Workspace">{byId.has(workspaceId) ? <a href={href(paths.workspace(organization, name))}>{name}</a> : name}</td>
                     <td data-label="Access">{accessWords(access.attributes)}</td>
                     {mayManage(workspaceId) ? (
-                      <td class="row-actions">
-                        <button type="button" class="secondary" aria-label={`Change access to ${name}`} onClick={() => (setNotice(null), setEditing(access.id))}>
-                          Change
-                        </button>{' '}
-                        <ConfirmedButton
-                          label="Remove"
-                          accessibleName={`Remove access to ${name}`}
-                          question={`Remove ${team.attributes.name}'s access to ${name}?`}
-                          confirmLabel={`Remove access to ${name} now`}
-                          {...confirmRow(access.id, () => void removeAccess(access.id, name))}
-                        />
-                      </td>
+                      <AccessRowActions
+                        rows={rows}
+                        accessId={access.id}
+                        which={`to ${name}`}
+                        question={`Remove ${team.attributes.name}'s access to ${name}?`}
+                        removed={`${team.attributes.name} no longer has access to ${name}.`}
+                      />
                     ) : (
                       anyRowManageable(document.data) && <td />
                     )}
@@ -105,28 +84,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
           )
         }
       </Loader>
-      <ActionOutcome action={remove} />
-      {notice && (
-        <p role="status" class="notice notice-ok">
-          {notice}
-        </p>
-      )}
-      {editingRow && (
-        <ChangeAccessForm
-          key={editingRow.id}
-          idPrefix="change-workspace-access"
-          accessId={editingRow.id}
-          subject={`${team.attributes.name} to ${nameOf(relatedId(editingRow, 'workspace') ?? '')}`}
-          attributes={editingRow.attributes}
-          onCancel={() => setEditing(null)}
-          onSaved={() => {
-            setEditing(null);
-            remove.clear();
-            setNotice(`Access of ${team.attributes.name} to ${nameOf(relatedId(editingRow, 'workspace') ?? '')} saved.`);
-            accesses.reload();
-          }}
-        />
-      )}
+      <AccessRowsOutcome rows={rows} idPrefix="change-workspace-access" subjectOf={(row) => `${team.attributes.name} to ${nameOf(relatedId(row, 'workspace') ?? '')}`} />
       {workspaces.state === 'ok' && anyManageable && (
         grantable.length === 0 ? (
           <p class="muted">{team.attributes.name} has access to every workspace you administer.</p>
@@ -137,7 +95,7 @@ export function TeamWorkspaceAccessSection(props: { team: Team; organization: st
             pick="Workspace"
             options={grantable}
             relationships={(workspace) => ({ team: team.id, workspace })}
-            onGranted={(workspaceName) => (remove.clear(), setNotice(`${team.attributes.name} now has access to ${workspaceName}.`), accesses.reload())}
+            onGranted={(workspaceName) => rows.announce(`${team.attributes.name} now has access to ${workspaceName}.`)}
           />
         )
       )}

@@ -1,16 +1,13 @@
-import { useState } from 'preact/hooks';
 import { getAllPages } from '../api/all-pages';
 import { segment } from '../api/api-client';
-import { useAction } from '../api/use-action';
 import { useApi } from '../api/use-api';
-import { ActionOutcome, ConfirmedButton, useRowConfirmation } from '../components/form-parts';
 import { ListTable } from '../components/list-table';
 import { EmptyState, Loader } from '../components/page-states';
 import { paths } from '../router/console-paths';
 import { href } from '../router/history-router';
 import { useSession } from '../session/session-context';
-import { ChangeAccessForm } from '../teams/change-access-form';
 import { GrantAccessForm } from '../teams/grant-access-form';
+import { AccessRowActions, AccessRowsOutcome, useTeamWorkspaceRows } from '../teams/team-workspace-rows';
 import type { TeamAttributes } from '../teams/team-types';
 import { accessWords, type TeamWorkspaceAttributes } from '../teams/workspace-access-model';
 import { organizationReach } from './organization-reach';
@@ -34,10 +31,7 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
     () => getAllPages<TeamAttributes>(api, `/organizations/${segment(organization)}/teams`),
     [organization],
   );
-  const [editing, setEditing] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const remove = useAction();
-  const confirmRow = useRowConfirmation(remove.busy);
+  const rows = useTeamWorkspaceRows(accesses);
   const names = new Map((teams.data?.data ?? []).map((team) => [team.id, team.attributes.name]));
   const nameOf = (id: string) => names.get(id) ?? id;
   const granted = new Set((accesses.data?.data ?? []).map((access) => relatedId(access, 'team')));
@@ -48,16 +42,6 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
   });
   const wsName = workspace.attributes.name;
 
-  async function removeAccess(id: string, teamName: string) {
-    setNotice(null);
-    const done = await remove.run(() => api.delete(`/team-workspaces/${segment(id)}`), `${teamName} no longer has access to ${wsName}.`);
-    if (done) {
-      if (editing === id) setEditing(null);
-      accesses.reload();
-    }
-  }
-
-  const editingRow = accesses.data?.data.find((access) => access.id === editing);
   return (
     <section aria-labelledby="workspace-team-access-heading">
       <h2 id="workspace-team-access-heading">Team access</h2>
@@ -75,18 +59,13 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
                     <td data-label="Team">{names.has(teamId) ? <a href={href(paths.team(organization, teamId))}>{name}</a> : name}</td>
                     <td data-label="Access">{accessWords(access.attributes)}</td>
                     {canManage && (
-                      <td class="row-actions">
-                        <button type="button" class="secondary" aria-label={`Change access of ${name}`} onClick={() => (setNotice(null), setEditing(access.id))}>
-                          Change
-                        </button>{' '}
-                        <ConfirmedButton
-                          label="Remove"
-                          accessibleName={`Remove access of ${name}`}
-                          question={`Remove ${name}'s access to ${wsName}?`}
-                          confirmLabel={`Remove access of ${name} now`}
-                          {...confirmRow(access.id, () => void removeAccess(access.id, name))}
-                        />
-                      </td>
+                      <AccessRowActions
+                        rows={rows}
+                        accessId={access.id}
+                        which={`of ${name}`}
+                        question={`Remove ${name}'s access to ${wsName}?`}
+                        removed={`${name} no longer has access to ${wsName}.`}
+                      />
                     )}
                   </tr>
                 );
@@ -95,28 +74,7 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
           )
         }
       </Loader>
-      <ActionOutcome action={remove} />
-      {notice && (
-        <p role="status" class="notice notice-ok">
-          {notice}
-        </p>
-      )}
-      {editingRow && (
-        <ChangeAccessForm
-          key={editingRow.id}
-          idPrefix="change-team-access"
-          accessId={editingRow.id}
-          subject={`${nameOf(relatedId(editingRow, 'team') ?? '')} to ${wsName}`}
-          attributes={editingRow.attributes}
-          onCancel={() => setEditing(null)}
-          onSaved={() => {
-            setEditing(null);
-            remove.clear();
-            setNotice(`Access of ${nameOf(relatedId(editingRow, 'team') ?? '')} to ${wsName} saved.`);
-            accesses.reload();
-          }}
-        />
-      )}
+      <AccessRowsOutcome rows={rows} idPrefix="change-team-access" subjectOf={(row) => `${nameOf(relatedId(row, 'team') ?? '')} to ${wsName}`} />
       {reaching.length > 0 && (
         <>
           <h3 class="subsection">Through organization access</h3>
@@ -144,7 +102,7 @@ export function WorkspaceTeamAccessSection(props: { workspace: Workspace; organi
             pick="Team"
             options={grantable}
             relationships={(team) => ({ team, workspace: workspace.id })}
-            onGranted={(teamName) => (remove.clear(), setNotice(`${teamName} now has access to ${wsName}.`), accesses.reload())}
+            onGranted={(teamName) => rows.announce(`${teamName} now has access to ${wsName}.`)}
           />
         )
       )}
