@@ -119,11 +119,14 @@ for (const dialect of testDialects()) {
         const deleted = await org.owner.api.delete(`/tasks/${task.id}`);
         const attached = await Promise.all(attaching);
         const acknowledged = attached.filter((answer) => answer.status === 201);
-        for (const answer of attached) assert.ok([201, 422].includes(answer.status), answer.text);
+        // Which of the two wins is the race this test makes; once it is known, every answer has one value.
         if (deleted.status === 204) {
-          assert.equal(acknowledged.length, 0, 'the task was deleted, yet an attachment was acknowledged');
+          // The task was gone before any attachment: every one of them is refused, none acknowledged.
+          for (const answer of attached) assertStatus(answer, 422);
         } else {
+          // An attachment came first, so the task stays (the delete is refused) and every attachment is made.
           assertStatus(deleted, 422);
+          for (const answer of attached) assertStatus(answer, 201);
           for (const answer of acknowledged) {
             const workspaceId = answer.body.data.relationships.workspace.data.id;
             assertStatus(await org.owner.api.get(`/workspaces/${workspaceId}/tasks/${answer.body.data.id}`), 200);

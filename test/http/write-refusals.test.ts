@@ -12,8 +12,13 @@ import { createTestApp, testDialects, type TestContext } from '../helpers/test-a
 //
 // SQLite: a full disk without root tricks, through the server's own connection: VACUUM leaves no free
 // page, and `max_page_count` at the current size makes any write that needs a new page fail with
-// SQLITE_FULL, as a full disk does. PostgreSQL: the database turned read-only (as a standby is), and the
+// SQLITE_FULL, as a full disk does. The write the test makes is a workspace whose description is larger
+// than a page: its row spills onto overflow pages, new ones, so the first write after the switch is refused
+// (a small row could still fit in the room its table's last page has left). PostgreSQL: the database turned read-only (as a standby is), and the
 // server's connections dropped so that the new ones get the setting: writes fail with SQLSTATE 25006.
+
+/** The longest description a workspace takes: more than a page of the test database (checked below), so a row with it needs overflow pages of its own. */
+const LARGER_THAN_A_PAGE = 'x'.repeat(10_000);
 
 interface WriteSwitch {
   refuse(): Promise<void>;
@@ -26,6 +31,8 @@ function writeSwitch(ctx: TestContext): WriteSwitch {
     return {
       reason: /disk is full/,
       async refuse() {
+        const { rows } = await sql<{ page_size: number }>`pragma page_size`.execute(ctx.handle.db);
+        assert.ok(rows[0]!.page_size < LARGER_THAN_A_PAGE.length, `a page (${rows[0]!.page_size} bytes) holds the whole row`);
         await sql`vacuum`.execute(ctx.handle.db);
         await sql`pragma max_page_count = 1`.execute(ctx.handle.db); // clamped to the current size
       },
@@ -66,21 +73,15 @@ for (const dialect of testDialects()) {
       const response = await ctx.app.inject({ method: 'GET', url: '/readyz' });
       return { status: response.statusCode, headers: response.headers, body: response.json(), text: response.body };
     };
-    const createTeam = (name: string) =>
-      org.owner.api.post(`/organizations/${org.name}/teams`, { data: { type: 'teams', attributes: { name, description: 'x'.repeat(2000) } } });
+    // A workspace, as its description is stored (a team's is not, as in HCP).
+    const createWorkspace = (name: string) =>
+      org.owner.api.post(`/organizations/${org.name}/workspaces`, { data: { type: 'workspaces', attributes: { name, description: LARGER_THAN_A_PAGE } } });
 
     it('answers writes 503 JSON:API saying why, keeps reads working, and /readyz 503 until a write works again', async () => {
       assert.equal((await readyz()).status, 200);
       await writes.refuse();
       try {
-        // SQLite fills what room its last pages have first: write until the database refuses.
-        let refused;
-        for (let i = 0; i < 300 && !refused; i++) {
-          const response = await createTeam(`full-${i}`);
-          assert.ok(response.status === 200 || response.status === 503, `${response.status}: ${response.text}`);
-          if (response.status === 503) refused = response;
-        }
-        assert.ok(refused, 'the database refused a write');
+        const refused = await createWorkspace('full');
         assertError(refused, 503, writes.reason);
         assert.match(refused.body.errors[0].detail, /try again later/);
 
@@ -96,7 +97,7 @@ for (const dialect of testDialects()) {
         await writes.allow();
       }
       assert.equal((await readyz()).status, 200, 'ready again once a write works');
-      assert.equal((await createTeam('after')).status, 200);
+      assert.equal((await createWorkspace('after')).status, 201);
       assert.equal((await readyz()).status, 200);
     });
 
@@ -121,7 +122,7 @@ for (const dialect of testDialects()) {
         assert.equal(outcome, 'failed');
         assert.deepEqual(uncaught, [], 'no uncaught exception');
         assert.equal((await readyz()).status, 200, 'the pool replaced the connection');
-        assert.equal((await createTeam('after-termination')).status, 200);
+        assert.equal((await createWorkspace('after-termination')).status, 201);
       } finally {
         process.off('uncaughtException', record);
       }
