@@ -41,12 +41,14 @@ export interface PolicySetParametersTable {
   updated_at: string;
 }
 
+/** A policy set version's statuses (HCP's names): pending until its archive is uploaded, then ready or errored. */
+export type PolicySetVersionStatus = 'pending' | 'ready' | 'errored';
+
 /** Migration 049: HCP's policy set versions (the archive is read on upload, never kept). */
 export interface PolicySetVersionsTable {
   id: string;
   policy_set_id: string;
-  /** pending, ready or errored. */
-  status: string;
+  status: PolicySetVersionStatus;
   status_timestamps: string;
   error: string | null;
   upload_token_hash: string;
