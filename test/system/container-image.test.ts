@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
@@ -86,6 +87,15 @@ async function policyEvaluatesInside(client: HttpClient, url: string, ownerToken
   const [judged] = outcome.attributes.outcomes;
   assert.equal(judged.status, 'failed');
   assert.ok(judged.output.some((line: { print: string }) => line.print === 'null_resource.bar would be created'), JSON.stringify(judged));
+}
+
+/** docs/operations.md's ```sh block that names this file as its runner ("Run it in a container"). */
+function documentedBlock(): string {
+  const lines = fs.readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8').split('\n');
+  const marker = lines.indexOf('<!-- commands run by: test/system/container-image.test.ts -->');
+  assert.ok(marker >= 0 && lines[marker + 1] === '```sh', "docs/operations.md's container block and its marker");
+  const end = lines.indexOf('```', marker + 2);
+  return lines.slice(marker + 2, end).join('\n');
 }
 
 const SITE_TOKEN_SHOWN = /"msg":"Site admin token \(shown once, also saved to \/data\/site-token\)","token":"([^"]+)"/g;
@@ -170,5 +180,47 @@ describe('container image', { timeout: 1_200_000 }, () => {
     await podman(['stop', '--time', '10', container]);
 
     console.log(`image ${image}: ${(size / 1024 / 1024).toFixed(0)} MiB; start to ready ${startToReadyMs} ms; SIGTERM to exit ${stopMs} ms`);
+  });
+
+  it("runs docs/operations.md's container commands as written: start, token, restart, backup, copy off, restore", { skip: hasPodman ? false : 'podman is not installed' }, async () => {
+    assert.ok((await podman(['image', 'exists', image]).then(() => true, () => false)), 'the image the test above built');
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'teamstage-docs-image-'));
+    const docsContainer = `${container}-docs`;
+    const docsVolume = `${volume}-docs`;
+    const port = await freePort();
+    const today = new Date().toISOString().slice(0, 10);
+    // The only changes to the text: this test's image, container, volume and loopback port (other tests run
+    // beside it), /backups in this test's folder, the example backup's date today's. podman gets the flags
+    // the note below the block gives for hosts with hybrid cgroups (scripts/podman-flags.sh), as the test above,
+    // and `podman logs` first waits (60 s at most) for the server to answer /readyz, as a person reading the
+    // token does: straight after `podman run -d` the server has not started yet, and the log is empty.
+    const local = documentedBlock()
+      .replaceAll('localhost/teamstage:latest', image)
+      .replaceAll('teamstage-data:', `${docsVolume}:`)
+      .replaceAll('volume create teamstage-data', `volume create ${docsVolume}`)
+      .replace(/(--name |podman (?:logs|stop|start|exec) )teamstage\b/g, `$1${docsContainer}`)
+      .replaceAll('teamstage:/data/', `${docsContainer}:/data/`)
+      .replaceAll('-p 8080:8080', `-p 127.0.0.1:${port}:8080`)
+      .replaceAll('/backups/', `${workDir}/backups/`)
+      .replaceAll('2026-11-24', today);
+    assert.doesNotMatch(local, /(?<![\w/.-])teamstage(?![\w.-])/, `a name left to change:\n${local}`);
+    const flags = [...podmanFlags].join(' ');
+    const script = [
+      `ready() { for _ in $(seq 300); do curl -sf http://127.0.0.1:${port}/readyz >/dev/null && return 0; sleep 0.2; done; echo 'not ready within 60 s' >&2; return 1; }`,
+      `podman() { case "$1" in run) shift; command podman ${flags} run ${runLimits.join(' ')} "$@" ;; logs) ready && command podman ${flags} "$@" ;; *) command podman ${flags} "$@" ;; esac; }`,
+      local,
+    ].join('\n');
+    fs.mkdirSync(path.join(workDir, 'backups'));
+    try {
+      const output = await run('bash', ['-euo', 'pipefail', '-c', script], 300_000);
+      assert.equal([...output.matchAll(SITE_TOKEN_SHOWN)].length, 1, `podman logs shows the site token once:\n${output}`);
+      assert.ok(fs.existsSync(path.join(workDir, 'backups', `backup-${today}.sqlite`)), `the backup copied off the volume:\n${output}`);
+      assert.match(output, /^restored \/data\/teamstage\.sqlite \(integrity_check ok\)$/m, 'restore says what it restored');
+      await waitReady(`http://127.0.0.1:${port}`, 60_000);
+    } finally {
+      await podman(['rm', '--force', '--time', '0', docsContainer]).catch(() => {});
+      await podman(['volume', 'rm', '--force', docsVolume]).catch(() => {});
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
   });
 });
