@@ -5,7 +5,8 @@
  *
  * Here organization A has 10 runs × 6 policies that loop until the 3 s time limit stops them, 60 evaluations
  * queued, and organization B's run with one trivial policy is judged (its stage's start to its evaluation's end,
- * server timestamps) within the bound of its share (CASES): with the default share (half the slots) within one
+ * server timestamps) within the bound of its share (CASES), over and above what its evaluation took alone on this
+ * machine: with the default share (half the slots) within one
  * evaluation time limit; where A may fill every slot (TEAMSTAGE_POLICY_PER_ORGANIZATION = the slots), after
  * waiting at most one limit, plus the half second the engine allows a process past it before killing it, for the
  * first slot that frees, then its own evaluation, however much A has queued (policies/fair-slots.ts, the policy
@@ -105,9 +106,12 @@ for (const dialect of testDialects()) for (const { share, perOrganization, flood
         `${pending} of the flooder's ${FLOOD_RUNS} evaluations still open when it was judged; limit ${LIMIT_MS} ms`);
       assert.equal(duringJudged.status, 'passed');
       assert.ok(pending >= FLOOD_RUNS - 2, `the flood was still queued when the victim was judged (${pending} open)`);
-      // The bound of the mechanism (see CASES). Before, the victim waited for the flood (12 s).
-      assert.ok(duringJudged.ms <= boundMs,
-        `judged in ${duringJudged.ms} ms (${aloneJudged.ms} ms alone), more than ${boundMs} ms: it waited for more than its share allows (limit ${LIMIT_MS} ms)`);
+      // The bound of the mechanism (see CASES), above the victim's own evaluation as this machine ran it alone: on a
+      // loaded CI machine a trivial evaluation alone took 2.5 s, so an absolute bound measured the machine. Before the
+      // shares, the victim waited for the flood (12 s here, more than 30 s for all of it).
+      const allowedMs = boundMs + aloneJudged.ms;
+      assert.ok(duringJudged.ms <= allowedMs,
+        `judged in ${duringJudged.ms} ms (${aloneJudged.ms} ms alone), more than ${allowedMs} ms: it waited for more than its share allows (limit ${LIMIT_MS} ms)`);
     });
   });
 }

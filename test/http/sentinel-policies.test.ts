@@ -93,7 +93,10 @@ for (const dialect of testDialects()) {
   describe(`Sentinel policies (${dialect})`, { timeout: 180_000 }, () => {
     let ctx: TestContext;
     before(async () => {
-      ctx = await createTestApp(dialect, { TEAMSTAGE_OPA_PATH: opaPath(), TEAMSTAGE_POLICY_TIMEOUT: '3' });
+      // A time limit far above any compile or evaluation here, even on a loaded machine: nothing in these tests is
+      // about the limit (policy-fair-shares and the opa-engine unit test are), and a loaded CI machine took over 3 s
+      // to compile the upload below.
+      ctx = await createTestApp(dialect, { TEAMSTAGE_OPA_PATH: opaPath(), TEAMSTAGE_POLICY_TIMEOUT: '30' });
     });
     after(async () => ctx.close());
 
