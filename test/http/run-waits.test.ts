@@ -50,7 +50,7 @@ for (const dialect of testDialects()) {
       return shown.body.meta['wait-token'] as string;
     };
 
-    it('answers within 200 ms of a status change, not before it; the new token differs', async () => {
+    it('answers at a status change, not before it and not at the end of its wait; the new token differs', async () => {
       const { runId, planId } = await queuedAgentRun();
       const token = await tokenOf(api, runId);
       const started = performance.now();
@@ -67,7 +67,9 @@ for (const dialect of testDialects()) {
       assert.equal(answer.body.data.attributes.status, 'planning');
       assert.notEqual(answer.body.meta['wait-token'], token);
       assert.ok(at - started >= 290, `answered before the change (${Math.round(at - started)} ms)`);
-      assert.ok(at - changedAt < 200, `answered ${Math.round(at - changedAt)} ms after the change`);
+      // Half the 5 s wait: a read that missed the change answers at the wait's end. Not a time of this machine's
+      // (the answer normally comes within a few ms of the claim).
+      assert.ok(at - changedAt < 2500, `answered ${Math.round(at - changedAt)} ms after the change`);
       assert.equal(ctx.services.runWaits.waiting, 0);
     });
 

