@@ -115,9 +115,9 @@ for (const dialect of testDialects()) {
         assert.equal(error500.source?.pointer, '/data/attributes/url');
         assert.doesNotMatch(error500.detail!, /500/);
         assert.equal(assertError(await post(redirecting.url), 422).detail, error500.detail);
-        const started = Date.now();
+        // The slow service answers 200 after 1.5 s: only a request given up after TEAMSTAGE_TASK_REQUEST_TIMEOUT
+        // (0.3 s here) is refused, so the 422 is the timeout's proof (a bound in ms would measure this machine).
         assert.equal(assertError(await post(slow.url), 422).detail, error500.detail);
-        assert.ok(Date.now() - started < 1400, 'gives up after TEAMSTAGE_TASK_REQUEST_TIMEOUT');
         assert.equal(assertError(await post(`http://127.0.0.1:${closedPort}/hook`), 422).detail, error500.detail);
         const listed = await org.owner.api.get(`/organizations/${org.name}/tasks`);
         assert.deepEqual(listed.body.data, []);

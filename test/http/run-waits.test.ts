@@ -85,7 +85,8 @@ for (const dialect of testDialects()) {
       started = performance.now();
       const stale = await api.get(`/runs/${runId}?wait=5&wait-token=not-the-token`);
       assert.equal(stale.body.meta['wait-token'], token);
-      assert.ok(performance.now() - started < 1000, 'a client behind the server gets the run at once');
+      // Half the 5 s wait asked for (here and below): a read that waited answers at its end.
+      assert.ok(performance.now() - started < 2500, 'a client behind the server gets the run at once');
 
       started = performance.now();
       const fromNow = await api.get(`/runs/${runId}?wait=0.3`);
@@ -103,7 +104,7 @@ for (const dialect of testDialects()) {
       const started = performance.now();
       const missing = await api.get('/runs/run-doesnotexist1234?wait=5');
       assert.equal(missing.status, 404);
-      assert.ok(performance.now() - started < 1000);
+      assert.ok(performance.now() - started < 2500);
       // Asked for an hour, waits at most the 5 s configured here.
       const token = await tokenOf(api, runId);
       const asked = performance.now();
