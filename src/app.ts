@@ -136,7 +136,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     },
   });
 
-  registerAuthentication(app, { authenticator: services.authenticator, failures, tokenUsage: services.tokenUsage });
+  registerAuthentication(app, { authenticator: services.authenticator, failures, tokenUsage: services.tokenUsage, teamReads: services.teamReadsWithCredential });
   answerUnroutedBeforeBody(app);
   continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);
