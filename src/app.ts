@@ -126,6 +126,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     done(null, payload);
   });
   app.decorateRequest('found', undefined);
+  app.decorateRequest('teamReadAhead', undefined);
 
   await app.register(swagger, {
     openapi: {
