@@ -101,7 +101,7 @@ async function tokensAndTeams(databaseUrl: string, seeded: Seeded, count: number
 }
 
 /**
- * `count` team tokens of the owners team and `count` of a team that may see every team (manage-teams), made
+ * `count` team tokens of the owners team and `count` of a team that may see every team (manage-teams with access-secret-teams), made
  * through the API as a client would (POST /teams/:id/authentication-tokens, the multi-token kind): the rows
  * per token kind (issue 39), since each kind takes its own path to the caller's standing.
  */
@@ -117,7 +117,7 @@ async function teamTokens(url: string, seeded: Seeded, ownersTeamId: string, cou
     return JSON.parse(text) as { data: { id: string; attributes: { token?: string } } };
   };
   const readers = await call('POST', `/organizations/${seeded.organization}/teams`, {
-    data: { type: 'teams', attributes: { name: 'bench-readers', visibility: 'secret', 'organization-access': { 'manage-teams': true, 'manage-membership': true } } },
+    data: { type: 'teams', attributes: { name: 'bench-readers', visibility: 'secret', 'organization-access': { 'manage-teams': true, 'manage-membership': true, 'access-secret-teams': true } } },
   });
   const tokensOf = async (teamId: string) => {
     const tokens: string[] = [];
@@ -174,7 +174,7 @@ export async function mixedScenarios(context: {
     mixed: 'mixed: 95% GET /teams/:id of distinct teams + 5% PATCH',
     mixedOwners: 'mixed: 95% GET /teams/:id of distinct teams + 5% PATCH, owners-team tokens',
     reads: 'reads: 100% GET /teams/:id of distinct teams',
-    readsTeam: 'reads: 100% GET /teams/:id of distinct teams, team tokens (a manage-teams team)',
+    readsTeam: 'reads: 100% GET /teams/:id of distinct teams, team tokens (a manage-teams team with access-secret-teams)',
     readsOwners: 'reads: 100% GET /teams/:id of distinct teams, owners-team tokens',
     search: 'reads: a page of GET /organizations/:org/teams?q= over distinct queries',
     many: 'many callers: the mix over 500 tokens, rate limit on',
