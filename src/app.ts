@@ -126,6 +126,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     done(null, payload);
   });
   app.decorateRequest('found', undefined);
+  app.decorateRequest('teamReadAhead', undefined);
 
   await app.register(swagger, {
     openapi: {
@@ -136,7 +137,7 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     },
   });
 
-  registerAuthentication(app, { authenticator: services.authenticator, failures, tokenUsage: services.tokenUsage });
+  registerAuthentication(app, { authenticator: services.authenticator, failures, tokenUsage: services.tokenUsage, teamReads: services.teamReadsWithCredential });
   answerUnroutedBeforeBody(app);
   continueAfterCredentials(app);
   await registerRateLimit(app, config.rateLimit);

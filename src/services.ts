@@ -15,6 +15,7 @@ import { OrganizationsRepository } from './organizations/organizations.repositor
 import { OrganizationsService } from './organizations/organizations.service.js';
 import { TeamMembersService } from './teams/team-members.service.js';
 import { TeamsRepository } from './teams/teams.repository.js';
+import { TeamReadsWithCredential } from './teams/team-read-with-credential.js';
 import { TeamsService } from './teams/teams.service.js';
 import { TeamTokenAccess } from './teams/team-token-access.js';
 import { MembershipTeams } from './teams/membership-teams.js';
@@ -191,6 +192,8 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
     gate,
     jobs,
     authenticator,
+    // GET, PATCH and DELETE /teams/:id read the token and the team in one statement (issue 39).
+    teamReadsWithCredential: new TeamReadsWithCredential((digest, teamId, now) => teams.readWithCredential(digest, teamId, now)),
     tokenUsage: new TokenUsage(tokens, (error) => log.warn({ err: error }, 'could not record when a token was last used')),
     usersService: new UsersService(users),
     organizationsService: new OrganizationsService(db, organizations, gate, standings, config.defaultFeatureSet, config.organizations, memberships, [createOwnersTeam(teams, auditTrailRecorder), createDefaultProject()],

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bearerToken, type Authenticator } from '../identity/authenticate.js';
+import { bearerToken, type Authenticator, type TokenRead } from '../identity/authenticate.js';
+import type { TeamReadsWithCredential } from '../teams/team-read-with-credential.js';
 import type { TokenUsage } from '../identity/token-usage.js';
 import type { AuthFailureLimit } from './auth-failure-limit.js';
 import { Errors } from '../core/errors.js';
@@ -12,6 +13,8 @@ export interface AuthenticationOptions {
   failures?: AuthFailureLimit;
   /** Records that a token was used (its `last-used-at`); absent: not recorded. */
   tokenUsage?: TokenUsage;
+  /** On routes whose lookup is the team: the token and the team read in one statement; absent: two. */
+  teamReads?: TeamReadsWithCredential;
 }
 
 /**
@@ -23,7 +26,7 @@ export interface AuthenticationOptions {
  * looked up, on those routes as on the others, unless the token is one known to be valid.
  */
 export function registerAuthentication(app: FastifyInstance, options: AuthenticationOptions): void {
-  const { authenticator, failures, tokenUsage } = options;
+  const { authenticator, failures, tokenUsage, teamReads } = options;
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/v2/')) return;
     const isPublic = request.routeOptions.config?.public === true;
@@ -37,7 +40,8 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
       if (principal.kind === 'audit-trail') request.auditTrailPrincipal = principal;
       else request.principal = principal;
     } else {
-      request.principal = await authenticator.authenticate(token, { agentToken: takesAgentToken(request.method, request.routeOptions.url) });
+      const agentToken = takesAgentToken(request.method, request.routeOptions.url);
+      request.principal = await authenticator.authenticate(token, { agentToken, readToken: teamReads && readWithTeam(teamReads, request) });
     }
     await tokenUsage?.used((request.principal ?? request.auditTrailPrincipal)!.tokenId);
     failures?.succeeded(token!);
@@ -48,6 +52,21 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
     if (reply.statusCode === 401 && request.url.startsWith('/api/v2/')) failures.failed(request.ip, bearerToken(request));
     return payload;
   });
+}
+
+/**
+ * On a route whose lookup is the team (GET, PATCH, DELETE /teams/:id and its sub-resources): the token read
+ * together with the team (team-read-with-credential.ts), which the lookup then takes from the request
+ * instead of a second round trip. The team's read is used only once the token has authenticated.
+ */
+function readWithTeam(teamReads: TeamReadsWithCredential, request: FastifyRequest): TokenRead | undefined {
+  const teamId = request.routeOptions.config?.lookup === 'team' ? (request.params as Record<string, string | undefined>).team_id : undefined;
+  if (teamId === undefined) return undefined;
+  return async (digest) => {
+    const { credential, readAhead } = await teamReads.withCredential(digest, teamId);
+    request.teamReadAhead = readAhead;
+    return credential;
+  };
 }
 
 function refuseIfOverBudget(failures: AuthFailureLimit, request: FastifyRequest, token: string | undefined): void {

@@ -1,6 +1,7 @@
 import type { AuditTrailPrincipal, Principal } from '../core/principal.js';
 import type { LookupName } from './lookups.js';
 import type { SpooledBody } from './spooled-body.js';
+import type { TeamReadAhead } from '../teams/team-read-with-credential.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,6 +11,8 @@ declare module 'fastify' {
     auditTrailPrincipal?: AuditTrailPrincipal;
     /** What the route's declared lookup found, before the body was read (find-and-authorize.ts); read it with `proofOf`. */
     found?: { name: LookupName; proof: unknown };
+    /** The team's read that authentication took along with the token (authentication.ts), for the `team` lookup. */
+    teamReadAhead?: TeamReadAhead;
     /** The upload's body, spooled to a temporary file by the upload scope's content parser. */
     spooledUpload?: SpooledBody;
   }

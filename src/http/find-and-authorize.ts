@@ -25,6 +25,7 @@ function lookupRequest(request: FastifyRequest): LookupRequest {
     param: (name) => (request.params as Record<string, string>)[name]!,
     caller: () => callerOf(request),
     bearerToken: () => bearerToken(request),
+    teamReadAhead: () => request.teamReadAhead,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Principal } from '../core/principal.js';
 import type { Services } from '../services.js';
+import type { TeamReadAhead } from '../teams/team-read-with-credential.js';
 
 /** What a lookup reads of the request (find-and-authorize.ts makes it): nothing of the body. */
 export interface LookupRequest {
@@ -9,6 +10,8 @@ export interface LookupRequest {
   caller(): Principal;
   /** The bearer token as sent, for public routes that authenticate with a token of their own. */
   bearerToken(): string | undefined;
+  /** The team's read taken along with the token by authentication (team-read-with-credential.ts), if it was. */
+  teamReadAhead(): TeamReadAhead | undefined;
 }
 
 /**
@@ -28,7 +31,7 @@ export function createLookups(services: Services) {
     token: (request) => tokensService.manageableToken(request.caller(), request.param('token_id')),
     membership: (request) => membershipsService.visibleMembership(request.caller(), request.param('membership_id')),
     invitation: (request) => membershipsService.invitation(request.caller(), request.param('membership_id')),
-    team: (request) => teamsService.visibleTeam(request.caller(), request.param('team_id')),
+    team: (request) => teamsService.visibleTeam(request.caller(), request.param('team_id'), request.teamReadAhead()),
     workspace: (request) => workspacesService.visible(request.caller(), request.param('workspace_id')),
     'workspace-by-name': (request) =>
       workspacesService.visibleByName(request.caller(), request.param('organization_name'), request.param('workspace_name')),

@@ -31,34 +31,41 @@ export class Authenticator {
    * For every route but the audit trail's: an audit trail token authenticates nothing here (401), so no
    * service, gate or verdict ever meets one.
    */
-  async authenticate(token: string | undefined, options: { agentToken?: boolean } = {}): Promise<Principal> {
-    const principal = await this.authenticateAny(token);
+  async authenticate(token: string | undefined, options: { agentToken?: boolean; readToken?: TokenRead } = {}): Promise<Principal> {
+    const principal = await this.authenticateAny(token, options.readToken);
     if (principal.kind === 'audit-trail') throw Errors.auditTrailTokenReadsOnlyAuditTrail();
     // An agent token authenticates only on the pipeline protocol's routes (http/agent-token-routes.ts).
     if (principal.kind === 'agent' && options.agentToken !== true) throw Errors.agentTokenDrivesOnlyPipelines();
     return principal;
   }
 
-  /** Any kind of token, the audit trail token too: only for routes that declare they take it. */
-  async authenticateAny(token: string | undefined): Promise<AnyPrincipal> {
+  /**
+   * Any kind of token, the audit trail token too: only for routes that declare they take it. `readToken`: a
+   * statement that reads the token's row along with what the request needs next (team-read-with-credential.ts).
+   */
+  async authenticateAny(token: string | undefined, readToken: TokenRead = (digest) => this.tokens.findForAuthentication(digest)): Promise<AnyPrincipal> {
     if (!token || token.length > 512) throw Errors.tokenInvalid();
     const digest = hashToken(token);
-    const known = await this.lookUp(digest);
+    const known = await this.lookUp(digest, readToken);
     if (!known) throw Errors.tokenInvalid();
     if (known.expiredAt && known.expiredAt <= nowIso()) throw Errors.tokenExpired();
     return known.principal;
   }
 
   /** One query: the token with its user or team, whichever it belongs to. */
-  private async lookUp(digest: string): Promise<KnownToken | undefined> {
-    const row = await this.tokens.findForAuthentication(digest);
+  private async lookUp(digest: string, readToken: TokenRead): Promise<KnownToken | undefined> {
+    const row = await readToken(digest);
     if (!row || !digestMatchesHash(digest, row.token_hash)) return undefined;
     const principal = principalOf(row);
     return principal && { principal, expiredAt: row.expired_at };
   }
 }
 
-type AuthenticationRow = NonNullable<Awaited<ReturnType<TokensRepository['findForAuthentication']>>>;
+/** Reads a token's row as authentication needs it, by the digest of the token (token-secrets.ts). */
+export type TokenRead = (digest: string) => Promise<AuthenticationRow | undefined>;
+
+/** A token as authentication reads it, with its user or team (tokens.repository.ts `findForAuthentication`). */
+export type AuthenticationRow = NonNullable<Awaited<ReturnType<TokensRepository['findForAuthentication']>>>;
 
 function principalOf(row: AuthenticationRow): AnyPrincipal | undefined {
   switch (row.kind) {

@@ -27,46 +27,53 @@ export interface TeamReadForCaller {
   holdsToken: boolean;
 }
 
+/** The team's and its organization's columns, as the read's row carries them (`o_` for the organization). */
+export const TEAM_READ_COLUMNS = `t.id, t.organization_name, t.name, t.name_lower, t.sso_team_id, t.visibility, t.allow_member_token_management,
+  t.organization_access, t.is_owners, t.service_account_user_id, t.created_at, t.updated_at,
+  o.name as o_name, o.name_lower as o_name_lower, o.email as o_email, o.feature_set as o_feature_set,
+  o.created_at as o_created_at, o.updated_at as o_updated_at`;
+
 /**
  * The team, its organization, the caller's teams there, the team's active members and whether it holds a
  * token: what the three statements organization + standing, team, and members + token took before (issue 18;
  * issue 39 for team tokens, which took six). Lists are aggregated as JSON arrays so one row carries them.
  * Parameters: the user's or the token team's id, now, team id.
  */
-function teamReadSql(reader: TeamReader['kind'], dialect: {
+function teamReadSql(reader: TeamReader['kind'], dialect: SqlDialect): string {
+  const caller = dialect.parameter(1);
+  return `
+select ${TEAM_READ_COLUMNS},
+  ${reader === 'user' ? userTeams(dialect, caller) : tokenTeam(dialect, caller)} as caller_teams,
+  ${teamReadAggregates(dialect, dialect.parameter(2))}
+from teams t join organizations o on o.name = t.organization_name
+where t.id = ${dialect.parameter(3)}`;
+}
+
+export interface SqlDialect {
   /** The n-th parameter's placeholder. */
   parameter: (n: 1 | 2 | 3) => string;
   /** A JSON array with one array of `items` per row. */
   jsonRows: (items: string) => string;
   /** The team's memberships as a JSON array of [user id, membership id, status], in the order documents list them. */
   members: string;
-}): string {
-  return `
-select t.id, t.organization_name, t.name, t.name_lower, t.sso_team_id, t.visibility, t.allow_member_token_management,
-  t.organization_access, t.is_owners, t.service_account_user_id, t.created_at, t.updated_at,
-  o.name as o_name, o.name_lower as o_name_lower, o.email as o_email, o.feature_set as o_feature_set,
-  o.created_at as o_created_at, o.updated_at as o_updated_at,
-  ${reader === 'user' ? userTeams(dialect) : tokenTeam(dialect)} as caller_teams,
-  ${dialect.members} as members,
-  exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > ${dialect.parameter(2)})) as holds_token
-from teams t join organizations o on o.name = t.organization_name
-where t.id = ${dialect.parameter(3)}`;
 }
 
-type SqlDialect = Parameters<typeof teamReadSql>[1];
+/** The team's members and whether it holds an unexpired token (`now`: the placeholder of the time). */
+export const teamReadAggregates = (dialect: SqlDialect, now: string) => `${dialect.members} as members,
+  exists (select 1 from tokens k where k.kind = 'team' and k.team_id = t.id and (k.expired_at is null or k.expired_at > ${now})) as holds_token`;
 
 /** A user's active membership in the team's organization, one row per team it belongs to (a null team when none). */
-const userTeams = (dialect: SqlDialect) => `(select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
+export const userTeams = (dialect: SqlDialect, userId: string) => `(select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
      from organization_memberships m
      left join team_memberships ctm on ctm.organization_membership_id = m.id
      left join teams ct on ct.id = ctm.team_id
-     where m.organization_name = t.organization_name and m.user_id = ${dialect.parameter(1)} and m.status = 'active')`;
+     where m.organization_name = t.organization_name and m.user_id = ${userId} and m.status = 'active')`;
 
 /** A team token's own team, when it is in the team's organization (none otherwise: an outsider there). */
-const tokenTeam = (dialect: SqlDialect) => `(select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
-     from teams ct where ct.id = ${dialect.parameter(1)} and ct.organization_name = t.organization_name)`;
+export const tokenTeam = (dialect: SqlDialect, teamId: string) => `(select ${dialect.jsonRows('ct.id, ct.is_owners, ct.organization_access')}
+     from teams ct where ct.id = ${teamId} and ct.organization_name = t.organization_name)`;
 
-const DIALECTS: Record<Dialect, SqlDialect> = {
+export const TEAM_READ_DIALECTS: Record<Dialect, SqlDialect> = {
   sqlite: {
     parameter: () => '?',
     jsonRows: (items) => `json_group_array(json_array(${items}))`,
@@ -88,11 +95,12 @@ const DIALECTS: Record<Dialect, SqlDialect> = {
 };
 
 const SQL: Record<Dialect, Record<TeamReader['kind'], string>> = {
-  sqlite: { user: teamReadSql('user', DIALECTS.sqlite), team: teamReadSql('team', DIALECTS.sqlite) },
-  postgres: { user: teamReadSql('user', DIALECTS.postgres), team: teamReadSql('team', DIALECTS.postgres) },
+  sqlite: { user: teamReadSql('user', TEAM_READ_DIALECTS.sqlite), team: teamReadSql('team', TEAM_READ_DIALECTS.sqlite) },
+  postgres: { user: teamReadSql('user', TEAM_READ_DIALECTS.postgres), team: teamReadSql('team', TEAM_READ_DIALECTS.postgres) },
 };
 
-interface Row extends TeamsTable {
+/** The read's row: the team's columns, its organization's (`o_`), and the aggregates. */
+export interface TeamReadRow extends TeamsTable {
   o_name: string;
   o_name_lower: string;
   o_email: string;
@@ -110,9 +118,19 @@ const parsed = <T>(value: string | T[] | null): T[] => (value === null ? [] : ty
 export async function readTeamForCaller(db: Kysely<Database>, dialect: Dialect, teamId: string, reader: TeamReader, now: string): Promise<TeamReadForCaller | undefined> {
   const callerId = reader.kind === 'user' ? reader.userId : reader.teamId;
   const { rows } = await db.executeQuery(CompiledQuery.raw(SQL[dialect][reader.kind], [callerId, now, teamId]));
-  const row = rows[0] as Row | undefined;
-  if (!row) return undefined;
-  const { o_name, o_name_lower, o_email, o_feature_set, o_created_at, o_updated_at, caller_teams, members, holds_token, ...team } = row;
+  const row = rows[0] as TeamReadRow | undefined;
+  return row && teamReadFromRow(row);
+}
+
+/** The read from its row (also the row of team-read-with-credential.ts, whose token columns are left aside). */
+export function teamReadFromRow(row: TeamReadRow): TeamReadForCaller {
+  const { o_name, o_name_lower, o_email, o_feature_set, o_created_at, o_updated_at, caller_teams, members, holds_token } = row;
+  const team: TeamsTable = {
+    id: row.id, organization_name: row.organization_name, name: row.name, name_lower: row.name_lower, sso_team_id: row.sso_team_id,
+    visibility: row.visibility, allow_member_token_management: row.allow_member_token_management, organization_access: row.organization_access,
+    is_owners: row.is_owners, service_account_user_id: row.service_account_user_id, created_at: row.created_at, updated_at: row.updated_at,
+  };
+  const teamId = team.id;
   const memberships = parsed(members);
   return {
     team: teamFromRow(team),

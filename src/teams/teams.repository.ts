@@ -8,6 +8,7 @@ import { forUpdate } from '../db/row-lock.js';
 import type { Database, TeamsTable } from '../db/schema.js';
 import { teamFromRow, type Team, type TeamMember } from './team.js';
 import { readTeamForCaller, type TeamReader, type TeamReadForCaller } from './team-read-for-caller.js';
+import { readTeamWithCredential, type TeamReadWithCredential } from './team-read-with-credential.js';
 import { updateTeamIfUnchanged } from './team-conditional-update.js';
 import type { AuditTrailRow } from '../record/audit-trail.js';
 
@@ -99,6 +100,11 @@ export class TeamsRepository {
   /** A caller's read of a team, with its organization, the caller's standing there, members and token, in one statement. */
   readForCaller(id: string, reader: TeamReader, now: string): Promise<TeamReadForCaller | undefined> {
     return readTeamForCaller(this.db, this.dialect, id, reader, now);
+  }
+
+  /** The request's token and its caller's read of the team, in one statement (team-read-with-credential.ts). */
+  readWithCredential(tokenDigest: string, id: string, now: string): Promise<TeamReadWithCredential> {
+    return readTeamWithCredential(this.db, this.dialect, tokenDigest, id, now);
   }
 
   /**

@@ -24,6 +24,7 @@ import { nameKey, nameProblem } from '../core/team-name.js';
 import type { TeamChanges, TeamRow, TeamsRepository } from './teams.repository.js';
 import { teamFromRow, type Team } from './team.js';
 import type { TeamReader } from './team-read-for-caller.js';
+import type { TeamReadAhead } from './team-read-with-credential.js';
 import type { TeamDetails, TeamRelated, TeamView } from './team-view.js';
 
 export type TeamInclude = 'users' | 'organization-memberships';
@@ -236,10 +237,13 @@ export class TeamsService {
     await this.teams.delete(row.id, (trx) => this.auditTrail.record(trx, teamDeleted(standing.principal, row)));
   }
 
-  /** The `team` lookup: the team and the caller's standing, or 404 when it does not exist or the caller may not see it. */
-  async visibleTeam(principal: Principal, teamId: string): Promise<TeamAccess> {
+  /**
+   * The `team` lookup: the team and the caller's standing, or 404 when it does not exist or the caller may not see it.
+   * `readAhead`: the read the request's authentication took along with its token (team-read-with-credential.ts).
+   */
+  async visibleTeam(principal: Principal, teamId: string, readAhead?: TeamReadAhead): Promise<TeamAccess> {
     const reader = teamReaderOf(principal);
-    if (reader) return this.visibleTeamInOneRead(principal, reader, teamId);
+    if (reader) return this.visibleTeamInOneRead(principal, reader, teamId, readAhead?.teamId === teamId ? readAhead : undefined);
     const row = await this.teams.findById(teamId);
     if (!row) throw Errors.teamNotFound();
     // The edition's rule is the table's too: owners still see the teams an edition without teams hides.
@@ -248,8 +252,8 @@ export class TeamsService {
   }
 
   /** `visibleTeam` in one statement: the team, its organization, the caller's standing and the team's view. */
-  private async visibleTeamInOneRead(principal: Principal, reader: TeamReader, teamId: string): Promise<TeamAccess> {
-    const read = await this.teams.readForCaller(teamId, reader, nowIso());
+  private async visibleTeamInOneRead(principal: Principal, reader: TeamReader, teamId: string, readAhead: TeamReadAhead | undefined): Promise<TeamAccess> {
+    const read = readAhead ? readAhead.team : await this.teams.readForCaller(teamId, reader, nowIso());
     if (!read) throw Errors.teamNotFound();
     const { team, stored, organization, membership, members, invitedMembershipIds, holdsToken } = read;
     const context = this.gate.enterWithMembership(principal, organization, membership, 'team', 'read', team);
