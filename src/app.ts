@@ -34,6 +34,7 @@ import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './http/api-routes.js';
 import { VERSION } from './core/version.js';
 import { LazyValidators } from './http/lazy-validators.js';
+import { LazySerializers } from './http/lazy-serializers.js';
 
 export type App = FastifyInstance;
 
@@ -44,6 +45,8 @@ export interface BuildOptions {
   logger?: boolean | Record<string, unknown>;
   /** Compiles route schemas on first use (lazy-validators.ts); tests pass one to see or force what it compiled. */
   validators?: LazyValidators;
+  /** Compiles response schemas on first use (lazy-serializers.ts). */
+  serializers?: LazySerializers;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -75,7 +78,12 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
       // A known attribute of the wrong type is a 422, never silently coerced.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
-    schemaController: { compilersFactory: { buildValidator: (options.validators ?? new LazyValidators()).buildValidator } },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: (options.validators ?? new LazyValidators()).buildValidator,
+        buildSerializer: (options.serializers ?? new LazySerializers()).buildSerializer,
+      },
+    },
     // Both answered as JSON:API instead: 503 while closing (closing-answer.ts), node:http's own 400/408/414/431.
     return503OnClosing: false,
     clientErrorHandler: clientErrorAnswers(responses),

@@ -9,6 +9,8 @@ import { createOrganization } from '../helpers/fixtures.js';
 import { createWorkspace } from '../helpers/run-fixtures.js';
 import { createTestApp, testDialects, type TestContext } from '../helpers/test-app.js';
 import { LazyValidators } from '../../src/http/lazy-validators.js';
+import { LazySerializers } from '../../src/http/lazy-serializers.js';
+import { ApiClient } from '../helpers/api-client.js';
 
 describe('lazy route validators (the compiler alone)', () => {
   it("lower-cases a header schema's names, as Fastify does for its own compiler", () => {
@@ -29,8 +31,9 @@ for (const dialect of testDialects()) {
   describe(`lazy route validators (${dialect})`, () => {
     let ctx: TestContext;
     const validators = new LazyValidators();
+    const serializers = new LazySerializers();
     before(async () => {
-      ctx = await createTestApp(dialect, {}, { validators });
+      ctx = await createTestApp(dialect, {}, { validators, serializers });
     });
     after(() => ctx.close());
 
@@ -48,6 +51,20 @@ for (const dialect of testDialects()) {
       const compiledOnce = validators.compiled;
       assertError(await org.owner.api.patch(`/workspaces/${workspace.id}`, { data: { type: 'workspaces', attributes: { 'allow-destroy-plan': 'yes' } } }), 422);
       assert.equal(validators.compiled, compiledOnce);
+    });
+
+    it('a response schema (the audit trail) is compiled by its first answer, which it still shapes', async () => {
+      assert.equal(serializers.compiled, 0, 'no response schema compiled before an answer needed one');
+      const org = await createOrganization(ctx);
+      const issued = await org.owner.api.post(`/organizations/${org.name}/authentication-token?token=audit-trails`);
+      assert.equal(issued.status, 201, issued.text);
+      const reader = new ApiClient(ctx.app, issued.body.data.attributes.token);
+      const answer = await reader.get('/organization/audit-trail');
+      assert.equal(answer.status, 200, answer.text);
+      assert.ok(Array.isArray(answer.body.data) && answer.body.data.length > 0, answer.text);
+      assert.equal(serializers.compiled, 1);
+      assert.equal((await reader.get('/organization/audit-trail')).status, 200);
+      assert.equal(serializers.compiled, 1, 'compiled once');
     });
 
     it('every route schema compiles (a broken one would otherwise only show on its first request)', () => {
