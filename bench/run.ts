@@ -23,6 +23,7 @@ import { extraScenarios } from './scenarios.js';
 import { mixedScenarios } from './mixed-scenarios.js';
 import { CONSOLE_SCENARIO, consoleScenario } from './console-scenario.js';
 import { LARGE_PLAN_SCENARIO, largePlanScenario } from './console-large-plan-scenario.js';
+import { startScenarios } from './start-scenario.js';
 import './task-scenarios.js';
 import './pipeline-scenario.js';
 import './policy-isolation-scenario.js';
@@ -263,6 +264,7 @@ async function main(): Promise<void> {
       await mixedScenarios({ dialect, databases, settings, rows, wanted });
       if (dialect === 'postgres' && !smoke) await mixedScenarios({ dialect, databases, settings, rows, wanted, nodes: 2 });
       await mainScenarios(databases, dialect);
+      await startScenarios({ dialect, databases, settings, rows, wanted });
       if (settings.growth.length > 0 && (wanted('cost growth') || wanted('memory'))) await growthScenario(databases, dialect);
       if (dialect === 'sqlite' && !smoke) await sqliteFullScenarios(databases);
     }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import fs from 'node:fs';
-import { assertSelfContained, bundleOptions, pipelineBundleOptions } from './bundle-options.mjs';
+import { assertSelfContained, bundleOptions, keepAscii, pipelineBundleOptions } from './bundle-options.mjs';
 
 export const BUNDLE = path.join('dist', 'bundle', 'teamstage.mjs');
 /** The standalone pipeline client the server serves (src/http/routes/pipeline-client.routes.ts). */
@@ -27,7 +27,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The worker before the server: build-if-stale.mjs dates the build by the server's bundle.
 await build(bundleOptions(path.join(root, 'dist', 'src', 'runs', 'plan-json-check.worker.js'), path.join(root, WORKER_BUNDLE)));
 await build(bundleOptions(path.join(root, 'dist', 'src', 'cli.js'), path.join(root, BUNDLE)));
+keepAscii(path.join(root, WORKER_BUNDLE));
+keepAscii(path.join(root, BUNDLE));
 
 const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const pipeline = await build(pipelineBundleOptions(path.join(root, 'dist', 'src', 'pipeline', 'pipeline-main.js'), path.join(root, PIPELINE_BUNDLE), version));
 assertSelfContained(pipeline.metafile);
+keepAscii(path.join(root, PIPELINE_BUNDLE));

@@ -33,6 +33,8 @@ import { BackgroundStatsRepository } from './ops/background-stats.repository.js'
 import { createServices, type Services } from './services.js';
 import { registerApiRoutes } from './http/api-routes.js';
 import { VERSION } from './core/version.js';
+import { LazyValidators } from './http/lazy-validators.js';
+import { LazySerializers } from './http/lazy-serializers.js';
 
 export type App = FastifyInstance;
 
@@ -41,6 +43,10 @@ export interface BuildOptions {
   handle: DatabaseHandle;
   /** pino options or a destination; tests pass `false` or a capturing stream. */
   logger?: boolean | Record<string, unknown>;
+  /** Compiles route schemas on first use (lazy-validators.ts); tests pass one to see or force what it compiled. */
+  validators?: LazyValidators;
+  /** Compiles response schemas on first use (lazy-serializers.ts). */
+  serializers?: LazySerializers;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -71,6 +77,12 @@ export async function buildApp(options: BuildOptions): Promise<{ app: App; servi
     ajv: {
       // A known attribute of the wrong type is a 422, never silently coerced.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+    },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: (options.validators ?? new LazyValidators()).buildValidator,
+        buildSerializer: (options.serializers ?? new LazySerializers()).buildSerializer,
+      },
     },
     // Both answered as JSON:API instead: 503 while closing (closing-answer.ts), node:http's own 400/408/414/431.
     return503OnClosing: false,

@@ -10,6 +10,8 @@ import { joinAndMigrate } from '../../src/db/migrate.js';
 import { ensureSiteToken } from '../../src/identity/site-token.js';
 import { TokensRepository } from '../../src/identity/tokens.repository.js';
 import type { Services } from '../../src/services.js';
+import type { LazyValidators } from '../../src/http/lazy-validators.js';
+import type { LazySerializers } from '../../src/http/lazy-serializers.js';
 import { copyMigratedSqlite, createMigratedPostgresStatement } from './migrated-template.js';
 import { MockTaskService } from './mock-task-service.js';
 
@@ -87,6 +89,10 @@ export interface TestAppOptions extends DatabaseOptions {
   logger?: Record<string, unknown>;
   /** Called with the SQL text of every statement the app runs (statement-count tests). */
   onQuery?: (sql: string) => void;
+  /** The app's route-schema compiler (src/http/lazy-validators.ts), for tests that look at what it compiled. */
+  validators?: LazyValidators;
+  /** The app's response-schema compiler (src/http/lazy-serializers.ts). */
+  serializers?: LazySerializers;
 }
 
 /**
@@ -117,7 +123,7 @@ export async function createTestApp(dialect: Dialect, env: Record<string, string
   });
   await joinAndMigrate(handle);
   await ensureSiteToken(new TokensRepository(handle.db), { configured: siteToken, dataDir: config.dataDir });
-  const { app, services } = await buildApp({ config, handle, logger: options.logger ?? false });
+  const { app, services } = await buildApp({ config, handle, logger: options.logger ?? false, ...(options.validators && { validators: options.validators }), ...(options.serializers && { serializers: options.serializers }) });
   return {
     app,
     services,
