@@ -310,12 +310,6 @@ export class RunsService {
   }
 
   private async relationsOf(runIds: string[]): Promise<RunRelations> {
-    const [plans, applies, stages, record] = await Promise.all([
-      this.runs.phasesOfRuns('plans', runIds),
-      this.runs.phasesOfRuns('applies', runIds),
-      this.runs.taskStagesOfRuns(runIds),
-      this.records.recordIdsOfRuns(runIds),
-    ]);
-    return { plans, applies, stages, record };
+    return this.runs.relationsOfRuns(runIds);
   }
 }
