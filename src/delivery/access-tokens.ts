@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hashToken, tokenMatchesHash } from '../identity/token-secrets.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { DeliveryRepository } from './delivery.repository.js';
+import type { ResultInOrganization } from '../taskstages/task-stages.repository.js';
 
 /**
  * The per-result access token of the run task protocol: 32 random bytes, sent once in the request body, stored only
@@ -19,6 +20,8 @@ export interface AccessTokenGrant {
   taskResultId: string;
   runId: string;
   resultStatus: string;
+  /** The result as read with the token (a callback may write from it while it is unchanged). */
+  result: ResultInOrganization;
 }
 
 export class TaskResultTokens {
@@ -30,7 +33,8 @@ export class TaskResultTokens {
     const digest = hashToken(token);
     const row = await this.repository.findAccessToken(digest);
     if (!row || !tokenMatchesHash(token, row.token_hash)) return undefined;
-    return { taskResultId: row.task_result_id, runId: row.run_id, resultStatus: row.result_status };
+    const { token_hash: _, task_result_id: __, result_status: ___, ...result } = row;
+    return { taskResultId: row.task_result_id, runId: row.run_id, resultStatus: row.result_status, result };
   }
 
   /**

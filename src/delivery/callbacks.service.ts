@@ -4,7 +4,7 @@ import { Errors } from '../core/errors.js';
 import { httpUrlProblem } from '../runtasks/run-task-rules.js';
 import { isFinalResultStatus } from '../taskstages/stage-status.js';
 import type { ResultReport, TaskStageRunner } from '../taskstages/task-stage-runner.js';
-import type { TaskResultRow, TaskStagesRepository } from '../taskstages/task-stages.repository.js';
+import type { ResultInOrganization, TaskResultRow, TaskStagesRepository } from '../taskstages/task-stages.repository.js';
 import type { TaskResultTokens } from './access-tokens.js';
 
 export interface OutcomeInput {
@@ -41,6 +41,8 @@ function checkReportedLinks(input: CallbackInput): void {
 /** Proof that `authorize` accepted the token for this result (only it can make one). */
 export interface AuthorizedCallback {
   resultId: string;
+  /** The result as read with the token. */
+  seen: ResultInOrganization;
   [AUTHORIZED]: true;
 }
 
@@ -68,11 +70,11 @@ export class TaskCallbacks {
       throw Errors.taskResultTokenInvalid();
     }
     if (isFinalResultStatus(grant.resultStatus)) throw Errors.taskResultFinal(grant.resultStatus);
-    return { resultId, [AUTHORIZED]: true };
+    return { resultId, seen: grant.result, [AUTHORIZED]: true };
   }
 
   async callback(authorized: AuthorizedCallback, input: CallbackInput): Promise<TaskResultRow> {
-    const { resultId } = authorized;
+    const { resultId, seen } = authorized;
     checkReportedLinks(input);
     const report: ResultReport = {};
     if (input.message !== undefined) report.message = input.message;
@@ -90,7 +92,7 @@ export class TaskCallbacks {
         created_at: createdAt,
       }));
     }
-    const finished = input.status === 'running' ? await this.runner.markRunning(resultId, report) : await this.runner.finishResult(resultId, input.status, report);
+    const finished = input.status === 'running' ? await this.runner.markRunning(resultId, report, seen) : await this.runner.finishResult(resultId, input.status, report);
     if (finished.outcome === 'missing') throw Errors.taskResultNotFound();
     if (finished.outcome === 'final') throw Errors.taskResultFinal(finished.result.status);
     // The row as the callback's transaction wrote it: no second read.

@@ -7,6 +7,7 @@ import type { Database, DeliveryAttemptsTable } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
 import { jobParams, replacingJobInsertFrom, type JobParams } from '../jobs/job-statements.js';
 import { openResultRefresh, pendingResultTokenWrite } from '../taskstages/task-result-statements.js';
+import type { ResultInOrganization } from '../taskstages/task-stages.repository.js';
 import { contextQuery, toContext, type DeliveryContext } from './delivery-context.js';
 
 export type DeliveryAttemptRow = DeliveryAttemptsTable;
@@ -94,11 +95,18 @@ export class DeliveryRepository {
   private readonly tokenInsert = compiledOnce((p: { tokenHash: string; resultId: string; runId: string; createdAt: string }) =>
     this.db.insertInto('task_result_access_tokens').values({ token_hash: p.tokenHash, task_result_id: p.resultId, run_id: p.runId, created_at: p.createdAt }),
   );
+  /**
+   * A token with its result as stored and the result's organization: a `running` callback writes from
+   * this row if it is still as read (ResultReports.markRunning), so it needs no read of its own.
+   */
   private readonly tokenQuery = compiledOnce((p: { tokenHash: string }) =>
     this.db
       .selectFrom('task_result_access_tokens as a')
       .innerJoin('task_results as r', 'r.id', 'a.task_result_id')
-      .select(['a.token_hash', 'a.task_result_id', 'a.run_id', 'r.status as result_status'])
+      .innerJoin('runs', 'runs.id', 'r.run_id')
+      .innerJoin('workspaces as w', 'w.id', 'runs.workspace_id')
+      .selectAll('r')
+      .select(['a.token_hash', 'a.task_result_id', 'r.status as result_status', 'w.organization_name'])
       .where('a.token_hash', '=', p.tokenHash),
   );
 
@@ -227,7 +235,7 @@ export class DeliveryRepository {
       .where('id', '=', p.id);
   }
 
-  async findAccessToken(tokenHash: string): Promise<{ token_hash: string; task_result_id: string; run_id: string; result_status: string } | undefined> {
+  async findAccessToken(tokenHash: string): Promise<(ResultInOrganization & { token_hash: string; task_result_id: string; result_status: string }) | undefined> {
     return (await this.tokenQuery(this.db, { tokenHash })).rows[0];
   }
 }

@@ -2,12 +2,13 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../core/clock.js';
 import type { Database } from '../db/schema.js';
 import type { Executor, NewJob } from '../jobs/job-queue.js';
+import { jobParams } from '../jobs/job-statements.js';
 import type { Jobs } from '../jobs/jobs.js';
 import { withTimestamp } from '../core/status-timestamps.js';
 import { resultsSummary } from './stage-record.js';
 import { JOB_KINDS } from './stage-job-kinds.js';
 import { resultMember } from './stage-settlement-rule.js';
-import type { StageMemberSource, StageSettlement } from './stage-settlement.js';
+import type { StageMemberSource, StageMembers, StageSettlement } from './stage-settlement.js';
 import { OPEN_RESULT_STATUSES, isFinalResultStatus, type EnforcementLevel, type ResultStatus } from './stage-status.js';
 import type { OutcomeRow, ResultInOrganization, TaskResultRow, TaskStagesRepository } from './task-stages.repository.js';
 
@@ -31,12 +32,16 @@ export interface StageTimeLimits {
 export function taskResultMembers(stages: TaskStagesRepository): StageMemberSource {
   return {
     async membersOf(executor, stageId) {
-      const results = await stages.resultsOfStages([stageId], executor);
-      return {
-        facts: results.map((result) => resultMember({ status: result.status, enforcementLevel: result.enforcement_level })),
-        words: resultsSummary(results, false),
-      };
+      return resultMembers(await stages.resultsOfStages([stageId], executor));
     },
+  };
+}
+
+/** A stage's results (all of them, in stage order) as settlement's members. */
+function resultMembers(results: readonly TaskResultRow[]): StageMembers {
+  return {
+    facts: results.map((result) => resultMember({ status: result.status, enforcementLevel: result.enforcement_level })),
+    words: resultsSummary(results, false),
   };
 }
 
@@ -89,7 +94,9 @@ export class ResultReports {
       // Its deadlines can no longer matter: gone now, not hours later (issue 40: `scheduled` grew with every run).
       if (isFinalResultStatus(to)) await this.jobs.cancel(trx, [`${JOB_KINDS.callbackTimeout}:${resultId}`, `${JOB_KINDS.maxDuration}:${resultId}`]);
       const written = { ...fresh, ...changes };
-      await this.settlement.settleLocked(trx, stage);
+      // The stage's results as read under the lock, with this write: settlement need not read them again.
+      const members = resultMembers(results.map((result) => (result.id === resultId ? written : result)));
+      await this.settlement.settleLocked(trx, stage, { 'task-result': members });
       return { outcome: 'changed', result: written };
     });
   }
@@ -98,7 +105,11 @@ export class ResultReports {
    * The task said it is working: `running` with `running-at`, message/url/outcomes if sent, and a fresh
    * callback deadline (a new timeout job keyed by the new update time; older ones find it moved).
    */
-  async markRunning(resultId: string, report: ResultReport = {}): Promise<Finished> {
+  async markRunning(resultId: string, report: ResultReport = {}, seen?: ResultInOrganization): Promise<Finished> {
+    if (seen?.id === resultId && !isFinalResultStatus(seen.status)) {
+      const written = await this.markRunningAsSeen(seen, report);
+      if (written) return { outcome: 'changed', result: written };
+    }
     return this.db.transaction().execute(async (trx): Promise<Finished> => {
       const fresh = await this.lockedResult(trx, resultId);
       if (!fresh) return { outcome: 'missing' };
@@ -115,6 +126,37 @@ export class ResultReports {
       if (report.outcomes) await this.stages.replaceOutcomes(trx, resultId, report.outcomes.map((o) => ({ ...o, task_result_id: resultId })));
       await this.scheduleCallbackTimeout(trx, resultId, now, fresh.organization_name);
       return { outcome: 'changed', result: { ...fresh, ...changes } };
+    });
+  }
+
+  /**
+   * markRunning from the row `seen` read without a lock (with the callback's token): its writes hold only if
+   * the result's status and status timestamps are still as seen, which is all they were derived from, so
+   * the outcome is the locked path's (a status never leaves a final one: `seen` is open, and the write
+   * needs it unchanged). Needs no stage lock: `running` is open like `pending`, so no settlement depends
+   * on it. PostgreSQL: one statement, the deadline job included (a data-modifying WITH); SQLite: a
+   * transaction without a read. Answers the result as written, or undefined when it changed meanwhile
+   * (the caller then takes the locked path).
+   */
+  private async markRunningAsSeen(seen: ResultInOrganization, report: ResultReport): Promise<ResultInOrganization | undefined> {
+    const now = nowIso();
+    const changes = {
+      status: 'running' as const,
+      status_timestamps: withTimestamp(seen.status_timestamps, 'running', now),
+      ...(report.message !== undefined ? { message: report.message } : {}),
+      ...(report.url !== undefined ? { url: report.url } : {}),
+      updated_at: now,
+    };
+    const written = { ...seen, ...changes };
+    const job = this.callbackTimeoutJob(seen.id, now, seen.organization_name);
+    if (this.stages.locksRows && !report.outcomes) {
+      return (await this.stages.updateResultAsSeen(this.db, seen, changes, jobParams(job, now))) ? written : undefined;
+    }
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.stages.updateResultAsSeen(trx, seen, changes))) return undefined;
+      if (report.outcomes) await this.stages.replaceOutcomes(trx, seen.id, report.outcomes.map((o) => ({ ...o, task_result_id: seen.id })));
+      await this.jobs.enqueue(trx, job);
+      return written;
     });
   }
 

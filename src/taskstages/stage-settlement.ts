@@ -16,7 +16,13 @@ import type { StageInOrganization, TaskStagesRepository } from './task-stages.re
  * stage's lock (with the transaction's own writes), and their part of the record's words (null: none).
  */
 export interface StageMemberSource {
-  membersOf(executor: Executor, stageId: string): Promise<{ facts: MemberFacts[]; words: string | null }>;
+  membersOf(executor: Executor, stageId: string): Promise<StageMembers>;
+}
+
+/** A kind's members of one stage: their facts, and their part of the record's words (null: none). */
+export interface StageMembers {
+  facts: MemberFacts[];
+  words: string | null;
 }
 
 /** One source per kind: a kind added to MEMBER_KINDS without its source does not compile. */
@@ -48,11 +54,14 @@ export class StageSettlement {
     });
   }
 
-  /** With the stage locked and `stage` read after the lock: settles it once every member is final. */
-  async settleLocked(executor: Executor, stage: StageInOrganization): Promise<void> {
+  /**
+   * With the stage locked and `stage` read after the lock: settles it once every member is final. `known`:
+   * the members of a kind as the caller read them under the same lock, with its own writes (not read again).
+   */
+  async settleLocked(executor: Executor, stage: StageInOrganization, known: Partial<Record<MemberKind, StageMembers>> = {}): Promise<void> {
     if (stage.status !== 'running') return;
-    const kinds = Object.values(this.sources);
-    const read = await Promise.all(kinds.map((source) => source.membersOf(executor, stage.id)));
+    const kinds = Object.entries(this.sources) as Array<[MemberKind, StageMemberSource]>;
+    const read = await Promise.all(kinds.map(([kind, source]) => known[kind] ?? source.membersOf(executor, stage.id)));
     const derived = settledStatus(read.flatMap((part) => part.facts));
     if (derived === 'running') return;
     // An overridden stage is finished by its override's completion alone; its failed members must not send it

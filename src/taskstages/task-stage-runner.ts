@@ -11,7 +11,7 @@ import { StageOverrides } from './stage-override.js';
 import { StageSettlement } from './stage-settlement.js';
 import type { ResultStatus } from './stage-status.js';
 import type { PolicyEvaluationRow, PolicyEvaluationsRepository } from './policy-evaluations.repository.js';
-import type { TaskResultRow, TaskStagesRepository } from './task-stages.repository.js';
+import type { ResultInOrganization, TaskResultRow, TaskStagesRepository } from './task-stages.repository.js';
 
 export { JOB_KINDS, deliveryJob } from './stage-job-kinds.js';
 export type { EvaluationReport } from './evaluation-reports.js';
@@ -80,8 +80,8 @@ export class TaskStageRunner implements TaskStagePort {
   finishResult(resultId: string, to: Exclude<ResultStatus, 'pending' | 'running'>, report?: ResultReport, guard?: (fresh: TaskResultRow) => boolean): Promise<Finished> {
     return this.results.finishResult(resultId, to, report, guard);
   }
-  markRunning(resultId: string, report?: ResultReport): Promise<Finished> {
-    return this.results.markRunning(resultId, report);
+  markRunning(resultId: string, report?: ResultReport, seen?: ResultInOrganization): Promise<Finished> {
+    return this.results.markRunning(resultId, report, seen);
   }
   markDelivered(trx: Executor, resultId: string, organizationName: string): Promise<void> {
     return this.results.markDelivered(trx, resultId, organizationName);

@@ -1,5 +1,6 @@
 import { compareStages } from '../shared/stage-order.js';
-import type { Expression, ExpressionBuilder, Kysely } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, QueryCreator } from 'kysely';
+import { replacingJobInsertFrom, type JobParams } from '../jobs/job-statements.js';
 import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } from '../db/compiled-query.js';
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
@@ -43,6 +44,16 @@ const stageWithId = (stageId: string): StageSelector => (eb) => eb.val(stageId);
 
 const stageOfResult = (resultId: string): StageSelector => (eb) =>
   eb.selectFrom('task_results').select('task_stage_id').where('task_results.id', '=', resultId).$asScalar();
+
+/** The update of resultWriteAsSeen, on the query creator it runs in (the Kysely instance or a `with`). */
+function resultWriteIfAsSeen<DB extends Database>(creator: QueryCreator<DB>, columns: readonly string[], p: Record<string, unknown>) {
+  return (creator as unknown as QueryCreator<Database>)
+    .updateTable('task_results')
+    .set(Object.fromEntries(columns.map((column) => [column, p[column]])))
+    .where('id', '=', p.id as string)
+    .where('status', '=', p.seenStatus as ResultStatus)
+    .where('status_timestamps', '=', p.seenTimestamps as string);
+}
 
 /** Where a run lives: enough to enter its organization and check the caller. */
 export interface RunPlace {
@@ -125,6 +136,39 @@ export class TaskStagesRepository {
       return shape.ifUpdatedAt ? write.where('updated_at', '=', p.ifUpdatedAt as string) : write;
     },
   );
+
+  /**
+   * A result write that holds only if the result is still as `seen` (its status and status timestamps, what
+   * the write's values were derived from): optimistic, for a writer that read the row without a lock.
+   */
+  private readonly resultWriteAsSeen = compiledPerShape(
+    (columns: readonly string[]) => columns.join(','),
+    (columns, p: Record<string, unknown>) => resultWriteIfAsSeen(this.db, columns, p),
+  );
+  /** resultWriteAsSeen with a `replace` job enqueued in the same statement when it held (PostgreSQL). */
+  private readonly resultWriteAsSeenWithJob = compiledPerShape(
+    (columns: readonly string[]) => columns.join(','),
+    (columns, p: Record<string, unknown>) =>
+      replacingJobInsertFrom(this.db.with('written', (db) => resultWriteIfAsSeen(db, columns, p).returning('id')), 'written', p as unknown as JobParams).returning('id'),
+  );
+
+  /**
+   * Writes `changes` on the result only if its status and status timestamps are still `seen`'s; with `job`
+   * (PostgreSQL only: a data-modifying WITH), the job is enqueued in the same statement when the write held.
+   * Answers whether it held.
+   */
+  async updateResultAsSeen(
+    executor: Executor,
+    seen: Pick<TaskResultRow, 'id' | 'status' | 'status_timestamps'>,
+    changes: Partial<Pick<TaskResultRow, 'status' | 'status_timestamps' | 'message' | 'url' | 'updated_at'>>,
+    job?: JobParams,
+  ): Promise<boolean> {
+    const columns = definedColumns(changes);
+    const p = { ...changes, id: seen.id, seenStatus: seen.status, seenTimestamps: seen.status_timestamps };
+    if (!job) return (await affectedRows(this.resultWriteAsSeen(executor, columns, p))) > 0;
+    if (!this.locksRows) throw new Error('a result write with its job in one statement needs PostgreSQL');
+    return (await this.resultWriteAsSeenWithJob(executor, columns, { ...p, ...job })).rows.length > 0;
+  }
 
   async findStage(id: string, executor: Executor = this.db): Promise<TaskStageRow | undefined> {
     return (await this.stageById(executor, { id })).rows[0];

@@ -137,6 +137,44 @@ for (const dialect of testDialects()) {
       assert.equal(row.status, 'pending');
     });
 
+    it('a running callback writes from the row read with its token only while that row is unchanged', async () => {
+      const { resultId, token, gated } = await openResult();
+      const { taskStageRunner: runner, taskAccessTokens } = ctx.services;
+      const row = () => ctx.handle.db.selectFrom('task_results').selectAll().where('id', '=', resultId).executeTakeFirstOrThrow();
+      const deadline = () =>
+        ctx.handle.db.selectFrom('jobs').select('run_at').where('dedupe_key', '=', `task-result.callback-timeout:${resultId}`).executeTakeFirst();
+      const seen = (await taskAccessTokens.grantOf(token))!.result;
+      assert.equal(seen.status, 'pending');
+      assert.equal(seen.organization_name, gated.org.name);
+
+      // As read: written, with its callback deadline moved to 600 s after the write.
+      const first = await runner.markRunning(resultId, { message: 'first' }, seen);
+      assert.equal(first.outcome, 'changed');
+      const afterFirst = await row();
+      assert.equal(afterFirst.status, 'running');
+      assert.equal(afterFirst.message, 'first');
+      assert.deepEqual(first.result, { ...afterFirst, organization_name: gated.org.name }, 'the answer is the row as written');
+      assert.equal((await deadline())?.run_at, new Date(Date.parse(afterFirst.updated_at) + 600_000).toISOString());
+
+      // The same stale read again: the result moved on, so the write goes the locked way, from the fresh row.
+      await sleep(5);
+      const second = await runner.markRunning(resultId, { message: 'second' }, seen);
+      assert.equal(second.outcome, 'changed');
+      const afterSecond = await row();
+      assert.equal(afterSecond.message, 'second');
+      assert.equal(JSON.parse(afterSecond.status_timestamps)['running-at'], JSON.parse(afterFirst.status_timestamps)['running-at'], 'running-at keeps its first time');
+      assert.equal((await deadline())?.run_at, new Date(Date.parse(afterSecond.updated_at) + 600_000).toISOString());
+
+      // Final since it was read: nothing is written.
+      assert.equal((await runner.finishResult(resultId, 'passed')).outcome, 'changed');
+      const late = await runner.markRunning(resultId, { message: 'late' }, seen);
+      assert.equal(late.outcome, 'final');
+      const final = await row();
+      assert.equal(final.status, 'passed');
+      assert.equal(final.message, 'second');
+      assert.equal(await deadline(), undefined, 'no deadline for a final result');
+    });
+
     it('a delivery job run again after its request went out sends nothing more, a later attempt is sent', async () => {
       const { resultId } = await openResult();
       const attempts = () => ctx.handle.db.selectFrom('delivery_attempts').selectAll().where('task_result_id', '=', resultId).orderBy('attempt').execute();
