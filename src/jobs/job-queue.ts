@@ -184,7 +184,11 @@ export class JobQueue {
       const earliest = due.get(lane);
       if (!earliest || at < earliest) due.set(lane, at);
     }
-    setImmediate(() => this.onEnqueued(due));
+    // Told at once: the lanes' wake-up already waits for the end of this event-loop turn (LaneLoop.wake), and
+    // deferring this too cost a second turn, a whole poll for I/O under load, on every hop of a run's way to
+    // its task request (issue 39's gate latency). A claim cannot overtake the enqueueing transaction: on
+    // SQLite it waits for the connection the transaction holds; on PostgreSQL the commit's NOTIFY wakes again.
+    this.onEnqueued(due);
   }
 
   private async insert(executor: Executor, jobs: readonly NewJob[], replace: boolean): Promise<void> {
