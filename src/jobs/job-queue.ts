@@ -184,11 +184,14 @@ export class JobQueue {
       const earliest = due.get(lane);
       if (!earliest || at < earliest) due.set(lane, at);
     }
-    // Told at once: the lanes' wake-up already waits for the end of this event-loop turn (LaneLoop.wake), and
-    // deferring this too cost a second turn, a whole poll for I/O under load, on every hop of a run's way to
-    // its task request (issue 39's gate latency). A claim cannot overtake the enqueueing transaction: on
-    // SQLite it waits for the connection the transaction holds; on PostgreSQL the commit's NOTIFY wakes again.
-    this.onEnqueued(due);
+    // SQLite: told at once. The lanes' wake-up already waits for the end of this event-loop turn
+    // (LaneLoop.wake), and deferring this too cost a second turn, a whole poll for I/O under load, on every
+    // hop of a run's way to its task request (issue 39's gate latency); a claim cannot overtake the
+    // enqueueing transaction, it waits for the connection the transaction holds. PostgreSQL: a turn later,
+    // as before: a claim made before the transaction commits finds nothing (the commit's NOTIFY wakes the
+    // lanes anyway), and one made at once would be such a claim, two statements for nothing.
+    if (this.dialect === 'sqlite') this.onEnqueued(due);
+    else setImmediate(() => this.onEnqueued(due));
   }
 
   private async insert(executor: Executor, jobs: readonly NewJob[], replace: boolean): Promise<void> {
