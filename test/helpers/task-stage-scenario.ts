@@ -210,13 +210,17 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The app over a fresh database, listening on 127.0.0.1 at the port its base URL names, so tasks can call back. */
+/**
+ * The app over a fresh database, listening on 127.0.0.1 at the port its base URL names, so tasks can call back.
+ * The callback timeout is 30 s: a test of the timeout itself sets a short one (a loaded CI machine took over 1 s
+ * between a task's `running` and `passed` callbacks, so a 1 s default failed tests that are not about it).
+ */
 export async function startListeningApp(dialect: Dialect, env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
   const port = await freePort();
   const ctx = await createTestApp(dialect, {
     TEAMSTAGE_BASE_URL: `http://127.0.0.1:${port}`,
     TEAMSTAGE_TASK_RETRY_DELAYS: '0.1,0.1',
-    TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '1',
+    TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '30',
     TEAMSTAGE_TASK_REQUEST_TIMEOUT: '2',
     TEAMSTAGE_JOB_POLL: '0.1',
     ...env,

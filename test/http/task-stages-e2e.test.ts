@@ -203,25 +203,6 @@ for (const dialect of testDialects()) {
       );
     });
 
-    it('no callback: the result errors after the callback timeout, and so do the stage and the run', async () => {
-      const gated = await gatedWorkspace(ctx, service, 'silent', { enforcement: 'mandatory' });
-      const started = Date.now();
-      const runId = await startRun(gated);
-      await waitForRunStatus(gated.api, runId, 'errored');
-      const elapsed = Date.now() - started;
-      assert.ok(elapsed >= 1000, `errored after ${elapsed} ms, before the 1 s callback timeout`);
-      const stage = await onlyStage(gated.api, runId);
-      assert.equal(stage.attributes.status, 'errored');
-      const resultId = stage.relationships['task-results'].data[0].id;
-      const result = (await gated.api.get(`/task-results/${resultId}`)).body.data;
-      assert.equal(result.attributes.status, 'errored');
-      assert.match(result.attributes.message, /No callback/);
-      assert.equal(service.deliveries(resultId).length, 1, 'an accepted request is not sent again');
-      // A late callback is refused: the result is final.
-      const late = await service.callBack({ ...service.deliveries(resultId)[0]!.json }, { status: 'passed' });
-      assert.equal(late, 409);
-    });
-
     it('500s: every attempt is recorded and the result errors after the last retry', async () => {
       const gated = await gatedWorkspace(ctx, service, 'error500', { enforcement: 'mandatory' });
       const runId = await startRun(gated);
@@ -378,6 +359,38 @@ for (const dialect of testDialects()) {
 }
 
 for (const dialect of testDialects()) {
+  describe(`the callback timeout (${dialect})`, { timeout: 60_000 }, () => {
+    let ctx: TestContext;
+    let service: ScriptedTaskService;
+    before(async () => {
+      ctx = await startListeningApp(dialect, { ...SIMULATED_PLAN_CHANGES, TEAMSTAGE_TASK_CALLBACK_TIMEOUT: '1' });
+      service = await ScriptedTaskService.start();
+    });
+    after(async () => {
+      await service.close();
+      await ctx.close();
+    });
+
+    it('no callback: the result errors after the callback timeout, and so do the stage and the run', async () => {
+      const gated = await gatedWorkspace(ctx, service, 'silent', { enforcement: 'mandatory' });
+      const started = Date.now();
+      const runId = await startRun(gated);
+      await waitForRunStatus(gated.api, runId, 'errored');
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed >= 1000, `errored after ${elapsed} ms, before the 1 s callback timeout`);
+      const stage = await onlyStage(gated.api, runId);
+      assert.equal(stage.attributes.status, 'errored');
+      const resultId = stage.relationships['task-results'].data[0].id;
+      const result = (await gated.api.get(`/task-results/${resultId}`)).body.data;
+      assert.equal(result.attributes.status, 'errored');
+      assert.match(result.attributes.message, /No callback/);
+      assert.equal(service.deliveries(resultId).length, 1, 'an accepted request is not sent again');
+      // A late callback is refused: the result is final.
+      const late = await service.callBack({ ...service.deliveries(resultId)[0]!.json }, { status: 'passed' });
+      assert.equal(late, 409);
+    });
+  });
+
   describe(`task result total duration (${dialect})`, { timeout: 60_000 }, () => {
     let ctx: TestContext;
     let service: ScriptedTaskService;
