@@ -15,14 +15,16 @@ const found = findOpa(opaPath());
 assert.ok(found.path, 'OPA is found');
 const limits = { timeoutMs: 2000, memoryBytes: 256 * 1024 * 1024, maxOutputBytes: 64 * 1024, concurrency: 2, perOrganization: 2 };
 const engine = new OpaEngine(found.path, found.version, limits);
+/** For what is not about the time bound: a loaded CI machine took over 2 s to compile a one-line policy. */
+const unhurried = new OpaEngine(found.path, found.version, { ...limits, timeoutMs: 30_000 });
 const input = path.join(mkdtempSync(path.join(tmpdir(), 'opa-engine-test-')), 'input.json');
 writeFileSync(input, JSON.stringify({ plan: { resource_changes: [{ address: 'a' }] }, run: {} }));
 
 describe('OPA engine', { timeout: 60_000 }, () => {
   it('checks Rego v1 and v0, and gives OPA\'s own message for what does not compile', async () => {
-    assert.deepEqual(await engine.check('package a\nimport rego.v1\ndeny contains "x" if { false }\n', 'org'), { ok: true, regoVersion: 'v1' });
-    assert.deepEqual(await engine.check('package example rule["not allowed"] { false }', 'org'), { ok: true, regoVersion: 'v0' });
-    const broken = await engine.check('package a\ndeny contains if {', 'org');
+    assert.deepEqual(await unhurried.check('package a\nimport rego.v1\ndeny contains "x" if { false }\n', 'org'), { ok: true, regoVersion: 'v1' });
+    assert.deepEqual(await unhurried.check('package example rule["not allowed"] { false }', 'org'), { ok: true, regoVersion: 'v0' });
+    const broken = await unhurried.check('package a\ndeny contains if {', 'org');
     assert.equal(broken.ok, false);
     assert.match(!broken.ok ? broken.message : '', /^\d+:\d+: /);
   });
@@ -46,15 +48,24 @@ describe('OPA engine', { timeout: 60_000 }, () => {
   });
 
   it('stops an evaluation over its time, memory or output bound with the reason, and the event loop stays free', async () => {
-    let ticks = 0;
-    const ticker = setInterval(() => ticks++, 10);
+    // The event loop's longest turn while OPA works: an evaluation that held the loop would make one turn as long
+    // as itself; a loaded machine may pause the whole process a while, whichever thread works (a ratio, not a time).
+    let longestTurn = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      longestTurn = Math.max(longestTurn, performance.now() - last);
+      last = performance.now();
+    }, 10);
     const started = Date.now();
     const slow = await engine.evaluate({ rego: 'package a\nimport rego.v1\nn := count([x | some x in numbers.range(1, 100000000)])\n', regoVersion: 'v1', query: 'data.a.n' }, input, 'org');
+    // The turn still open counts too: a loop held until the answer came would have had no tick since.
+    longestTurn = Math.max(longestTurn, performance.now() - last);
     clearInterval(ticker);
     assert.equal(slow.ok, false);
     assert.match(!slow.ok ? slow.reason : '', /timed out|longer than|MiB/);
     assert.ok(Date.now() - started < limits.timeoutMs + 3000, 'stopped near its bound');
-    assert.ok(ticks >= ((Date.now() - started) / 10) * 0.5, `the event loop kept turning (${ticks} ticks)`);
+    const tookMs = Date.now() - started;
+    assert.ok(longestTurn < tookMs / 4, `the event loop stalled ${Math.round(longestTurn)} ms of ${tookMs} ms`);
 
     const huge = await engine.evaluate({ rego: 'package a\nimport rego.v1\nbig := [x | some x in numbers.range(1, 200000)]\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
     assert.deepEqual(huge, { ok: false, reason: `the evaluation answered more than ${limits.maxOutputBytes} bytes and was stopped` });
