@@ -11,7 +11,6 @@ import { TokensRepository } from './identity/tokens.repository.js';
 import { inStartTransaction } from './db/start-transaction.js';
 import { startLog } from './ops/start-log.js';
 import { checkPortFree, checkTempDirectoryWritable, listenFailure } from './ops/start-checks.js';
-import { capYoungGeneration, limitHeapGrowth } from './ops/memory-settings.js';
 
 function reportSlowQuery(sql: string, durationMs: number): void {
   process.stderr.write(`${JSON.stringify({ level: 40, msg: 'slow query', durationMs: Math.round(durationMs * 10) / 10, sql })}\n`);
@@ -21,9 +20,6 @@ function reportSlowQuery(sql: string, durationMs: number): void {
  * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: see stop() below; exit 0.
  */
 export async function serve(config: Config): Promise<void> {
-  // A serving node's heap stays near what it holds (memory-settings.ts).
-  limitHeapGrowth();
-  capYoungGeneration();
   // Checks that need no database first: a failure here leaves nothing written and nothing printed.
   await checkPortFree(config.host, config.port);
   checkTempDirectoryWritable();
