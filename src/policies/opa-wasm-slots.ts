@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WasmLimits } from './opa-wasm-abi.js';
+import type { WasmOutcome } from './opa-wasm.worker.js';
+
+/**
+ * The worker threads policies are evaluated in (opa-wasm.worker.ts), one per busy policy slot: the caller holds
+ * one of the node's fair slots (fair-slots.ts) while it uses a worker, so there are never more than
+ * TEAMSTAGE_POLICY_CONCURRENCY. An evaluation past its time limit has its thread ended outright
+ * (`Worker.terminate` stops Wasm mid-loop) and the next evaluation starts a new one; so does one whose thread
+ * died. The JavaScript heap of a worker is capped (it holds only the input bytes' view and the answer); the
+ * policy's own memory is the Wasm memory, capped by its maximum (opa-wasm-abi.ts).
+ */
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 };
+/** An idle worker ends after this long and gives its memory back. */
+const IDLE_MS = 30_000;
+
+const here = fileURLToPath(import.meta.url);
+const WORKER_FILE = path.join(path.dirname(here), `opa-wasm.worker${path.extname(here)}`);
+
+/** Under tsx a worker does not inherit its loader: it registers it, then loads the TypeScript file (as plan-json-checker.ts). */
+function startWorker(): Worker {
+  const options = { resourceLimits: WORKER_LIMITS, name: 'opa-wasm' };
+  if (!WORKER_FILE.endsWith('.ts')) return new Worker(WORKER_FILE, options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(pathToFileURL(WORKER_FILE).href)}); })`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
+export type SlotOutcome = WasmOutcome | { kind: 'timeout' };
+
+class WasmWorker {
+  readonly worker = startWorker();
+  busy = false;
+  dead = false;
+  private idle: NodeJS.Timeout | undefined;
+  private pending: ((outcome: SlotOutcome) => void) | undefined;
+
+  constructor(private readonly onEnd: (worker: WasmWorker) => void) {
+    this.worker.on('message', (message: { outcome: WasmOutcome }) => this.settle(message.outcome));
+    this.worker.on('error', (error) => this.end({ kind: 'failed', message: error.message }));
+    this.worker.on('exit', (code) => this.end({ kind: 'failed', message: `the policy worker ended (exit code ${code})` }));
+    // Never what keeps the process alive (the evaluation waiting for it does that); after the listeners, which ref it.
+    this.worker.unref();
+  }
+
+  run(module: WebAssembly.Module, inputPath: string, limits: WasmLimits, timeoutMs: number): Promise<SlotOutcome> {
+    clearTimeout(this.idle);
+    this.busy = true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        // Ended, not asked: a policy in a loop never reads a message.
+        this.end({ kind: 'timeout' });
+      }, timeoutMs);
+      this.pending = (outcome) => {
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      this.worker.postMessage({ id: 0, module, inputPath, limits });
+    });
+  }
+
+  private settle(outcome: SlotOutcome): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    this.busy = false;
+    pending?.(outcome);
+    if (!this.dead) this.idle = setTimeout(() => this.end(undefined), IDLE_MS).unref();
+  }
+
+  private end(outcome: SlotOutcome | undefined): void {
+    clearTimeout(this.idle);
+    if (!this.dead) {
+      this.dead = true;
+      this.onEnd(this);
+      void this.worker.terminate();
+    }
+    if (outcome) this.settle(outcome);
+  }
+}
+
+export class WasmSlots {
+  private readonly workers: WasmWorker[] = [];
+
+  /** Evaluates in an idle worker (the caller holds a policy slot, so one is idle or may be started). */
+  evaluate(module: WebAssembly.Module, inputPath: string, limits: WasmLimits, timeoutMs: number): Promise<SlotOutcome> {
+    let worker = this.workers.find((candidate) => !candidate.busy && !candidate.dead);
+    if (!worker) {
+      worker = new WasmWorker((ended) => this.workers.splice(this.workers.indexOf(ended), 1));
+      this.workers.push(worker);
+    }
+    return worker.run(module, inputPath, limits, timeoutMs);
+  }
+
+  /** Ends every worker (at shutdown, and in tests). */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.worker.terminate()));
+  }
+}
