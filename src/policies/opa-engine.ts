@@ -127,6 +127,8 @@ export class OpaEngine implements PolicyEngine {
   private readonly slots: FairSlots;
   private readonly compiler: WasmCompiler;
   private readonly wasm = new WasmSlots();
+  /** Evaluations answered in Wasm and by an `opa eval` process, and `opa build`s run (tests and figures). */
+  readonly counts = { wasm: 0, opa: 0, builds: 0 };
 
   constructor(
     private readonly opaPath: string,
@@ -161,12 +163,20 @@ export class OpaEngine implements PolicyEngine {
     const release = await this.slots.acquire(organization);
     try {
       const started = performance.now();
-      const compiled = this.limits.wasm === false ? undefined : await this.compiler.compile(policy, (args) => this.spawnOpa(args));
+      const build = (args: string[]) => {
+        this.counts.builds += 1;
+        return this.spawnOpa(args);
+      };
+      const compiled = this.limits.wasm === false ? undefined : await this.compiler.compile(policy, build);
       if (compiled?.kind === 'wasm') {
         const limits = { memoryBytes: this.limits.memoryBytes, maxOutputBytes: this.limits.maxOutputBytes };
         const answer = wasmAnswer(await this.wasm.evaluate(compiled.module, inputPath, limits, this.limits.timeoutMs), this.limits);
-        if (answer) return answer;
+        if (answer) {
+          this.counts.wasm += 1;
+          return answer;
+        }
       }
+      this.counts.opa += 1;
       const left = Math.max(1, Math.round(this.limits.timeoutMs - (performance.now() - started)));
       return await this.evaluateWithOpa(policy, inputPath, left);
     } finally {

@@ -11,6 +11,8 @@
  * reaches a host built-in (policies build their messages with `sprintf` once a violation is found).
  */
 
+import { canonicalJson } from './opa-wasm-value.js';
+
 /** This evaluation cannot be answered exactly in Wasm (a host built-in, an abort): the OPA binary answers it. */
 export class NeedsOpa extends Error {}
 
@@ -40,7 +42,7 @@ export interface WasmLimits {
 
 /**
  * Evaluates the module's first entrypoint (it is built with exactly one) on the input JSON bytes: the result
- * set's JSON text, `[]` when the query is undefined, `[{"result": …}]` when it is defined.
+ * set's JSON text as OPA writes it, `[]` when the query is undefined, `[{"result": …}]` when it is defined.
  */
 export function evaluateWasm(module: WebAssembly.Module, input: Uint8Array, limits: WasmLimits): string {
   const maximum = Math.max(2, Math.floor(limits.memoryBytes / PAGE));
@@ -70,8 +72,9 @@ export function evaluateWasm(module: WebAssembly.Module, input: Uint8Array, limi
     const end = inputAddress + input.byteLength;
     if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / PAGE));
     new Uint8Array(memory.buffer).set(input, inputAddress);
-    const result = opa.opa_eval(0, 0, dataAddress, inputAddress, input.byteLength, end, 0);
-    return readString(memory, result, limits.maxOutputBytes);
+    // Format 1: Rego's value syntax, which tells sets from arrays (opa-wasm-value.ts).
+    const result = opa.opa_eval(0, 0, dataAddress, inputAddress, input.byteLength, end, 1);
+    return canonicalJson(readString(memory, result, limits.maxOutputBytes));
   } catch (error) {
     // A failed memory.grow is a RangeError; inside the module, a failed malloc aborts: both near the maximum.
     if (error instanceof WasmAnswerTooLarge) throw error;

@@ -15,6 +15,8 @@ import type { WasmOutcome } from './opa-wasm.worker.js';
 const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 };
 /** An idle worker ends after this long and gives its memory back. */
 const IDLE_MS = 30_000;
+/** A worker that has not started within this long is given up (the evaluation falls to OPA's process). */
+const START_MS = 30_000;
 
 const here = fileURLToPath(import.meta.url);
 const WORKER_FILE = path.join(path.dirname(here), `opa-wasm.worker${path.extname(here)}`);
@@ -36,9 +38,20 @@ class WasmWorker {
   dead = false;
   private idle: NodeJS.Timeout | undefined;
   private pending: ((outcome: SlotOutcome) => void) | undefined;
+  private started = false;
+  private readonly ready: Promise<void>;
+  private markReady: () => void = () => undefined;
 
   constructor(private readonly onEnd: (worker: WasmWorker) => void) {
-    this.worker.on('message', (message: { outcome: WasmOutcome }) => this.settle(message.outcome));
+    this.ready = new Promise((resolve) => {
+      this.markReady = resolve;
+    });
+    this.worker.on('message', (message: { ready?: true; outcome?: WasmOutcome }) => {
+      if (message.ready) {
+        this.started = true;
+        this.markReady();
+      } else if (message.outcome) this.settle(message.outcome);
+    });
     this.worker.on('error', (error) => this.end({ kind: 'failed', message: error.message }));
     this.worker.on('exit', (code) => this.end({ kind: 'failed', message: `the policy worker ended (exit code ${code})` }));
     // Never what keeps the process alive (the evaluation waiting for it does that); after the listeners, which ref it.
@@ -49,15 +62,20 @@ class WasmWorker {
     clearTimeout(this.idle);
     this.busy = true;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        // Ended, not asked: a policy in a loop never reads a message.
-        this.end({ kind: 'timeout' });
-      }, timeoutMs);
+      let timer: NodeJS.Timeout | undefined;
       this.pending = (outcome) => {
         clearTimeout(timer);
         resolve(outcome);
       };
-      this.worker.postMessage({ id: 0, module, inputPath, limits });
+      // The time limit counts from the worker's start, not its loading; a worker that never starts is given up.
+      if (!this.started) timer = setTimeout(() => this.end({ kind: 'failed', message: 'the policy worker did not start' }), START_MS);
+      void this.ready.then(() => {
+        if (this.dead || !this.pending) return;
+        clearTimeout(timer);
+        // Ended, not asked: a policy in a loop never reads a message.
+        timer = setTimeout(() => this.end({ kind: 'timeout' }), timeoutMs);
+        this.worker.postMessage({ id: 0, module, inputPath, limits });
+      });
     });
   }
 

@@ -47,6 +47,8 @@ function evaluate(request: WasmRequest): WasmOutcome {
 }
 
 name('opa-idle');
+// Started (under tsx a worker takes a second to load): the time limit of an evaluation counts from here.
+parentPort!.postMessage({ ready: true });
 parentPort!.on('message', (request: WasmRequest) => {
   name('opa-wasm');
   let outcome: WasmOutcome;
