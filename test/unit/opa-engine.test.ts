@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { OpaEngine, findOpa } from '../../src/policies/opa-engine.js';
 import { opaPath } from '../helpers/opa.js';
 
@@ -15,6 +15,10 @@ const found = findOpa(opaPath());
 assert.ok(found.path, 'OPA is found');
 const limits = { timeoutMs: 2000, memoryBytes: 256 * 1024 * 1024, maxOutputBytes: 64 * 1024, concurrency: 2, perOrganization: 2 };
 const engine = new OpaEngine(found.path, found.version, limits);
+// The bounds hold on both of the engine's paths: Wasm in a worker thread, and the `opa eval` process it falls back to.
+const wasmEngine = engine;
+const processEngine = new OpaEngine(found.path, found.version, { ...limits, wasm: false });
+after(() => engine.close());
 const input = path.join(mkdtempSync(path.join(tmpdir(), 'opa-engine-test-')), 'input.json');
 writeFileSync(input, JSON.stringify({ plan: { resource_changes: [{ address: 'a' }] }, run: {} }));
 
@@ -45,7 +49,8 @@ describe('OPA engine', { timeout: 60_000 }, () => {
     assert.deepEqual(await engine.evaluate({ rego, regoVersion: 'v1', query: 'data.a.nothing' }, input, 'org'), { ok: true, defined: false, prints: [] });
   });
 
-  it('stops an evaluation over its time, memory or output bound with the reason, and the event loop stays free', async () => {
+  for (const path of ['Wasm', 'process'] as const) it(`stops an evaluation over its time, memory or output bound with the reason, and the event loop stays free (${path})`, async () => {
+    const engine = path === 'Wasm' ? wasmEngine : processEngine;
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     const started = Date.now();
@@ -59,8 +64,9 @@ describe('OPA engine', { timeout: 60_000 }, () => {
     const huge = await engine.evaluate({ rego: 'package a\nimport rego.v1\nbig := [x | some x in numbers.range(1, 200000)]\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
     assert.deepEqual(huge, { ok: false, reason: `the evaluation answered more than ${limits.maxOutputBytes} bytes and was stopped` });
 
-    const small = new OpaEngine(found.path, found.version, { ...limits, memoryBytes: 160 * 1024 * 1024, timeoutMs: 20_000 });
+    const small = new OpaEngine(found.path!, found.version, { ...limits, wasm: path === 'Wasm', memoryBytes: 160 * 1024 * 1024, timeoutMs: 20_000 });
     const hungry = await small.evaluate({ rego: 'package a\nimport rego.v1\nbig := count([sprintf("%v-padding-padding", [x]) | some x in numbers.range(1, 20000000)])\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
+    await small.close();
     assert.deepEqual(hungry, { ok: false, reason: 'the evaluation needed more than 160 MiB and was stopped' });
   });
 });
