@@ -9,10 +9,10 @@ import type { WasmOutcome } from './opa-wasm.worker.js';
  * one of the node's fair slots (fair-slots.ts) while it uses a worker, so there are never more than
  * TEAMSTAGE_POLICY_CONCURRENCY. An evaluation past its time limit has its thread ended outright
  * (`Worker.terminate` stops Wasm mid-loop) and the next evaluation starts a new one; so does one whose thread
- * died. The JavaScript heap of a worker is capped (it holds only the input bytes' view and the answer); the
+ * died. The JavaScript heap of a worker is capped (it holds the input's bytes and the answer, at most 4 MiB of JSON); the
  * policy's own memory is the Wasm memory, capped by its maximum (opa-wasm-abi.ts).
  */
-const WORKER_LIMITS = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 };
+const WORKER_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 };
 /** An idle worker ends after this long and gives its memory back. */
 const IDLE_MS = 30_000;
 /** A worker that has not started within this long is given up (the evaluation falls to OPA's process). */

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { evaluateWasm, NeedsOpa, WasmAnswerTooLarge, WasmMemoryExceeded, type WasmLimits } from './opa-wasm-abi.js';
 
@@ -24,7 +24,8 @@ export interface WasmRequest {
   limits: WasmLimits;
 }
 
-let lastInput: { path: string; bytes: Uint8Array } | undefined;
+/** The last input read, by its file's identity (a scratch path may come again for another evaluation's file). */
+let lastInput: { key: string; bytes: Uint8Array } | undefined;
 
 function name(comm: string): void {
   try {
@@ -35,7 +36,9 @@ function name(comm: string): void {
 }
 
 function evaluate(request: WasmRequest): WasmOutcome {
-  if (lastInput?.path !== request.inputPath) lastInput = { path: request.inputPath, bytes: readFileSync(request.inputPath) };
+  const stat = statSync(request.inputPath, { bigint: true });
+  const key = `${request.inputPath}\0${stat.ino}\0${stat.mtimeNs}\0${stat.size}`;
+  if (lastInput?.key !== key) lastInput = { key, bytes: readFileSync(request.inputPath) };
   try {
     return { kind: 'answer', json: evaluateWasm(request.module, lastInput.bytes, request.limits) };
   } catch (error) {
