@@ -10,6 +10,8 @@ import { WasmCompiler } from './opa-wasm-compiler.js';
 import { WasmSlots, type SlotOutcome } from './opa-wasm-slots.js';
 
 export { evalMessage, parseEvalOutput, unavailableBuiltinReason } from './opa-messages.js';
+export type { CheckProblem, CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
+import type { CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
 
 /**
  * The policy engine is the real OPA (issues 29, 39). A policy is compiled once per node by the OPA binary to
@@ -30,8 +32,6 @@ export { evalMessage, parseEvalOutput, unavailableBuiltinReason } from './opa-me
  * OPA 1.x reads Rego v1; the older syntax that HCP's examples and go-tfe's tests use (`rule[x] { … }`) is
  * accepted as Rego v0 (`--v0-compatible`): `check` finds which one a text is, and evaluation uses it.
  */
-
-export type RegoVersion = 'v1' | 'v0';
 
 export interface EngineLimits {
   /** TEAMSTAGE_POLICY_TIMEOUT: an evaluation running longer is killed and errored. */
@@ -69,17 +69,6 @@ function wasmAnswer(outcome: SlotOutcome, limits: EngineLimits): QueryAnswer | u
       return undefined;
   }
 }
-
-/** Why a policy is refused: it does not compile, calls a built-in policies may not use, or compiling it hit a bound. */
-export type CheckProblem = 'compile' | 'builtin' | 'memory' | 'timeout';
-
-export type CheckResult = { ok: true; regoVersion: RegoVersion } | { ok: false; problem: CheckProblem; message: string; builtin?: string };
-
-/** One policy's query answered: its value (JSON), `undefined` when OPA found the query undefined; or why not. */
-export type QueryAnswer =
-  | { ok: true; defined: true; value: unknown; prints: string[] }
-  | { ok: true; defined: false; prints: string[] }
-  | { ok: false; reason: string };
 
 export interface PolicyEngine {
   /** What the server says at start: the binary and its version, or why there is none. */

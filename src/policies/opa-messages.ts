@@ -1,5 +1,5 @@
 import { unavailableBuiltinIn } from './opa-capabilities.js';
-import type { CheckResult, QueryAnswer } from './opa-engine.js';
+import type { CheckResult, QueryAnswer } from './opa-types.js';
 
 /**
  * What OPA's answers and failures mean for Teamstage (opa-engine.ts): its compile messages, the bound a

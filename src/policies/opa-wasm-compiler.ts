@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Parser, type ReadEntry } from 'tar';
-import type { RegoVersion } from './opa-engine.js';
+import type { RegoVersion } from './opa-types.js';
 
 /**
  * A policy compiled to WebAssembly by the OPA binary itself (`opa build -t wasm`, with the same restricted
