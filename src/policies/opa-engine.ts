@@ -115,7 +115,7 @@ export class OpaEngine implements PolicyEngine {
   private readonly capabilities: CapabilitiesFile;
   private readonly slots: FairSlots;
   private readonly compiler: WasmCompiler;
-  private readonly wasm = new WasmSlots();
+  private readonly wasm: WasmSlots;
   /** Evaluations answered in Wasm and by an `opa eval` process, and `opa build`s run (tests and figures). */
   readonly counts = { wasm: 0, opa: 0, builds: 0 };
 
@@ -128,6 +128,7 @@ export class OpaEngine implements PolicyEngine {
     this.capabilities = capabilitiesFileFor(opaPath);
     this.slots = new FairSlots(limits.concurrency, limits.perOrganization);
     this.compiler = new WasmCompiler(this.capabilities.file);
+    this.wasm = new WasmSlots(limits.concurrency);
   }
 
   async check(rego: string, organization: string): Promise<CheckResult> {

@@ -42,7 +42,8 @@ class WasmWorker {
   private readonly ready: Promise<void>;
   private markReady: () => void = () => undefined;
 
-  constructor(private readonly onEnd: (worker: WasmWorker) => void) {
+  constructor(private readonly onEnd: (worker: WasmWorker, timedOut: boolean) => void) {
+    this.idle = setTimeout(() => this.end(undefined), IDLE_MS).unref();
     this.ready = new Promise((resolve) => {
       this.markReady = resolve;
     });
@@ -91,7 +92,7 @@ class WasmWorker {
     clearTimeout(this.idle);
     if (!this.dead) {
       this.dead = true;
-      this.onEnd(this);
+      this.onEnd(this, outcome?.kind === 'timeout');
       void this.worker.terminate();
     }
     if (outcome) this.settle(outcome);
@@ -100,19 +101,31 @@ class WasmWorker {
 
 export class WasmSlots {
   private readonly workers: WasmWorker[] = [];
+  private closed = false;
+
+  /** `slots`: TEAMSTAGE_POLICY_CONCURRENCY, the most workers there ever are. */
+  constructor(private readonly slots: number) {}
 
   /** Evaluates in an idle worker (the caller holds a policy slot, so one is idle or may be started). */
   evaluate(module: WebAssembly.Module, inputPath: string, limits: WasmLimits, timeoutMs: number): Promise<SlotOutcome> {
-    let worker = this.workers.find((candidate) => !candidate.busy && !candidate.dead);
-    if (!worker) {
-      worker = new WasmWorker((ended) => this.workers.splice(this.workers.indexOf(ended), 1));
-      this.workers.push(worker);
-    }
+    const worker = this.workers.find((candidate) => !candidate.busy && !candidate.dead) ?? this.start();
     return worker.run(module, inputPath, limits, timeoutMs);
+  }
+
+  private start(): WasmWorker {
+    const worker = new WasmWorker((ended, timedOut) => {
+      this.workers.splice(this.workers.indexOf(ended), 1);
+      // A worker ended at the time limit is replaced at once, so that the next evaluation does not wait for a
+      // thread to start (tens of milliseconds; more on a busy machine); an idle or crashed one is not.
+      if (timedOut && !this.closed && this.workers.length < this.slots) this.start();
+    });
+    this.workers.push(worker);
+    return worker;
   }
 
   /** Ends every worker (at shutdown, and in tests). */
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all(this.workers.map((worker) => worker.worker.terminate()));
   }
 }
