@@ -59,13 +59,16 @@ class WasmWorker {
     this.worker.unref();
   }
 
-  run(module: WebAssembly.Module, inputPath: string, limits: WasmLimits, timeoutMs: number): Promise<SlotOutcome> {
+  /** `longRunning`: called once the evaluation has taken half its limit (it may well be ended: a spare is started). */
+  run(module: WebAssembly.Module, inputPath: string, limits: WasmLimits, timeoutMs: number, longRunning: () => void): Promise<SlotOutcome> {
     clearTimeout(this.idle);
     this.busy = true;
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
+      let halfway: NodeJS.Timeout | undefined;
       this.pending = (outcome) => {
         clearTimeout(timer);
+        clearTimeout(halfway);
         resolve(outcome);
       };
       // The time limit counts from the worker's start, not its loading; a worker that never starts is given up.
@@ -75,6 +78,7 @@ class WasmWorker {
         clearTimeout(timer);
         // Ended, not asked: a policy in a loop never reads a message.
         timer = setTimeout(() => this.end({ kind: 'timeout' }), timeoutMs);
+        halfway = setTimeout(longRunning, timeoutMs / 2);
         this.worker.postMessage({ id: 0, module, inputPath, limits });
       });
     });
@@ -108,16 +112,28 @@ export class WasmSlots {
 
   /** Evaluates in an idle worker (the caller holds a policy slot, so one is idle or may be started). */
   evaluate(module: WebAssembly.Module, inputPath: string, limits: WasmLimits, timeoutMs: number): Promise<SlotOutcome> {
-    const worker = this.workers.find((candidate) => !candidate.busy && !candidate.dead) ?? this.start();
-    return worker.run(module, inputPath, limits, timeoutMs);
+    const worker = this.idleWorker() ?? this.start();
+    return worker.run(module, inputPath, limits, timeoutMs, () => this.spare());
+  }
+
+  private idleWorker(): WasmWorker | undefined {
+    return this.workers.find((candidate) => !candidate.busy && !candidate.dead);
+  }
+
+  /**
+   * A worker started ahead for the evaluation that follows one likely to be ended at its limit: a thread takes
+   * tens of milliseconds to start (more on a busy machine), a slot should not sit idle meanwhile. At most one
+   * beyond the slots; unused, it ends after IDLE_MS.
+   */
+  private spare(): void {
+    if (!this.closed && !this.idleWorker() && this.workers.length <= this.slots) this.start();
   }
 
   private start(): WasmWorker {
     const worker = new WasmWorker((ended, timedOut) => {
       this.workers.splice(this.workers.indexOf(ended), 1);
-      // A worker ended at the time limit is replaced at once, so that the next evaluation does not wait for a
-      // thread to start (tens of milliseconds; more on a busy machine); an idle or crashed one is not.
-      if (timedOut && !this.closed && this.workers.length < this.slots) this.start();
+      // A worker ended at the time limit is replaced at once (unless a spare is there already); an idle or crashed one is not.
+      if (timedOut) this.spare();
     });
     this.workers.push(worker);
     return worker;
