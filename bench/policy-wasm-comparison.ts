@@ -1,9 +1,11 @@
 /**
- * The engine not chosen (issue 29), run alone because it needs a package Teamstage does not depend on:
+ * The ceiling of the engine's Wasm path (issues 29, 39), run alone because it needs a package Teamstage does not
+ * depend on (the engine uses OPA's Wasm ABI itself: src/policies/opa-wasm-abi.ts says why not this SDK):
  * `OPA_WASM_DIR=<dir with @open-policy-agent/opa-wasm installed> node --import tsx bench/policy-wasm-comparison.ts`
  * (OPA at TEAMSTAGE_OPA_PATH, scripts/build-opa.sh's cache or the PATH). The 10-policy set of the `policy
  * evaluation` row of `npm run bench` (policy-set.ts), compiled once with `opa build -t wasm` and evaluated
- * in-process on each real plan fixture: what the chosen process-per-policy engine gives up (BENCHMARKS.md).
+ * in-process on each real plan fixture with no worker thread, bound or answer check: what the engine's worker,
+ * bounds and exact answers cost on top (BENCHMARKS.md).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';

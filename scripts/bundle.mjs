@@ -21,11 +21,14 @@ export const BUNDLE = path.join('dist', 'bundle', 'teamstage.mjs');
 export const PIPELINE_BUNDLE = path.join('dist', 'bundle', 'teamstage-pipeline.mjs');
 /** The plan JSON check's worker thread (src/runs/plan-json-checker.ts finds it beside the bundle). */
 export const WORKER_BUNDLE = path.join('dist', 'bundle', 'plan-json-check.worker.mjs');
+/** The policy evaluation's worker thread (src/policies/opa-wasm-slots.ts finds it beside the bundle). */
+export const POLICY_WORKER_BUNDLE = path.join('dist', 'bundle', 'opa-wasm.worker.mjs');
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // The worker before the server: build-if-stale.mjs dates the build by the server's bundle.
 await build(bundleOptions(path.join(root, 'dist', 'src', 'runs', 'plan-json-check.worker.js'), path.join(root, WORKER_BUNDLE)));
+await build(bundleOptions(path.join(root, 'dist', 'src', 'policies', 'opa-wasm.worker.js'), path.join(root, POLICY_WORKER_BUNDLE)));
 await build(bundleOptions(path.join(root, 'dist', 'src', 'cli.js'), path.join(root, BUNDLE)));
 keepAscii(path.join(root, WORKER_BUNDLE));
 keepAscii(path.join(root, BUNDLE));

@@ -3,24 +3,35 @@ import { setPriority } from 'node:os';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { capabilitiesFileFor, unavailableBuiltinIn, type CapabilitiesFile } from './opa-capabilities.js';
+import { capabilitiesFileFor, type CapabilitiesFile } from './opa-capabilities.js';
 import { FairSlots } from './fair-slots.js';
+import { checkRefusal, evalMessage, parseEvalOutput, type ChildOutcome } from './opa-messages.js';
+import { WasmCompiler } from './opa-wasm-compiler.js';
+import { WasmSlots, type SlotOutcome } from './opa-wasm-slots.js';
+
+export { evalMessage, parseEvalOutput, unavailableBuiltinReason } from './opa-messages.js';
+export type { CheckProblem, CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
+import type { CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
 
 /**
- * The policy engine is the real OPA (issue 29), run as a child process per evaluation: `opa eval` reads the
- * policy and the input from files and answers JSON. Chosen over compiling each policy set to WebAssembly for
- * `@open-policy-agent/opa-wasm` (BENCHMARKS.md, "Policy evaluation (issue 29)" has both measured) because a process is the
- * stronger boundary: a crafted policy or plan runs in its own address space with its own memory cap
- * (`ulimit -d`: the data segment; Go reserves far more address space than it uses, so `-v` cannot be tight), its own CPU priority (niced below the server), and a timeout that kills it outright; none of it
- * touches the server's event loop or heap. Built-ins that reach outside the plan (`http.send`, …) are taken away
- * at upload and at every evaluation (opa-capabilities.ts); the node's processes are shared fairly across
- * organizations (fair-slots.ts).
+ * The policy engine is the real OPA (issues 29, 39). A policy is compiled once per node by the OPA binary to
+ * WebAssembly (`opa build -t wasm`, opa-wasm-compiler.ts, kept by content digest) and evaluated in a worker
+ * thread (opa-wasm-slots.ts): about a millisecond where a process per policy took 20 ms or more, so that a
+ * 10-policy set adds nothing a person notices (issue 39; BENCHMARKS.md has both measured). Every bound holds
+ * there as it did for a process: the time limit ends the worker thread outright, the Wasm memory's maximum is
+ * TEAMSTAGE_POLICY_MEMORY_MB, the answer is refused past 4 MiB, the capabilities are those of every OPA call,
+ * and the slots are the same fair slots (fair-slots.ts); nothing runs on the server's event loop.
+ *
+ * Whatever Wasm cannot answer exactly as OPA does is answered by OPA itself, run as a child process as before
+ * (`opa eval` under `ulimit -d`, niced, killed at the time limit): a policy that calls print(), a query that is
+ * not a plain rule, a policy `opa build` refuses (a removed built-in: OPA's own refusal), a call of a built-in
+ * OPA's Wasm leaves to the host (`sprintf`, …: a policy's messages; opa-wasm-abi.ts says why none is imitated
+ * here), or an abort. So every answer is OPA's. Compiling, `opa check` at upload and these evaluations are
+ * the node's OPA processes, in the same slots.
  *
  * OPA 1.x reads Rego v1; the older syntax that HCP's examples and go-tfe's tests use (`rule[x] { … }`) is
  * accepted as Rego v0 (`--v0-compatible`): `check` finds which one a text is, and evaluation uses it.
  */
-
-export type RegoVersion = 'v1' | 'v0';
 
 export interface EngineLimits {
   /** TEAMSTAGE_POLICY_TIMEOUT: an evaluation running longer is killed and errored. */
@@ -33,18 +44,31 @@ export interface EngineLimits {
   concurrency: number;
   /** Of those, at most this many for one organization (TEAMSTAGE_POLICY_PER_ORGANIZATION). */
   perOrganization: number;
+  /** False: every evaluation is an `opa eval` process (tests of that path; the server always compiles to Wasm). */
+  wasm?: boolean;
 }
 
-/** Why a policy is refused: it does not compile, calls a built-in policies may not use, or compiling it hit a bound. */
-export type CheckProblem = 'compile' | 'builtin' | 'memory' | 'timeout';
+const timeoutReason = (limits: EngineLimits) => `the evaluation took longer than ${limits.timeoutMs} ms and was stopped`;
+const outputReason = (limits: EngineLimits) => `the evaluation answered more than ${limits.maxOutputBytes} bytes and was stopped`;
 
-export type CheckResult = { ok: true; regoVersion: RegoVersion } | { ok: false; problem: CheckProblem; message: string; builtin?: string };
-
-/** One policy's query answered: its value (JSON), `undefined` when OPA found the query undefined; or why not. */
-export type QueryAnswer =
-  | { ok: true; defined: true; value: unknown; prints: string[] }
-  | { ok: true; defined: false; prints: string[] }
-  | { ok: false; reason: string };
+/** A worker's outcome as the policy's answer; undefined when OPA itself must answer (opa-wasm-abi.ts). */
+function wasmAnswer(outcome: SlotOutcome, limits: EngineLimits): QueryAnswer | undefined {
+  switch (outcome.kind) {
+    case 'timeout':
+      return { ok: false, reason: timeoutReason(limits) };
+    case 'memory':
+      return { ok: false, reason: `the evaluation needed more than ${Math.floor(limits.memoryBytes / (1024 * 1024))} MiB and was stopped` };
+    case 'output':
+      return { ok: false, reason: outputReason(limits) };
+    case 'answer': {
+      // The result set: `[]` when the rule is undefined, `[{"result": …}]` when it is defined.
+      const [first] = JSON.parse(outcome.json) as Array<{ result: unknown }>;
+      return first ? { ok: true, defined: true, value: first.result, prints: [] } : { ok: true, defined: false, prints: [] };
+    }
+    default:
+      return undefined;
+  }
+}
 
 export interface PolicyEngine {
   /** What the server says at start: the binary and its version, or why there is none. */
@@ -54,14 +78,6 @@ export interface PolicyEngine {
   check(rego: string, organization: string): Promise<CheckResult>;
   /** Evaluates `query` against the policy text with the input file; bounded by the engine's limits, in `organization`'s share of them. */
   evaluate(policy: { rego: string; regoVersion: RegoVersion; query: string }, inputPath: string, organization: string): Promise<QueryAnswer>;
-}
-
-/** How a child process ended: its output (capped), or why it was stopped. */
-interface ChildOutcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  stopped?: 'timeout' | 'output';
 }
 
 const SH = '/bin/sh';
@@ -98,6 +114,10 @@ export class OpaEngine implements PolicyEngine {
   readonly description: string;
   private readonly capabilities: CapabilitiesFile;
   private readonly slots: FairSlots;
+  private readonly compiler: WasmCompiler;
+  private readonly wasm: WasmSlots;
+  /** Evaluations answered in Wasm and by an `opa eval` process, and `opa build`s run (tests and figures). */
+  readonly counts = { wasm: 0, opa: 0, builds: 0 };
 
   constructor(
     private readonly opaPath: string,
@@ -107,6 +127,8 @@ export class OpaEngine implements PolicyEngine {
     this.description = `OPA ${version} (${opaPath})`;
     this.capabilities = capabilitiesFileFor(opaPath);
     this.slots = new FairSlots(limits.concurrency, limits.perOrganization);
+    this.compiler = new WasmCompiler(this.capabilities.file);
+    this.wasm = new WasmSlots(limits.concurrency);
   }
 
   async check(rego: string, organization: string): Promise<CheckResult> {
@@ -122,16 +144,52 @@ export class OpaEngine implements PolicyEngine {
     });
   }
 
+  /**
+   * In one slot of `organization`'s fair share: the policy's compiled Wasm (built now on the first use of
+   * its text on this node), evaluated in a worker; OPA itself when Wasm cannot answer exactly, with the
+   * time the Wasm attempt left of the limit.
+   */
   async evaluate(policy: { rego: string; regoVersion: RegoVersion; query: string }, inputPath: string, organization: string): Promise<QueryAnswer> {
+    const release = await this.slots.acquire(organization);
+    try {
+      const started = performance.now();
+      const build = (args: string[]) => {
+        this.counts.builds += 1;
+        return this.spawnOpa(args);
+      };
+      const compiled = this.limits.wasm === false ? undefined : await this.compiler.compile(policy, build);
+      if (compiled?.kind === 'wasm') {
+        const limits = { memoryBytes: this.limits.memoryBytes, maxOutputBytes: this.limits.maxOutputBytes };
+        const answer = wasmAnswer(await this.wasm.evaluate(compiled.module, inputPath, limits, this.limits.timeoutMs), this.limits);
+        if (answer) {
+          this.counts.wasm += 1;
+          return answer;
+        }
+      }
+      this.counts.opa += 1;
+      const left = Math.max(1, Math.round(this.limits.timeoutMs - (performance.now() - started)));
+      return await this.evaluateWithOpa(policy, inputPath, left);
+    } finally {
+      release();
+    }
+  }
+
+  /** Ends the engine's worker threads (at shutdown, and in tests). */
+  async close(): Promise<void> {
+    await this.wasm.close();
+  }
+
+  /** `opa eval` of the policy on the input file, in a child process; the caller holds the slot. */
+  private evaluateWithOpa(policy: { rego: string; regoVersion: RegoVersion; query: string }, inputPath: string, timeoutMs: number): Promise<QueryAnswer> {
     return withScratch(async (dir) => {
       const file = path.join(dir, 'policy.rego');
       await writeFile(file, policy.rego, { mode: 0o600 });
-      const args = ['eval', '--format', 'json', '--timeout', `${this.limits.timeoutMs}ms`, '--capabilities', this.capabilities.file, '--input', inputPath, '--data', file];
+      const args = ['eval', '--format', 'json', '--timeout', `${timeoutMs}ms`, '--capabilities', this.capabilities.file, '--input', inputPath, '--data', file];
       if (policy.regoVersion === 'v0') args.push('--v0-compatible');
       args.push('--', policy.query);
-      const outcome = await this.run(args, organization);
-      if (outcome.stopped === 'timeout') return { ok: false, reason: `the evaluation took longer than ${this.limits.timeoutMs} ms and was stopped` };
-      if (outcome.stopped === 'output') return { ok: false, reason: `the evaluation answered more than ${this.limits.maxOutputBytes} bytes and was stopped` };
+      const outcome = await this.spawnOpa(args, timeoutMs);
+      if (outcome.stopped === 'timeout') return { ok: false, reason: timeoutReason(this.limits) };
+      if (outcome.stopped === 'output') return { ok: false, reason: outputReason(this.limits) };
       if (outcome.code !== 0) return { ok: false, reason: evalMessage(outcome, this.limits, this.capabilities.removed) };
       return parseEvalOutput(outcome.stdout, outcome.stderr);
     });
@@ -151,7 +209,7 @@ export class OpaEngine implements PolicyEngine {
     }
   }
 
-  private spawnOpa(args: string[]): Promise<ChildOutcome> {
+  private spawnOpa(args: string[], timeoutMs = this.limits.timeoutMs): Promise<ChildOutcome> {
     const kib = Math.max(1, Math.floor(this.limits.memoryBytes / 1024));
     return new Promise((resolve) => {
       // Go's runtime honours GOMEMLIMIT first (it collects harder before the hard cap is hit).
@@ -174,7 +232,7 @@ export class OpaEngine implements PolicyEngine {
         stopped = why;
         child.kill('SIGKILL');
       };
-      const timer = setTimeout(() => stop('timeout'), this.limits.timeoutMs + 500);
+      const timer = setTimeout(() => stop('timeout'), timeoutMs + 500);
       child.stdout.on('data', (chunk: Buffer) => {
         outBytes += chunk.length;
         if (outBytes > this.limits.maxOutputBytes) return stop('output');
@@ -237,83 +295,3 @@ async function withScratch<T>(work: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** OPA's own messages from `opa check --format json`, with the scratch file's path replaced by the policy's name. */
-function checkMessage(text: string, file: string): string {
-  try {
-    const parsed = JSON.parse(text) as { errors?: Array<{ message?: string; location?: { row?: number; col?: number } }> };
-    if (parsed.errors?.length) {
-      return parsed.errors
-        .map((e) => `${e.location?.row !== undefined ? `${e.location.row}:${e.location.col ?? 0}: ` : ''}${e.message ?? 'error'}`)
-        .join('; ');
-    }
-  } catch {
-    // Not JSON: use the text as it is.
-  }
-  return text.split(file).join('policy.rego').trim().slice(0, 4000) || 'the policy does not compile';
-}
-
-/** A Go runtime crash: SIGSEGV, then the runtime's own frames. */
-const GO_RUNTIME_SEGFAULT = /^SIGSEGV: segmentation violation[\s\S]*\bruntime\./m;
-
-/**
- * Go's runtime ends a process that reached the memory cap with "fatal error: runtime: …" or, with Go 1.26's
- * green tea collector, sometimes a SIGSEGV inside the runtime (our build uses the classic collector:
- * scripts/build-opa.sh; an operator's own opa may not).
- */
-function reachedMemoryCap(outcome: ChildOutcome): boolean {
-  return /out of memory|cannot allocate memory|runtime: failed to reserve|fatal error: runtime/i.test(outcome.stderr) || GO_RUNTIME_SEGFAULT.test(outcome.stderr);
-}
-
-/** What an outcome says of a policy that calls a built-in policies may not use. */
-export function unavailableBuiltinReason(builtin: string): string {
-  return `the policy calls ${builtin}, which policies cannot use on this server (a policy sees the plan and the run, never the network, the clock or chance)`;
-}
-
-/** Why `opa check` refused a policy, from its v1 and v0 attempts: a bound it hit, a built-in it may not use, or OPA's own message. */
-function checkRefusal(attempts: ChildOutcome[], file: string, unavailable: readonly string[], limits: { memoryBytes: number; timeoutMs: number }): CheckResult {
-  const [v1] = attempts as [ChildOutcome];
-  const mib = Math.floor(limits.memoryBytes / (1024 * 1024));
-  if (attempts.some(reachedMemoryCap)) return { ok: false, problem: 'memory', message: `compiling the policy needed more than ${mib} MiB (TEAMSTAGE_POLICY_MEMORY_MB)` };
-  if (attempts.some((a) => a.stopped === 'timeout')) return { ok: false, problem: 'timeout', message: `compiling the policy took longer than ${limits.timeoutMs} ms (TEAMSTAGE_POLICY_TIMEOUT)` };
-  if (attempts.some((a) => a.stopped === 'output')) return { ok: false, problem: 'compile', message: 'opa check answered too much' };
-  for (const attempt of attempts) {
-    const builtin = unavailableBuiltinIn(attempt.stdout || attempt.stderr, unavailable);
-    if (builtin) return { ok: false, problem: 'builtin', builtin, message: unavailableBuiltinReason(builtin) };
-  }
-  return { ok: false, problem: 'compile', message: checkMessage(v1.stdout || v1.stderr, file) };
-}
-
-export function evalMessage(outcome: ChildOutcome, limits: { memoryBytes: number; timeoutMs: number }, unavailable: readonly string[] = []): string {
-  const { memoryBytes } = limits;
-  const text = outcome.stdout || outcome.stderr;
-  // A policy stored before built-ins were restricted (or written into the database by hand) still cannot call one.
-  const builtin = unavailableBuiltinIn(text, unavailable);
-  if (builtin) return unavailableBuiltinReason(builtin);
-  // OPA's own --timeout ends an evaluation with one of several messages ("context deadline exceeded",
-  // "numbers.range: timed out …"): one reason, ours, whichever it was.
-  if (/context deadline exceeded|timed out|eval_cancel_error/i.test(text)) return `the evaluation took longer than ${limits.timeoutMs} ms and was stopped`;
-  if (reachedMemoryCap(outcome)) {
-    return `the evaluation needed more than ${Math.floor(memoryBytes / (1024 * 1024))} MiB and was stopped`;
-  }
-  try {
-    const parsed = JSON.parse(text) as { errors?: Array<{ message?: string; code?: string }> };
-    if (parsed.errors?.length) return parsed.errors.map((e) => e.message ?? e.code ?? 'error').join('; ').slice(0, 4000);
-  } catch {
-    // Not JSON.
-  }
-  return (text.trim() || `opa exited with ${outcome.code}`).slice(0, 4000);
-}
-
-/** `opa eval --format json`: `{"result":[{"expressions":[{"value":…}]}]}`, or `{}` when undefined; print() goes to stderr. */
-export function parseEvalOutput(stdout: string, stderr: string): QueryAnswer {
-  const prints = stderr.split('\n').filter((line) => line.length > 0).slice(0, 100);
-  let parsed: { result?: Array<{ expressions?: Array<{ value: unknown }> }> };
-  try {
-    parsed = JSON.parse(stdout) as typeof parsed;
-  } catch {
-    return { ok: false, reason: 'OPA answered something that is not JSON' };
-  }
-  const first = parsed.result?.[0]?.expressions?.[0];
-  if (!first) return { ok: true, defined: false, prints };
-  return { ok: true, defined: true, value: first.value, prints };
-}

@@ -23,10 +23,11 @@ export type RunSource = Pick<RunsRepository, 'findRun' | 'planAndApplyOf'>;
  * The job that evaluates a post-plan stage's policy sets with OPA (issue 29). OPA's input is HCP's:
  * `input.plan` is the plan JSON the pipeline uploaded, written to a private file as it is stored (the server
  * never parses it), and `input.run` the run's facts. Every policy of every set that applies to the workspace
- * now is evaluated by the engine (a child process, bounded in time and memory: opa-engine.ts); the outcomes
+ * now is evaluated by the engine (compiled to Wasm once per node and run in a worker thread, or an OPA process
+ * where Wasm cannot answer exactly; bounded in time, memory and answer size: opa-engine.ts); the outcomes
  * and the evaluation's status are then written and the stage settles with its run task results
  * (TaskStageRunner.finishEvaluation). The job runs in the policy lane, in its organization's share, and each
- * policy in its organization's share of the node's OPA processes (jobs/job-lanes.ts, policies/fair-slots.ts). A node that dies midway leaves the job to another node: the evaluation
+ * policy in its organization's share of the node's policy slots (jobs/job-lanes.ts, policies/fair-slots.ts). A node that dies midway leaves the job to another node: the evaluation
  * stays `running` until one finishes it, and a finished one is never written twice.
  */
 export class PolicyEvaluationJob {

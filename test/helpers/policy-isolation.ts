@@ -18,7 +18,7 @@ const PLAN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixt
 /** Each gives an array if it ever finishes; none does within the bounds. */
 export const CRAFTED_POLICIES: Record<string, string> = {
   unbounded: 'package crafted.unbounded\nimport rego.v1\ndeny := [x | some x in numbers.range(1, 1000000000000); x < 0]\n',
-  'huge-answer': 'package crafted.huge_answer\nimport rego.v1\ndeny := [x | some x in numbers.range(1, 400000)]\n',
+  'huge-answer': 'package crafted.huge_answer\nimport rego.v1\ndeny := [x | some x in numbers.range(1, 1000000)]\n',
   quadratic: 'package crafted.quadratic\nimport rego.v1\ndeny := [s | some x in numbers.range(1, 100000); some y in numbers.range(1, 100000); s := sprintf("%v-%v", [x, y])]\n',
 };
 /** Rego refuses recursion when it compiles: such a policy never reaches an evaluation. */
@@ -59,7 +59,23 @@ export function opaProcesses(parentPid: number): number[] {
   }
 }
 
-const enginesRunning = (serverPid: number) => opaProcesses(serverPid).length;
+/** A process's threads evaluating a policy in Wasm now: named `opa-wasm` while they do (src/policies/opa-wasm.worker.ts). */
+export function wasmThreads(pid: number): number[] {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).map(Number).filter((tid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'opa-wasm';
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** The policy slots busy in a process: OPA processes (compiling, or answering what Wasm cannot) and Wasm evaluations. */
+export const enginesRunning = (pid: number) => opaProcesses(pid).length + wasmThreads(pid).length;
 
 export async function measurePolicyIsolation(options: {
   url: string;

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { bootstrapOrganization, HttpClient } from '../helpers/http-client.js';
 import { opaPath } from '../helpers/opa.js';
-import { opaProcesses } from '../helpers/policy-isolation.js';
+import { enginesRunning } from '../helpers/policy-isolation.js';
 import { globalPolicySet, plannedRun, policyEvaluationOf, reportPlan, strictCall, type Call } from '../helpers/policy-runs.js';
 import { startListeningApp } from '../helpers/task-stage-scenario.js';
 import { testDialects, type TestContext } from '../helpers/test-app.js';
@@ -27,7 +27,7 @@ import { waitUntil } from '../helpers/wait-until.js';
 
 const PLAN = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans/120_basic/plan.json'), 'utf8');
 const LIMIT_MS = 3000;
-/** The engine kills a process this long after the limit if OPA has not stopped it itself (opa-engine.ts). */
+/** The engine kills a process this long after the limit if OPA has not stopped it itself (opa-engine.ts; a Wasm thread ends at the limit). */
 const KILL_GRACE_MS = 500;
 const SLOTS = 2;
 const FLOOD_RUNS = 10;
@@ -97,7 +97,7 @@ for (const dialect of testDialects()) for (const { share, perOrganization, flood
       const during = await plannedRun(call, ctx.config.baseUrl, victim, 'during', PLAN);
       for (const { planId } of flood) await reportPlan(call, flooder.ownerToken, planId);
       // The flooder runs its looping policies in every slot its share allows, and more are queued behind them.
-      await waitUntil(async () => opaProcesses(process.pid).length >= flooderRuns, 30_000, 'the flooder did not take its share of the OPA slots');
+      await waitUntil(async () => enginesRunning(process.pid) >= flooderRuns, 30_000, 'the flooder did not take its share of the OPA slots');
       await reportPlan(call, victim.ownerToken, during.planId);
       const duringJudged = await judgedIn(call, victim.ownerToken, during.runId);
       const pending = (await Promise.all(flood.map(async ({ runId }) => (await policyEvaluationOf(call, flooder.ownerToken, runId)).evaluation.attributes.status)))

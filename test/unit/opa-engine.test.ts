@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { OpaEngine, findOpa } from '../../src/policies/opa-engine.js';
 import { opaPath } from '../helpers/opa.js';
 
@@ -17,6 +17,14 @@ const limits = { timeoutMs: 2000, memoryBytes: 256 * 1024 * 1024, maxOutputBytes
 const engine = new OpaEngine(found.path, found.version, limits);
 /** For what is not about the time bound: a loaded CI machine took over 2 s to compile a one-line policy. */
 const unhurried = new OpaEngine(found.path, found.version, { ...limits, timeoutMs: 30_000 });
+// The bounds hold on both of the engine's paths: Wasm in a worker thread, and the `opa eval` process it falls back to.
+const wasmEngine = engine;
+const processEngine = new OpaEngine(found.path, found.version, { ...limits, wasm: false });
+after(async () => {
+  await engine.close();
+  await unhurried.close();
+  await processEngine.close();
+});
 const input = path.join(mkdtempSync(path.join(tmpdir(), 'opa-engine-test-')), 'input.json');
 writeFileSync(input, JSON.stringify({ plan: { resource_changes: [{ address: 'a' }] }, run: {} }));
 
@@ -47,9 +55,10 @@ describe('OPA engine', { timeout: 60_000 }, () => {
     assert.deepEqual(await engine.evaluate({ rego, regoVersion: 'v1', query: 'data.a.nothing' }, input, 'org'), { ok: true, defined: false, prints: [] });
   });
 
-  it('stops an evaluation over its time, memory or output bound with the reason, and the event loop stays free', async () => {
-    // The event loop's longest turn while OPA works: an evaluation that held the loop would make one turn as long
-    // as itself; a loaded machine may pause the whole process a while, whichever thread works (a ratio, not a time).
+  for (const path of ['Wasm', 'process'] as const) it(`stops an evaluation over its time, memory or output bound with the reason, and the event loop stays free (${path})`, async () => {
+    const engine = path === 'Wasm' ? wasmEngine : processEngine;
+    // The event loop's longest turn while the engine works: an evaluation that held the loop would make one turn as
+    // long as itself; a loaded machine may pause the whole process a while, whichever thread works (a ratio, not a time).
     let longestTurn = 0;
     let last = performance.now();
     const ticker = setInterval(() => {
@@ -67,11 +76,18 @@ describe('OPA engine', { timeout: 60_000 }, () => {
     const tookMs = Date.now() - started;
     assert.ok(longestTurn < tookMs / 4, `the event loop stalled ${Math.round(longestTurn)} ms of ${tookMs} ms`);
 
-    const huge = await engine.evaluate({ rego: 'package a\nimport rego.v1\nbig := [x | some x in numbers.range(1, 200000)]\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
+    // With time to spare (a loaded machine's OPA process may take seconds to print 200,000 values): the answer's bound is what stops it.
+    const roomy = new OpaEngine(found.path!, found.version, { ...limits, wasm: path === 'Wasm', timeoutMs: 30_000 });
+    const huge = await roomy.evaluate({ rego: 'package a\nimport rego.v1\nbig := [x | some x in numbers.range(1, 200000)]\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
+    await roomy.close();
     assert.deepEqual(huge, { ok: false, reason: `the evaluation answered more than ${limits.maxOutputBytes} bytes and was stopped` });
 
-    const small = new OpaEngine(found.path, found.version, { ...limits, memoryBytes: 160 * 1024 * 1024, timeoutMs: 20_000 });
+    // The process's memory cap (`ulimit -d`); the Wasm maximum has its own test (opa-wasm-engine.test.ts).
+    if (path === 'Wasm') return;
+
+    const small = new OpaEngine(found.path!, found.version, { ...limits, wasm: false, memoryBytes: 160 * 1024 * 1024, timeoutMs: 20_000 });
     const hungry = await small.evaluate({ rego: 'package a\nimport rego.v1\nbig := count([sprintf("%v-padding-padding", [x]) | some x in numbers.range(1, 20000000)])\n', regoVersion: 'v1', query: 'data.a.big' }, input, 'org');
+    await small.close();
     assert.deepEqual(hungry, { ok: false, reason: 'the evaluation needed more than 160 MiB and was stopped' });
   });
 });
