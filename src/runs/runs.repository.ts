@@ -12,6 +12,8 @@ import { aheadInQueue } from './workspace-queue.repository.js';
 import { containsText } from '../db/like.js';
 import type { RunListFilter } from './run-list-filter.js';
 import { TERMINAL_RUN_STATUSES, type RunStatus } from '../shared/run-statuses.js';
+import { PHASE_COLUMNS } from './phase-columns.js';
+import { readRunRelations, type RunRelationRows } from './run-relations.js';
 
 export type RunRow = RunsTable;
 /** A plan or apply as read with its run; the uploads it points at (plan JSON, log) are read piece by piece (phase-uploads.repository.ts). */
@@ -34,29 +36,12 @@ const RUN_COLUMNS = [
   'runs.error_message', 'runs.options', 'runs.operation', 'runs.confirmed_by_user_id', 'runs.created_at', 'runs.updated_at',
 ] as const;
 
-const PHASE_COLUMNS = [
-  'id', 'run_id', 'status', 'status_timestamps', 'has_changes', 'resource_additions', 'resource_changes', 'resource_destructions',
-  'resource_imports', 'json_upload_id', 'json_bytes', 'execution_mode', 'log_upload_id', 'log_bytes', 'agent_report', 'created_at', 'updated_at',
-] as const;
-
 /** Which upload of a phase: the plan JSON or the log, and the columns that point at it. */
 export type PhaseUploadKind = 'json' | 'log';
 export const UPLOAD_COLUMNS = {
   json: { id: 'json_upload_id', bytes: 'json_bytes' },
   log: { id: 'log_upload_id', bytes: 'log_bytes' },
 } as const satisfies Record<PhaseUploadKind, { id: keyof PhasesTable; bytes: keyof PhasesTable }>;
-
-/** What relationsOfRuns reads for a page of runs. */
-export interface RunRelationRows {
-  plans: PhaseRow[];
-  applies: PhaseRow[];
-  stages: Array<Pick<TaskStagesTable, 'id' | 'run_id' | 'stage' | 'status'>>;
-  /** The ids of the runs' events and their comments, oldest first. */
-  record: Array<{ id: string; run_id: string; comment_id: string | null }>;
-}
-
-/** A row of relationsOfRuns' statement: a phase's columns, a stage's or an event's, the others null. */
-type RelationRow = PhaseRow & { kind: 'plans' | 'applies' | 'stages' | 'events'; stage: TaskStagesTable['stage'] | null; comment_id: string | null; seq: unknown };
 
 /** Runs with their plan, apply and the task stage rows created with them. */
 export class RunsRepository {
@@ -245,37 +230,9 @@ export class RunsRepository {
     return this.db.selectFrom('task_stages').select(['id', 'run_id', 'stage', 'status']).where('run_id', 'in', [...runIds]).execute();
   }
 
-  /**
-   * The relationships of a page of runs in one statement (GET /runs/:id sent four, issue 39): their plans,
-   * applies, task stages (id, stage, status) and the ids of their events with their comments, oldest first.
-   * One UNION ALL whose rows say which table they come from, each padding the others' columns with nulls.
-   * run_events is the record's table; it is only read here.
-   */
-  async relationsOfRuns(runIds: readonly string[]): Promise<RunRelationRows> {
-    const relations: RunRelationRows = { plans: [], applies: [], stages: [], record: [] };
-    if (runIds.length === 0) return relations;
-    const ids = sql.join(runIds.map((id) => sql`${id}`));
-    const phase = (table: PhaseTable) =>
-      // Typed nulls: PostgreSQL types two untyped nulls in a row as text, which the later branches' columns may not be.
-      sql`select ${sql.lit(table)} as kind, ${sql.join(PHASE_COLUMNS.map((column) => sql.ref(column)))}, cast(null as text) as stage,
-          cast(null as text) as comment_id, cast(null as bigint) as seq
-          from ${sql.table(table)} where run_id in (${ids})`;
-    const nulls = (columns: readonly string[]) => sql.join(columns.map((column) => sql`null as ${sql.ref(column)}`));
-    const phaseOnly = PHASE_COLUMNS.filter((column) => !['id', 'run_id', 'status'].includes(column));
-    const { rows } = await sql<RelationRow>`
-      ${phase('plans')}
-      union all ${phase('applies')}
-      union all select 'stages' as kind, id, run_id, status, ${nulls(phaseOnly)}, stage, cast(null as text) as comment_id, cast(null as bigint) as seq
-        from task_stages where run_id in (${ids})
-      union all select 'events' as kind, id, run_id, null as status, ${nulls(phaseOnly)}, null as stage, comment_id, seq
-        from run_events where run_id in (${ids})
-      order by kind, seq`.execute(this.db);
-    for (const { kind, stage, comment_id, seq: _, ...columns } of rows) {
-      if (kind === 'stages') relations.stages.push({ id: columns.id, run_id: columns.run_id, stage: stage!, status: columns.status as TaskStagesTable['status'] });
-      else if (kind === 'events') relations.record.push({ id: columns.id, run_id: columns.run_id, comment_id: comment_id ?? null });
-      else relations[kind].push(columns as PhaseRow);
-    }
-    return relations;
+  /** A page of runs' plans, applies, task stages and record ids, in one statement (run-relations.ts). */
+  relationsOfRuns(runIds: readonly string[]): Promise<RunRelationRows> {
+    return readRunRelations(this.db, runIds);
   }
 
   phasesOfRuns(table: PhaseTable, runIds: readonly string[], executor: Executor = this.db): Promise<PhaseRow[]> {
