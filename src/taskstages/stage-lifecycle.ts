@@ -75,13 +75,19 @@ export class StageLifecycle {
     const open = await this.stages.stagesOfRunWithStatus(executor, runId, OPEN_STAGE_STATUSES);
     for (const stage of open) await this.stages.lockStage(executor, stage.id);
     const now = nowIso();
-    for (const result of await this.stages.resultsOfRunWithStatus(executor, runId, OPEN_RESULT_STATUSES)) {
+    const canceled = await this.stages.resultsOfRunWithStatus(executor, runId, OPEN_RESULT_STATUSES);
+    for (const result of canceled) {
       await this.stages.updateResult(executor, result.id, OPEN_RESULT_STATUSES, {
         status: 'canceled',
         status_timestamps: withTimestamp(result.status_timestamps, 'canceled', now),
         message: result.message ?? `the run was ${reason === 'cancel' ? 'canceled' : 'discarded'}`,
         updated_at: now,
       });
+    }
+    // Their deadlines go with them, as with any result that becomes final (result-reports.ts): otherwise each
+    // canceled run left a scheduled job per result until it fired, hours later, to find nothing to do.
+    if (canceled.length > 0) {
+      await this.jobs.cancel(executor, canceled.flatMap((result) => [`${JOB_KINDS.callbackTimeout}:${result.id}`, `${JOB_KINDS.maxDuration}:${result.id}`]));
     }
     for (const evaluation of await this.evaluations.ofRunWithStatus(executor, runId, OPEN_POLICY_EVALUATION_STATUSES)) {
       await this.evaluations.update(executor, evaluation.id, OPEN_POLICY_EVALUATION_STATUSES, {
