@@ -167,7 +167,7 @@ export function createServices(handle: DatabaseHandle, config: Config, log: Fast
   const runWaits = new RunWaits(runChangeSignals, { maxSeconds: config.pipeline.runWaitMaxSeconds, perPrincipal: config.pipeline.runWaitsPerPrincipal });
   // Plans' and applies' signed log URLs (log-url-signature.ts), read without a token as HCP's are.
   const phaseLogs = new PhaseLogsService(runs, phaseUploads, new SigningKeysRepository(db), { baseUrl: config.baseUrl, ttlSeconds: config.agent.logUrlTtlSeconds, keyLifetimeSeconds: config.agent.logUrlKeyLifetimeSeconds }, log);
-  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users, auditTrailRecorder, runRecords, config.runLimits);
+  const runsService = new RunsService(db, runs, workspaces, configurationVersions, workspaceTasks, workspaceGate, runTransitions, runProgress, policies, users, auditTrailRecorder, config.runLimits);
   // Policies (issue 29): the engine is the real OPA, found at start; without it no policy is taken.
   const policyEngine = policyEngineFor(config.policies);
   const policyEvaluationJob = new PolicyEvaluationJob(taskStageRunner, policies, runs, phaseUploads, workspaces, policyEngine, jobs, log);

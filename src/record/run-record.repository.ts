@@ -28,16 +28,6 @@ export class RunRecordRepository {
     return { rows, total: Number(count.n) };
   }
 
-  /**
-   * The ids of several runs' events and of the comments given with them, oldest first: a run document's
-   * `run-events` and `comments` relationships (every comment is written with its event, so one read of
-   * the events finds both).
-   */
-  recordIdsOfRuns(runIds: readonly string[]): Promise<RunRecordIds[]> {
-    if (runIds.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('run_events').select(['id', 'run_id', 'comment_id']).where('run_id', 'in', [...runIds]).orderBy('seq').execute();
-  }
-
   findEvent(id: string): Promise<RunEventRecord | undefined> {
     return this.db.selectFrom('run_events').select(EVENT_COLUMNS).where('id', '=', id).executeTakeFirst();
   }

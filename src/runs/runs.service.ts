@@ -26,7 +26,7 @@ import { runCreator } from './run-creator.js';
 import { pendingRunsOf } from './workspace-queue.repository.js';
 import { actorOf, type Actor } from '../record/actor.js';
 import { eventTableRows, runEventRows } from '../record/run-record.js';
-import type { RunRecordIds, RunRecordRepository } from '../record/run-record.repository.js';
+import type { RunRecordIds } from '../record/run-record.repository.js';
 import { describeRunStatus } from './run-event-descriptions.js';
 import type { RunProgress } from './run-progress.js';
 import { runFactsOf } from './run-facts.js';
@@ -89,7 +89,6 @@ export class RunsService {
     private readonly policies: Pick<PoliciesRepository, 'anySetApplies'>,
     private readonly users: Pick<UsersRepository, 'findManyByIds'>,
     private readonly auditTrail: AuditTrailRecorder,
-    private readonly records: Pick<RunRecordRepository, 'recordIdsOfRuns'>,
     private readonly limits: { pendingRunsPerWorkspace: number } = { pendingRunsPerWorkspace: Infinity },
   ) {}
 
