@@ -7,7 +7,7 @@ export interface PolicySettings {
   opaPath: string | undefined;
   /** TEAMSTAGE_POLICY_TIMEOUT: seconds one policy's evaluation may take before it is stopped and errored. */
   timeoutSeconds: number;
-  /** TEAMSTAGE_POLICY_MEMORY_MB: memory one evaluation may take (the Wasm memory's maximum; an OPA process's data segment) before it is stopped and errored. */
+  /** TEAMSTAGE_POLICY_MEMORY_MB: memory one evaluation may take (an OPA process's data segment; the Wasm budget, opa-engine.ts wasmMemoryBytes, never exceeds it) before it is stopped and errored. */
   memoryMb: number;
   /** TEAMSTAGE_POLICY_CONCURRENCY: policy evaluations at once on this node, each a Wasm worker thread or an OPA process (the rest wait their turn, fairly across organizations). */
   concurrency: number;

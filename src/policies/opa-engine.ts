@@ -1,6 +1,6 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { setPriority } from 'node:os';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { capabilitiesFileFor, type CapabilitiesFile } from './opa-capabilities.js';
@@ -52,12 +52,24 @@ const timeoutReason = (limits: EngineLimits) => `the evaluation took longer than
 const outputReason = (limits: EngineLimits) => `the evaluation answered more than ${limits.maxOutputBytes} bytes and was stopped`;
 
 /** A worker's outcome as the policy's answer; undefined when OPA itself must answer (opa-wasm-abi.ts). */
+/**
+ * The memory a policy may take in Wasm before OPA's process answers instead: OPA's Wasm allocator keeps every
+ * intermediate value of an evaluation where OPA itself collects them, so a policy that loops over pairs of a
+ * plan's values runs in a few MiB in OPA and took more than 512 MiB (and 50 s on a loaded machine) in Wasm. The
+ * budget is room for the input several times over plus a base; never more than the operator's bound, which the
+ * process then enforces (`ulimit -d`) with the time the Wasm attempt left.
+ */
+export function wasmMemoryBytes(inputBytes: number, operatorBound: number): number {
+  return Math.min(operatorBound, 64 * 1024 * 1024 + 8 * inputBytes);
+}
+
 function wasmAnswer(outcome: SlotOutcome, limits: EngineLimits): QueryAnswer | undefined {
   switch (outcome.kind) {
     case 'timeout':
       return { ok: false, reason: timeoutReason(limits) };
     case 'memory':
-      return { ok: false, reason: `the evaluation needed more than ${Math.floor(limits.memoryBytes / (1024 * 1024))} MiB and was stopped` };
+      // Past the Wasm budget (wasmMemoryBytes): OPA's process answers, under the operator's bound.
+      return undefined;
     case 'output':
       return { ok: false, reason: outputReason(limits) };
     case 'answer': {
@@ -159,7 +171,7 @@ export class OpaEngine implements PolicyEngine {
       };
       const compiled = this.limits.wasm === false ? undefined : await this.compiler.compile(policy, build);
       if (compiled?.kind === 'wasm') {
-        const limits = { memoryBytes: this.limits.memoryBytes, maxOutputBytes: this.limits.maxOutputBytes };
+        const limits = { memoryBytes: wasmMemoryBytes((await stat(inputPath)).size, this.limits.memoryBytes), maxOutputBytes: this.limits.maxOutputBytes };
         const answer = wasmAnswer(await this.wasm.evaluate(compiled.module, inputPath, limits, this.limits.timeoutMs), this.limits);
         if (answer) {
           this.counts.wasm += 1;
