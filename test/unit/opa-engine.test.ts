@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { OpaEngine, findOpa } from '../../src/policies/opa-engine.js';
+import { watchEventLoopTurns } from '../helpers/event-loop-turns.js';
 import { opaPath } from '../helpers/opa.js';
 
 const found = findOpa(opaPath());
@@ -57,19 +58,11 @@ describe('OPA engine', { timeout: 60_000 }, () => {
 
   for (const path of ['Wasm', 'process'] as const) it(`stops an evaluation over its time, memory or output bound with the reason, and the event loop stays free (${path})`, async () => {
     const engine = path === 'Wasm' ? wasmEngine : processEngine;
-    // The event loop's longest turn while the engine works: an evaluation that held the loop would make one turn as
-    // long as itself; a loaded machine may pause the whole process a while, whichever thread works (a ratio, not a time).
-    let longestTurn = 0;
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      longestTurn = Math.max(longestTurn, performance.now() - last);
-      last = performance.now();
-    }, 10);
+    // The event loop's longest turn while the engine works (event-loop-turns.ts).
+    const turns = watchEventLoopTurns();
     const started = Date.now();
     const slow = await engine.evaluate({ rego: 'package a\nimport rego.v1\nn := count([x | some x in numbers.range(1, 100000000)])\n', regoVersion: 'v1', query: 'data.a.n' }, input, 'org');
-    // The turn still open counts too: a loop held until the answer came would have had no tick since.
-    longestTurn = Math.max(longestTurn, performance.now() - last);
-    clearInterval(ticker);
+    const longestTurn = turns.stop();
     assert.equal(slow.ok, false);
     assert.match(!slow.ok ? slow.reason : '', /timed out|longer than|MiB/);
     assert.ok(Date.now() - started < limits.timeoutMs + 3000, 'stopped near its bound');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { OpaEngine, findOpa, unavailableBuiltinReason, type RegoVersion } from '../../src/policies/opa-engine.js';
+import { watchEventLoopTurns } from '../helpers/event-loop-turns.js';
 import { opaPath } from '../helpers/opa.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -88,18 +89,11 @@ describe('the engine\'s Wasm path', { timeout: 180_000 }, () => {
     const loop = v1('package loop\nr := numbers.range(1, 3000)\nbad if { some a in r; some b in r; some c in r; a + b + c < 0 }\n', 'data.loop.bad');
     await inWasm.evaluate(v1('package warm\nx := 1\n', 'data.warm.x'), input, 'org');
     const before = { ...inWasm.counts };
-    // The event loop's longest turn, the one still open included: Wasm on the loop would make one turn as long as
-    // the evaluation (a ratio: a loaded machine may pause the whole process a while, whichever thread works).
-    let longestTurn = 0;
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      longestTurn = Math.max(longestTurn, performance.now() - last);
-      last = performance.now();
-    }, 10);
+    // The event loop's longest turn while Wasm works (event-loop-turns.ts).
+    const turns = watchEventLoopTurns();
     const started = Date.now();
     const answer = await inWasm.evaluate(loop, input, 'org');
-    longestTurn = Math.max(longestTurn, performance.now() - last);
-    clearInterval(ticker);
+    const longestTurn = turns.stop();
     const took = Date.now() - started;
     assert.deepEqual(answer, { ok: false, reason: `the evaluation took longer than ${limits.timeoutMs} ms and was stopped` });
     assert.equal(inWasm.counts.wasm - before.wasm, 1, 'stopped in Wasm, not handed to the process');

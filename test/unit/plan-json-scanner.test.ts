@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PlanJsonChecker } from '../../src/runs/plan-json-checker.js';
 import { checkPlanJsonBytes, PlanJsonScanner, type PlanJsonCheck } from '../../src/runs/plan-json-scanner.js';
+import { watchEventLoopTurns } from '../helpers/event-loop-turns.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/terraform-plans');
 const plan = (inner: string) => Buffer.from(`{"format_version":"1.2","x":${inner}}`);
@@ -99,19 +100,11 @@ describe('plan JSON check in a worker thread', () => {
     const checker = new PlanJsonChecker({ maxDepth: 128, maxValues: 100_000_000 }, { concurrency: 1 });
     const unit = `${nested(30)},`;
     const big = file('big.json', `{"format_version":"1.2","x":[${unit.repeat(Math.floor((16 * 1024 * 1024) / unit.length))}[]]}`);
-    let longestTurn = 0;
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      longestTurn = Math.max(longestTurn, now - last);
-      last = now;
-    }, 5);
+    const turns = watchEventLoopTurns(5);
     const started = performance.now();
     const answer = await checker.check(big);
     const checkMs = performance.now() - started;
-    // The turn still open counts too: a loop held until the answer came would have had no tick since.
-    longestTurn = Math.max(longestTurn, performance.now() - last);
-    clearInterval(ticker);
+    const longestTurn = turns.stop();
     assert.equal(problemKind(answer), 'ok');
     assert.ok(checkMs > 100, 'the check took long enough to measure the loop beside it');
     // A ratio, not a time: a check on the event loop would stall it for the whole check (a turn as long as the
