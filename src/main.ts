@@ -10,6 +10,7 @@ import { ensureSiteToken } from './identity/site-token.js';
 import { TokensRepository } from './identity/tokens.repository.js';
 import { inStartTransaction } from './db/start-transaction.js';
 import { startLog } from './ops/start-log.js';
+import { probeOpaAhead } from './policies/opa-probe.js';
 import { checkPortFree, checkTempDirectoryWritable, listenFailure } from './ops/start-checks.js';
 
 function reportSlowQuery(sql: string, durationMs: number): void {
@@ -20,6 +21,9 @@ function reportSlowQuery(sql: string, durationMs: number): void {
  * Starts one node: database, migrations, site token, HTTP. SIGTERM/SIGINT: see stop() below; exit 0.
  */
 export async function serve(config: Config): Promise<void> {
+  // OPA's version and capabilities are asked first, and answered while the database opens and migrates, rather than
+  // by two synchronous commands on the way to listening (probeOpaAhead).
+  const opaProbed = probeOpaAhead(config.policies.opaPath);
   // Checks that need no database first: a failure here leaves nothing written and nothing printed.
   await checkPortFree(config.host, config.port);
   checkTempDirectoryWritable();
@@ -34,6 +38,7 @@ export async function serve(config: Config): Promise<void> {
   const siteToken = await inStartTransaction(handle, (db) =>
     ensureSiteToken(new TokensRepository(db), { configured: config.siteToken, dataDir: config.dataDir }),
   );
+  await opaProbed;
   const { app, services } = await buildApp({ config, handle });
   // Said at every start: whether this node can judge policies (issue 29), and with what.
   if (services.policyEngine.available) app.log.info({ engine: services.policyEngine.description }, 'policy engine ready');

@@ -15,22 +15,17 @@ import type pg from 'pg';
 export class BackgroundPool {
   readonly #background = new AsyncLocalStorage<true>();
 
-  constructor(
-    private readonly requests: pg.Pool,
-    private readonly backgroundWork: pg.Pool,
-  ) {}
-
   /** Runs `work`, and what it starts, on the background pool's connections. */
   run<T>(work: () => T): T {
     return this.#background.run(true, work);
   }
 
-  /** The pool for the work asking now. */
-  choose(): pg.Pool {
-    return this.#background.getStore() ? this.backgroundWork : this.requests;
-  }
-
-  get all(): pg.Pool[] {
-    return [this.requests, this.backgroundWork];
+  /**
+   * The two pools as one chooser (for preparingPool): the background pool for work started inside `run`, the
+   * requests pool for everything else. Made apart from the constructor because the pools are made only once
+   * pg is loaded (pg-module.ts), on the first query.
+   */
+  chooser(requests: pg.Pool, backgroundWork: pg.Pool): { choose(): pg.Pool; all: pg.Pool[] } {
+    return { choose: () => (this.#background.getStore() ? backgroundWork : requests), all: [requests, backgroundWork] };
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Logger } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './schema.js';
 import { ImmediateTransactionsSqliteDialect } from './sqlite-immediate-transactions.js';
 import { preparingPool } from './pg-prepared-statements.js';
@@ -10,6 +10,7 @@ import { ensurePrivateDirectory, ensurePrivateFile, sqliteCompanionFiles, tighte
 import { WalGroupCommit } from './wal-group-commit.js';
 import { DurableSnapshotReads } from './durable-snapshot-reads.js';
 import { BackgroundPool } from './background-pool.js';
+import { loadPg } from './pg-module.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type SqliteSynchronous = 'GROUP' | 'FULL' | 'NORMAL';
@@ -45,9 +46,6 @@ export interface DatabaseHandle {
   sqlite?: SQLite.Database;
   close(): Promise<void>;
 }
-
-// PostgreSQL returns COUNT(*) and BIGINT as strings; every count here fits in a JS number.
-pg.types.setTypeParser(20, (value) => Number(value));
 
 export interface DatabaseOptions {
   /** Called for each query slower than `slowQueryMs` (SQL text only, never parameters: they may hold secrets). */
@@ -121,8 +119,8 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     };
   }
   // A bounded connect time: /readyz and requests fail fast instead of hanging when the server is unreachable.
-  const newPool = (max: number) => {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 5000 });
+  const newPool = (driver: typeof pg, max: number) => {
+    const pool = new driver.Pool({ connectionString: databaseUrl, max, connectionTimeoutMillis: 5000 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     // Nor a checked-out one (pg-pool listens only while a client is idle): a connection terminated by the
@@ -130,9 +128,15 @@ export function openDatabase(databaseUrl: string, options: DatabaseOptions = {})
     pool.on('connect', (client) => client.on('error', () => {}));
     return pool;
   };
-  // Requests and the job worker each have their own connections (background-pool.ts).
-  const pools = new BackgroundPool(newPool(10), newPool(POSTGRES_BACKGROUND_CONNECTIONS));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pools) }), log: slowQueryLog(options) });
+  // Requests and the job worker each have their own connections (background-pool.ts). The pools are made on the
+  // first query (Kysely calls the function then), once pg is loaded (pg-module.ts); the load starts now.
+  const pools = new BackgroundPool();
+  const driver = loadPg();
+  const pool = async () => {
+    const loaded = await driver;
+    return preparingPool(pools.chooser(newPool(loaded, 10), newPool(loaded, POSTGRES_BACKGROUND_CONNECTIONS)));
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: slowQueryLog(options) });
   return {
     db,
     dialect: 'postgres',

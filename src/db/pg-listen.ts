@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './pg-module.js';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
@@ -20,7 +21,7 @@ export function listen(
 
   const connect = async () => {
     if (stopped) return;
-    const next = new pg.Client({ connectionString: databaseUrl });
+    const next = new (await loadPg()).Client({ connectionString: databaseUrl });
     next.on('notification', (message) => onNotify(message.payload));
     next.on('error', (error) => {
       log.warn({ err: error, channel }, 'notification connection lost; reconnecting');

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync, type ExecFileOptionsWithStringEncoding, type ExecFileSyncOptionsWithStringEncoding } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,21 +59,48 @@ export interface CapabilitiesFile extends RestrictedCapabilities {
 
 const WRITTEN = new Map<string, CapabilitiesFile>();
 
-/** Asks the binary for its built-ins once (synchronously, at start, before the server listens) and writes the restricted set. */
+/**
+ * Asks the binary for its built-ins once and writes the restricted set. Synchronous when the start did not ask
+ * ahead (capabilitiesAhead below): tests build many apps, each asking.
+ */
 export function capabilitiesFileFor(opaPath: string): CapabilitiesFile {
   const known = WRITTEN.get(opaPath);
   if (known) return known;
-  const current = JSON.parse(
-    execFileSync(opaPath, ['capabilities', '--current'], { encoding: 'utf8', timeout: 10_000, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] }),
-  ) as Capabilities;
-  const restricted = restrictCapabilities(current);
+  return written(opaPath, execFileSync(opaPath, CAPABILITIES_ARGS, CAPABILITIES_OPTIONS));
+}
+
+/**
+ * The same, without blocking: `serve` asks while it migrates, so the later synchronous call finds the file
+ * written. A failure is left for that call to meet and report (the engine then refuses to judge).
+ */
+export function capabilitiesAhead(opaPath: string): Promise<void> {
+  if (WRITTEN.has(opaPath)) return Promise.resolve();
+  return new Promise((resolve) => {
+    execFile(opaPath, CAPABILITIES_ARGS, CAPABILITIES_ASYNC_OPTIONS, (error, stdout) => {
+      try {
+        if (!error && !WRITTEN.has(opaPath)) written(opaPath, stdout);
+      } catch {
+        // Not JSON: capabilitiesFileFor meets it again and the engine says why.
+      }
+      resolve();
+    });
+  });
+}
+
+const CAPABILITIES_ARGS = ['capabilities', '--current'];
+// execFile (asynchronous) pipes the output as well; only the synchronous one is told not to inherit stdin.
+const CAPABILITIES_ASYNC_OPTIONS: ExecFileOptionsWithStringEncoding = { encoding: 'utf8', timeout: 10_000, maxBuffer: 16 * 1024 * 1024 };
+const CAPABILITIES_OPTIONS: ExecFileSyncOptionsWithStringEncoding = { ...CAPABILITIES_ASYNC_OPTIONS, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] };
+
+function written(opaPath: string, stdout: string): CapabilitiesFile {
+  const restricted = restrictCapabilities(JSON.parse(stdout) as Capabilities);
   const dir = mkdtempSync(path.join(tmpdir(), 'teamstage-opa-capabilities-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'capabilities.json');
   writeFileSync(file, JSON.stringify(restricted.capabilities), { mode: 0o600 });
-  const written = { ...restricted, file };
-  WRITTEN.set(opaPath, written);
-  return written;
+  const result = { ...restricted, file };
+  WRITTEN.set(opaPath, result);
+  return result;
 }
 
 /**

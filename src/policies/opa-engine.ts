@@ -1,14 +1,16 @@
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { capabilitiesFileFor, type CapabilitiesFile } from './opa-capabilities.js';
+import { findOpa } from './opa-probe.js';
 import { FairSlots } from './fair-slots.js';
 import { checkRefusal, evalMessage, parseEvalOutput, type ChildOutcome } from './opa-messages.js';
 import { WasmCompiler } from './opa-wasm-compiler.js';
 import { WasmSlots, type SlotOutcome } from './opa-wasm-slots.js';
 
+export { findOpa, probeOpaAhead } from './opa-probe.js';
 export { evalMessage, parseEvalOutput, unavailableBuiltinReason } from './opa-messages.js';
 export type { CheckProblem, CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
 import type { CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
@@ -93,33 +95,6 @@ export interface PolicyEngine {
 }
 
 const SH = '/bin/sh';
-
-/**
- * The binary to use: TEAMSTAGE_OPA_PATH when set (it must work), else `opa` on the PATH; undefined when there is
- * none. Runs `opa version` once, at start, synchronously (before the server listens).
- */
-export function findOpa(configuredPath: string | undefined): { path: string; version: string } | { path: undefined; reason: string } {
-  const candidate = configuredPath || 'opa';
-  // The binary does not change under a running process: asked once per path (tests build many apps).
-  const known = FOUND.get(candidate);
-  if (known) return known;
-  const found = probeOpa(candidate, configuredPath);
-  FOUND.set(candidate, found);
-  return found;
-}
-
-const FOUND = new Map<string, ReturnType<typeof findOpa>>();
-
-function probeOpa(candidate: string, configuredPath: string | undefined): ReturnType<typeof findOpa> {
-  try {
-    const out = execFileSync(candidate, ['version'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const version = /^Version:\s*(\S+)/m.exec(out)?.[1] ?? 'unknown';
-    return { path: candidate, version };
-  } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message.split('\n')[0];
-    return { path: undefined, reason: configuredPath ? `TEAMSTAGE_OPA_PATH=${configuredPath}: ${why}` : `no opa on the PATH (${why}); set TEAMSTAGE_OPA_PATH` };
-  }
-}
 
 export class OpaEngine implements PolicyEngine {
   readonly available = true;
