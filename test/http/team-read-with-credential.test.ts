@@ -51,6 +51,25 @@ for (const dialect of testDialects()) {
       assertError(await teamToken.api.get('/teams/team-doesnotexist'), 404);
     });
 
+    it("a team token's standing is its own team's access in that organization, none elsewhere", async () => {
+      // The token's team is read from the token's own join, not a subquery (team-read-with-credential.ts).
+      const plain = await issueTeamToken((await createTeam(ctx, org)).id);
+      assertError(await plain.api.get(`/teams/${secretId}`), 404);
+      const readerTeam = (await createTeam(ctx, org, { 'organization-access': { 'manage-membership': true, 'access-secret-teams': true } })).id;
+      const seesSecret = await issueTeamToken(readerTeam);
+      assertStatus(await seesSecret.api.get(`/teams/${secretId}`), 200);
+      assertError(await seesSecret.api.get(`/teams/${otherSecretId}`), 404);
+      const owners = await issueTeamToken(org.ownersTeamId);
+      const read = await owners.api.get(`/teams/${secretId}`);
+      assertStatus(read, 200);
+      assert.equal(read.body.data.attributes.permissions['can-destroy'], true);
+      assertError(await owners.api.get(`/teams/${otherSecretId}`), 404);
+      // Its own team's access is read at each request: taken away, the next read no longer sees the secret team.
+      const taken = await org.owner.api.patch(`/teams/${readerTeam}`, { data: { type: 'teams', attributes: { 'organization-access': { 'access-secret-teams': false } } } });
+      assertStatus(taken, 200);
+      assertError(await seesSecret.api.get(`/teams/${secretId}`), 404);
+    });
+
     it('a user sees a secret team only as its member; an owner of another organization sees none of this one', async () => {
       const member = await addMember(ctx, org);
       assertError(await member.api.get(`/teams/${secretId}`), 404);
