@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 import { compiledOnce, type QueryRunner } from '../db/compiled-query.js';
-import type { Database, TaskStagesTable } from '../db/schema.js';
-import type { StageInOrganization, TaskResultRow } from './task-stages.repository.js';
+import type { Database, TaskResultsTable, TaskStagesTable } from '../db/schema.js';
+
+/** The repository's StageInOrganization and TaskResultRow (named here by their tables: it imports this file). */
+type StageInOrganization = TaskStagesTable & { organization_name: string };
+type TaskResultRow = TaskResultsTable;
 
 /**
  * Each column of the stage, under the name it takes beside its results' own columns (they share id, run_id,
