@@ -71,8 +71,9 @@ export class ResultReports {
     guard?: (fresh: TaskResultRow) => boolean,
   ): Promise<Finished> {
     return this.db.transaction().execute(async (trx): Promise<Finished> => {
-      // The results are read after the lock: every writer of their statuses holds it, so they stay as read until commit.
-      const { stage, results } = await this.stages.lockedStageOfResultWithResults(trx, resultId);
+      const stage = await this.stages.lockedStageOfResult(trx, resultId);
+      // Read after the lock: every writer of their statuses holds it, so they stay as read until commit.
+      const results = stage ? await this.stages.resultsOfStages([stage.id], trx) : [];
       const fresh = results.find((result) => result.id === resultId);
       if (!stage || !fresh) return { outcome: 'missing' };
       if (isFinalResultStatus(fresh.status)) return { outcome: 'final', result: fresh };

@@ -5,7 +5,6 @@ import { affectedRows, compiledOnce, compiledPerShape, definedColumns, fixed } f
 import type { Dialect } from '../db/database.js';
 import type { Database, TaskResultOutcomesTable, TaskResultsTable, TaskStageOverridesTable, TaskStagesTable } from '../db/schema.js';
 import type { Executor } from '../jobs/job-queue.js';
-import { stageWithResultsReader } from './stage-with-results.js';
 import type { ResultStatus, StageStatus } from '../shared/task-stage-statuses.js';
 
 export type TaskStageRow = TaskStagesTable;
@@ -247,14 +246,6 @@ export class TaskStagesRepository {
     if (!this.locksRows) return (await this.stageOfResultById(executor, { id: resultId })).rows[0];
     return (await this.lockingWrites.ofResultReturning(executor, { id: resultId })).rows[0];
   }
-
-  /** lockedStageOfResult and the stage's results read after the lock: one statement on SQLite (stage-with-results.ts). */
-  async lockedStageOfResultWithResults(executor: Executor, resultId: string): Promise<{ stage?: StageInOrganization; results: TaskResultRow[] }> {
-    if (!this.locksRows) return (this.stageWithResults ??= stageWithResultsReader(this.db))(executor, resultId);
-    const stage = await this.lockedStageOfResult(executor, resultId);
-    return { stage, results: stage ? await this.resultsOfStages([stage.id], executor) : [] };
-  }
-  private stageWithResults?: ReturnType<typeof stageWithResultsReader>;
 
   /** The no-op write whose row lock serializes a stage's writers. */
   private lockingWrite(executor: Executor, stage: StageSelector) {
