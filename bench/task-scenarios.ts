@@ -120,14 +120,16 @@ async function fanOut(context: ScenarioContext): Promise<void> {
     const databaseCpu = context.databaseCpuMs ? `, PostgreSQL ${fmt(mid((round) => round.databaseCpu!), 2)} ms` : '';
     const eachRound = rounds.length > 1 ? ` (rounds: ${rounds.map((round) => fmt(round.resultsPerSecond)).join(', ')} results/s)` : '';
     const latencyTarget = context.dialect.startsWith('sqlite');
+    const floor = context.dialect.startsWith('sqlite') ? 400 : 300;
     context.rows.push({
       scenario: `run-task fan-out: ${fmt(runs)} runs × 2 tasks`,
       dialect: context.dialect,
       measured: `${fmt(resultsPerSecond)} results/s${eachRound}; last callback → stage final p50 ${mid((round) => round.p50)} ms, p99 ${p99} ms; CPU per result: server ${fmt(mid((round) => round.serverCpu), 2)} ms${databaseCpu}, load generator ${fmt(mid((round) => round.loadCpu), 2)} ms`,
       baseline: '-',
       ratio: '-',
-      target: latencyTarget ? '≥ 300 results/s; p99 ≤ 100 ms' : '≥ 300 results/s',
-      met: resultsPerSecond >= 300 && (!latencyTarget || p99 <= 100),
+      // Issue 39: back above round 10's figures (378 SQLite, 304 PostgreSQL).
+      target: latencyTarget ? `≥ ${floor} results/s; p99 ≤ 100 ms` : `≥ ${floor} results/s`,
+      met: resultsPerSecond >= floor && (!latencyTarget || p99 <= 100),
     });
     if (process.env.TEAMSTAGE_SLOW_QUERY_MS) printSlowQueries(context.server.output());
   } finally {
@@ -266,8 +268,9 @@ async function gateLatency(context: ScenarioContext): Promise<void> {
       measured: text(loaded),
       baseline: '-',
       ratio: '-',
-      target: 'p99 ≤ 100 ms for both',
-      met: loaded.toRequest.p99 <= 100 && loaded.toFinal.p99 <= 100,
+      // Issue 39: what a person waiting on a run feels stays under 50 ms while the server is busy.
+      target: 'p99 ≤ 50 ms for both',
+      met: loaded.toRequest.p99 <= 50 && loaded.toFinal.p99 <= 50,
     });
   } finally {
     await client.close();
