@@ -77,6 +77,9 @@ async function answeringService(serverUrl: string, onRequest: (runId: string) =>
             });
             await response.body.text();
             if (response.statusCode === 200) answered.count += 1;
+          } catch {
+            // Not answered: a round counts answered callbacks and fails at its deadline when one is missing. A
+            // delivery still arriving as the scenario stops the server (ECONNREFUSED) is no reason to crash the run.
           } finally {
             release();
           }
