@@ -10,7 +10,7 @@ import { checkRefusal, evalMessage, parseEvalOutput, type ChildOutcome } from '.
 import { WasmCompiler } from './opa-wasm-compiler.js';
 import { WasmSlots, type SlotOutcome } from './opa-wasm-slots.js';
 
-export { findOpa, probeOpaAhead } from './opa-probe.js';
+export { findOpa } from './opa-probe.js';
 export { evalMessage, parseEvalOutput, unavailableBuiltinReason } from './opa-messages.js';
 export type { CheckProblem, CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
 import type { CheckResult, QueryAnswer, RegoVersion } from './opa-types.js';
