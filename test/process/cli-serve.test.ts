@@ -58,6 +58,9 @@ async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
       const response = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(1000) });
       return response.status === 200 ? true : undefined;
     });
+    // /readyz answers once the server listens, a moment before the start prints its last lines (the site token,
+    // then where it listens): what the start printed is judged once that last line is there.
+    await waitFor('the start\'s last line', 30_000, async () => (LISTENING.test(output) ? true : undefined));
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}\n${output}`);
@@ -93,6 +96,8 @@ async function statusWith(baseUrl: string, token: string): Promise<number> {
   return response.status;
 }
 
+/** The start's last line (src/main.ts), printed after the site token's. */
+const LISTENING = /"msg":"Teamstage is listening on /;
 const TOKEN_PATTERN = /"msg":"Site admin token [^"]*","token":"([^"]+)"/;
 
 describe('teamstage CLI: serve, site token, rotate, SIGTERM (real processes, SQLite)', () => {

@@ -61,6 +61,11 @@ describe('npm start (the bundled build, SQLite)', () => {
         if (ready?.status === 200) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      // /readyz answers once the server listens, a moment before the start prints its last lines (the site token,
+      // then the banner): they are judged once the banner is there, within a bound.
+      for (const deadline = Date.now() + 30_000; !output.includes('"msg":"Teamstage is listening on ') && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       // The start banner says where the console is.
       assert.match(output, new RegExp(`"msg":"Teamstage is listening on [^"]+\\. Web console: ${base.replace(/[.]/g, '\\.')}/app/"`));
       const token = TOKEN_PATTERN.exec(output)?.[1];
