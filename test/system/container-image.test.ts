@@ -220,7 +220,8 @@ describe('container image', { timeout: 1_200_000 }, () => {
     const script = [
       `ready() { for _ in $(seq 300); do curl -sf http://127.0.0.1:${port}/readyz >/dev/null && return 0; sleep 0.2; done; echo 'not ready within 60 s' >&2; return 1; }`,
       // And until the start printed its last line, after the token's (bounded as ready() is).
-      `listening() { for _ in $(seq 300); do command podman ${flags} "$@" 2>&1 | grep -q '"msg":"Teamstage is listening on ' && return 0; sleep 0.2; done; echo 'no listening line within 60 s' >&2; return 1; }`,
+      // (The log is read whole, not piped to `grep -q`: under pipefail, podman cut off by grep's early exit fails the pipe.)
+      `listening() { for _ in $(seq 300); do case "$(command podman ${flags} "$@" 2>&1 || true)" in *'"msg":"Teamstage is listening on '*) return 0 ;; esac; sleep 0.2; done; echo 'no listening line within 60 s' >&2; return 1; }`,
       `podman() { case "$1" in run) shift; command podman ${flags} run ${runLimits.join(' ')} "$@" ;; logs) ready && listening "$@" && command podman ${flags} "$@" ;; *) command podman ${flags} "$@" ;; esac; }`,
       local,
     ].join('\n');
