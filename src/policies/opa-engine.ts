@@ -53,7 +53,6 @@ export interface EngineLimits {
 const timeoutReason = (limits: EngineLimits) => `the evaluation took longer than ${limits.timeoutMs} ms and was stopped`;
 const outputReason = (limits: EngineLimits) => `the evaluation answered more than ${limits.maxOutputBytes} bytes and was stopped`;
 
-/** A worker's outcome as the policy's answer; undefined when OPA itself must answer (opa-wasm-abi.ts). */
 /**
  * The memory a policy may take in Wasm before OPA's process answers instead: OPA's Wasm allocator keeps every
  * intermediate value of an evaluation where OPA itself collects them, so a policy that loops over pairs of a
@@ -65,6 +64,7 @@ export function wasmMemoryBytes(inputBytes: number, operatorBound: number): numb
   return Math.min(operatorBound, 64 * 1024 * 1024 + 8 * inputBytes);
 }
 
+/** A worker's outcome as the policy's answer; undefined when OPA itself must answer (opa-wasm-abi.ts). */
 function wasmAnswer(outcome: SlotOutcome, limits: EngineLimits): QueryAnswer | undefined {
   switch (outcome.kind) {
     case 'timeout':
