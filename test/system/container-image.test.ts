@@ -45,7 +45,8 @@ async function waitReady(url: string, timeoutMs: number): Promise<number> {
 async function startLog(container: string, starts = 1, timeoutMs = 30_000): Promise<string> {
   for (const deadline = Date.now() + timeoutMs; ; ) {
     const logs = await podman(['logs', container]);
-    if (logs.split('"msg":"Teamstage is listening on ').length - 1 >= starts || Date.now() > deadline) return logs;
+    if (logs.split('"msg":"Teamstage is listening on ').length - 1 >= starts) return logs;
+    if (Date.now() > deadline) throw new Error(`start ${starts} printed no "listening" line within ${timeoutMs} ms:\n${logs}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
