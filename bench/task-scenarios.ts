@@ -122,8 +122,9 @@ async function fanOut(context: ScenarioContext): Promise<void> {
     const p99 = mid((round) => round.p99);
     const databaseCpu = context.databaseCpuMs ? `, PostgreSQL ${fmt(mid((round) => round.databaseCpu!), 2)} ms` : '';
     const eachRound = rounds.length > 1 ? ` (rounds: ${rounds.map((round) => fmt(round.resultsPerSecond)).join(', ')} results/s)` : '';
+    // SQLite's row also judges the callback → stage final latency (issue 18); the floors are issue 39's.
     const latencyTarget = context.dialect.startsWith('sqlite');
-    const floor = context.dialect.startsWith('sqlite') ? 400 : 300;
+    const floor = latencyTarget ? 400 : 300;
     context.rows.push({
       scenario: `run-task fan-out: ${fmt(runs)} runs × 2 tasks`,
       dialect: context.dialect,
