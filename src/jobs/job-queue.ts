@@ -115,8 +115,8 @@ export class JobQueue {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     /**
-     * Called after jobs are enqueued outside a transaction (and, on SQLite, inside one: see enqueue), with
-     * when the earliest of each lane becomes due.
+     * SQLite: called after jobs are enqueued, with when the earliest of each lane becomes due. PostgreSQL: never
+     * (the commit's NOTIFY says the same: see enqueueAll).
      */
     private readonly onEnqueued: (due: ReadonlyMap<JobLane, Date>) => void,
   ) {
@@ -187,11 +187,13 @@ export class JobQueue {
     // SQLite: told at once. The lanes' wake-up already waits for the end of this event-loop turn
     // (LaneLoop.wake), and deferring this too cost a second turn, a whole poll for I/O under load, on every
     // hop of a run's way to its task request (issue 39's gate latency); a claim cannot overtake the
-    // enqueueing transaction, it waits for the connection the transaction holds. PostgreSQL: a turn later,
-    // as before: a claim made before the transaction commits finds nothing (the commit's NOTIFY wakes the
-    // lanes anyway), and one made at once would be such a claim, two statements for nothing.
+    // enqueueing transaction, it waits for the connection the transaction holds.
+    // PostgreSQL: the commit's NOTIFY (migration 011's trigger) is the wake-up, on this node as on the others,
+    // and it says the same (lane, due). A wake-up of our own as well was a second claim per enqueue: made
+    // before the commit it found nothing (the enqueue is mostly one statement of a longer transaction), made
+    // after it the NOTIFY's claim found nothing; each an empty claim, a statement and a round trip, and the
+    // lane busy with it when the job became claimable.
     if (this.dialect === 'sqlite') this.onEnqueued(due);
-    else setImmediate(() => this.onEnqueued(due));
   }
 
   private async insert(executor: Executor, jobs: readonly NewJob[], replace: boolean): Promise<void> {
