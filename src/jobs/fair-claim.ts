@@ -43,8 +43,7 @@ interface Waiting {
  * were read is skipped, never leased twice.
  *
  * Both statements are compiled once (db/compiled-query.ts), the claim once per number of organizations
- * it reads (at most the lane's slots): a delivery lane claims on nearly every finished delivery. On
- * PostgreSQL they are one statement (claimInOneStatement).
+ * it reads (at most the lane's slots): a delivery lane claims on nearly every finished delivery.
  */
 export class FairClaims {
   constructor(
@@ -54,10 +53,6 @@ export class FairClaims {
 
   async claim(claim: FairClaim): Promise<{ rows: ClaimedRow[] }> {
     const { nodeId, lane, limit, perOrganization, now, until } = claim;
-    if (this.dialect === 'postgres') {
-      const held = [...claim.held].filter(([, count]) => count > 0);
-      return this.claimInOneStatement(this.db, { nodeId, lane, limit, perOrganization, now, until, heldNames: held.map(([name]) => name), heldCounts: held.map(([, count]) => count) });
-    }
     const chosen = (await this.waitingOrganizations(lane, now))
       .map((organization) => ({ ...organization, held: claim.held.get(organization.name) ?? 0 }))
       .filter((organization) => organization.held < perOrganization)
@@ -102,62 +97,6 @@ export class FairClaims {
           returning id, kind, payload, attempts, organization_name, last_error`,
       );
     },
-  );
-
-  /**
-   * PostgreSQL: the same claim as one statement, the organizations, their order and the heads of their queues
-   * chosen in the database (`lateral` reads each chosen organization's head with its own limit). A claim was two
-   * round trips, and every hop of a run's way to its task request starts with a claim (issue 39's gate latency,
-   * where each round trip waits a turn of a busy event loop). The rule is the one above, in SQL: organizations
-   * below their share, lowest held first, then oldest due job, then name (the skip scan's order, which the
-   * stable sort above keeps); each contributes its share's free slots, numbered from what it holds. SQLite keeps
-   * two statements: they cost no round trip there, and it has no `lateral`.
-   */
-  private readonly claimInOneStatement = compiledOnce(
-    (p: { nodeId: string; lane: string; limit: number; perOrganization: number; now: string; until: string; heldNames: string[]; heldCounts: number[] }) =>
-      rawCompilable(
-        this.db,
-        sql<ClaimedRow>`
-          with recursive organizations(name) as (
-            select min(organization_name) from jobs where lane = ${p.lane}
-            union all
-            select (select min(organization_name) from jobs where lane = ${p.lane} and organization_name > organizations.name)
-            from organizations where organizations.name is not null
-          ),
-          waiting as (
-            select o.name, coalesce(h.held, 0) as held, (
-              select run_at from jobs
-              where lane = ${p.lane} and organization_name = o.name and run_at <= ${p.now} and (locked_until is null or locked_until < ${p.now})
-              order by run_at limit 1
-            ) as oldest
-            from organizations o
-            left join unnest(${p.heldNames}::text[], ${p.heldCounts}::int[]) as h(name, held) on h.name = o.name
-            where o.name is not null
-          ),
-          chosen as (
-            select name, held from waiting
-            where oldest is not null and held < ${p.perOrganization}
-            order by held, oldest, name
-            limit ${p.limit}
-          ),
-          candidate as (
-            select head.id, head.run_at, chosen.held + row_number() over (partition by chosen.name order by head.run_at, head.id) as slot
-            from chosen cross join lateral (
-              select id, run_at from jobs
-              where lane = ${p.lane} and organization_name = chosen.name and run_at <= ${p.now} and (locked_until is null or locked_until < ${p.now})
-              order by run_at limit least(${p.perOrganization} - chosen.held, ${p.limit})
-            ) head
-          )
-          update jobs set locked_by = ${p.nodeId}, locked_until = ${p.until}, attempts = attempts + 1
-          where id in (
-            select j.id from jobs j
-            join candidate on candidate.id = j.id
-            where (j.locked_until is null or j.locked_until < ${p.now})
-            order by candidate.slot, candidate.run_at
-            limit ${p.limit} for update of j skip locked
-          )
-          returning id, kind, payload, attempts, organization_name, last_error`,
-      ),
   );
 
   /**
