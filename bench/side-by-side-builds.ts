@@ -11,7 +11,6 @@ import { BenchDatabases } from './environment.js';
 import { seedOrganization } from './seed.js';
 import { startServerProcess } from '../test/helpers/server-process.js';
 import { mixedLoad } from './mixed-load.js';
-import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
 
 const otherRoot = process.argv[2];
@@ -25,9 +24,6 @@ const seeded = await seedOrganization(url, 10000);
 const handle = openDatabase(url);
 const teams = (await handle.db.selectFrom('teams').select('id').where('is_owners', '=', 0).execute()).map((t) => t.id);
 const owners = (await handle.db.selectFrom('teams').select('id').where('is_owners', '=', 1).executeTakeFirstOrThrow()).id;
-// As before the bench's PostgreSQL rows (limit/limit-data.ts): the state autovacuum reaches after a bulk load, so that
-// this diagnostic and the bench measure the same database (a freshly seeded one has readers setting hint bits).
-if (dialect === 'postgres') await sql`vacuum analyze`.execute(handle.db);
 await handle.close();
 const pgCpu = databases.cpuProbe(dialect) ?? (() => 0);
 const env = { DATABASE_URL: url, LOG_LEVEL: 'info', TEAMSTAGE_RATE_LIMIT: '0', TEAMSTAGE_JOBS: 'off' };
