@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -42,8 +43,16 @@ describe('PostgreSQL: a job enqueued in a transaction is claimed once, after its
     });
     jobs.start();
     try {
-      // Warm-up: a job that runs only once the node listens (nothing else wakes it), so the listener's
-      // catch-up after connecting has been made when it has run.
+      // The node listens (its LISTEN has reached the server; its catch-up claim follows at once and is counted
+      // before the measurement, by settledClaimCount), and a first job has gone through.
+      await waitUntil(
+        async () => {
+          const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and query ilike 'listen teamstage_jobs%'`.execute(handle.db);
+          return Number(rows[0]!.n) > 0;
+        },
+        15_000,
+        'the node never listened for jobs',
+      );
       await jobs.enqueue(handle.db, { organizationName: NO_ORGANIZATION, kind: 'test.wakeup', payload: { n: 'warm-up' } });
       await waitUntil(() => ran.includes('warm-up'), 15_000, 'the warm-up job never ran');
       const claimsBefore = await settledClaimCount();
